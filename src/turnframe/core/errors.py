@@ -1,0 +1,105 @@
+"""The error tree shared by every Turnframe subpackage (guide §14).
+
+::
+
+    TurnframeError
+    ├── UsageError                 a developer mistake: wrong call, bad configuration
+    │   └── RegistryError          an unknown workflow or operation, a duplicate registration
+    └── TurnFailure                something failed while a turn ran; carries a FailureClass
+        ├── MalformedProposal      understanding answered off contract (I2)
+        └── InvariantBroken        code found a broken invariant at run time
+
+Store, runtime and scenario errors extend this tree in their own ``errors`` modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = [
+    "FailureClass",
+    "InvariantBroken",
+    "MalformedProposal",
+    "RegistryError",
+    "Severity",
+    "TurnFailure",
+    "TurnframeError",
+    "UsageError",
+]
+
+
+class Severity(StrEnum):
+    """How loudly operations should hear about a failure."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FailureClass:
+    """How a failure is classified (guide §14).
+
+    Attributes:
+        retryable: whether repeating the same call may succeed.
+        effect_may_have_happened: whether an effect may already be committed or sent.
+        message_key: the key of the user-facing sentence (never the exception text).
+        severity: the operational severity.
+        needs_reconciliation: whether the outcome must be settled by looking it up.
+    """
+
+    retryable: bool
+    effect_may_have_happened: bool
+    message_key: str
+    severity: Severity = Severity.ERROR
+    needs_reconciliation: bool = False
+
+
+class TurnframeError(Exception):
+    """Root of every error Turnframe raises on purpose."""
+
+
+class UsageError(TurnframeError):
+    """A developer mistake: a wrong call or configuration, never a run-time condition."""
+
+
+class RegistryError(UsageError):
+    """An unknown or duplicate workflow or operation name in a :class:`WorkflowRegistry`."""
+
+
+class TurnFailure(TurnframeError):
+    """A failure while a turn ran, classified per guide §14.
+
+    Args:
+        message: a developer-facing description (never shown to end users).
+        failure: the classification; defaults to a non-retryable error.
+    """
+
+    default_class = FailureClass(
+        retryable=False, effect_may_have_happened=False, message_key="error.internal"
+    )
+
+    def __init__(self, message: str, *, failure: FailureClass | None = None) -> None:
+        super().__init__(message)
+        self.failure = failure or self.default_class
+
+
+class MalformedProposal(TurnFailure):
+    """Understanding produced something off contract: an unknown operation, handle or option (I2)."""
+
+    default_class = FailureClass(
+        retryable=True, effect_may_have_happened=False, message_key="error.malformed_proposal"
+    )
+
+
+class InvariantBroken(TurnFailure):
+    """Code found one of the invariants I1–I20 broken; the turn stops before any effect."""
+
+    default_class = FailureClass(
+        retryable=False,
+        effect_may_have_happened=False,
+        message_key="error.internal",
+        severity=Severity.CRITICAL,
+    )

@@ -1,0 +1,60 @@
+"""Identity values: actors, case references and JSON shapes (guide §2 step 7, I1).
+
+A :class:`CaseRef` is a server-side identity and never reaches a model; models see only
+opaque per-turn handles (strings minted by the runtime).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from typing_extensions import TypeAliasType
+
+__all__ = ["Actor", "CaseRef", "JSONValue", "JSONObject"]
+
+JSONValue = TypeAliasType(
+    "JSONValue",
+    'str | int | float | bool | None | list["JSONValue"] | dict[str, "JSONValue"]',
+)
+"""A value that survives ``json.dumps``/``json.loads`` unchanged (recursive alias)."""
+
+JSONObject: TypeAlias = dict[str, JSONValue]
+"""A JSON object: the serialised shape of states, event data and payloads."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Actor:
+    """Who acts in a turn.
+
+    Attributes:
+        account: the tenant; every record, card and handle is scoped to it.
+        user: the user id within the account.
+        roles: role names (``"customer"``, ``"agent"``) used by review requirements (I17).
+    """
+
+    account: str
+    user: str
+    roles: frozenset[str] = field(default_factory=frozenset)
+
+    def has_role(self, role: str) -> bool:
+        """Return whether the actor holds ``role``."""
+        return role in self.roles
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class CaseRef:
+    """A server-side reference to one case of one workflow.
+
+    Never shown to a model (I1): briefs carry per-turn handles instead.
+
+    Attributes:
+        workflow: the workflow name, e.g. ``"trip"``.
+        case_id: the server-side id, unique within the workflow.
+    """
+
+    workflow: str
+    case_id: str
+
+    def __str__(self) -> str:
+        return f"{self.workflow}/{self.case_id}"

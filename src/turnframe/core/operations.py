@@ -1,0 +1,85 @@
+"""The closed vocabulary understanding may choose from (guide §2 step 3, §5, I2).
+
+An :class:`OperationSpec` is what a workflow offers in a view; a model can only name
+offered operation keys, handles in view and options of the card on screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["ArgumentKind", "ArgumentSpec", "OperationSpec"]
+
+
+class ArgumentKind(StrEnum):
+    """How code evaluates an argument's words."""
+
+    TEXT = "text"
+    DATE = "date"
+    INTEGER = "integer"
+    CHOICE = "choice"
+    RECORD = "record"
+    EMAIL = "email"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentSpec:
+    """One argument of an operation.
+
+    Attributes:
+        name: the key in ``SemanticAct.args``.
+        kind: how code evaluates the words given for it.
+        required: whether compilation needs it.
+        choices: the allowed values for ``CHOICE`` arguments.
+        record_workflow: for ``RECORD`` arguments, the workflow whose record it names.
+        label: a short human label (per-language labels live in ``labels``).
+        description: what the argument means, for understanding tasks.
+        labels: per-locale labels.
+        literals: words accepted besides a record for ``RECORD`` arguments (e.g. ``"company"``).
+    """
+
+    name: str
+    kind: ArgumentKind = ArgumentKind.TEXT
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    record_workflow: str | None = None
+    label: str = ""
+    description: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    literals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OperationSpec:
+    """An operation a workflow registers, e.g. ``trip.add_extra``.
+
+    Attributes:
+        key: ``"<workflow>.<name>"``; the only way a model names the operation.
+        workflow: the owning workflow.
+        summary: a one-sentence summary (English).
+        summaries: per-locale summaries (``summary_in``).
+        arguments: the argument specs.
+        creates_case: whether the operation brings a new case into existence.
+        submission: whether it is a submission that a "do not submit" constraint blocks (D1).
+    """
+
+    key: str
+    workflow: str
+    summary: str
+    arguments: tuple[ArgumentSpec, ...] = ()
+    summaries: Mapping[str, str] = field(default_factory=dict)
+    creates_case: bool = False
+    submission: bool = False
+
+    def argument(self, name: str) -> ArgumentSpec | None:
+        """Return the argument spec named ``name``, or ``None``."""
+        for arg in self.arguments:
+            if arg.name == name:
+                return arg
+        return None
+
+    def summary_in(self, locale: str) -> str:
+        """Return the summary for ``locale`` (falls back to the language, then English)."""
+        return self.summaries.get(locale) or self.summaries.get(locale[:2]) or self.summary

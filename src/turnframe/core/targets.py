@@ -1,0 +1,86 @@
+"""Target resolution: opaque handles to authorised cases (guide §2 step 7, ADR, I1, I8).
+
+Only :class:`Exact` reaches compilation. :class:`Ambiguous` never resolves to a
+candidate by recency, order, confidence or plausibility.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from turnframe.core.ids import CaseRef
+
+__all__ = [
+    "Ambiguous",
+    "Exact",
+    "NotFound",
+    "TargetCandidate",
+    "TargetResolution",
+    "Unauthorized",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetCandidate:
+    """One record a mention could mean, with the workflow's distinguishing label (I7).
+
+    Attributes:
+        case: the server-side case.
+        label: the workflow's candidate label (tells homonyms apart).
+    """
+
+    case: CaseRef
+    label: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exact:
+    """The mention names exactly one authorised case.
+
+    Attributes:
+        case: the case.
+        new: the case is being created by this act (no state yet).
+    """
+
+    case: CaseRef
+    new: bool = False
+    kind: Literal["exact"] = "exact"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ambiguous:
+    """The mention matches several candidates; a SelectTarget card must ask (ADR rule 3).
+
+    Attributes:
+        candidates: at least two candidates, in the directory's label order.
+    """
+
+    candidates: tuple[TargetCandidate, ...]
+    kind: Literal["ambiguous"] = "ambiguous"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotFound:
+    """Nothing matched; the user is asked again.
+
+    Attributes:
+        reason: ``"no_target"``, ``"unknown_handle"`` or ``"no_match"``.
+    """
+
+    reason: str = "no_match"
+    kind: Literal["not_found"] = "not_found"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unauthorized:
+    """The record exists but the actor may not address it.
+
+    Reported to the user exactly like :class:`NotFound` so existence does not leak.
+    """
+
+    kind: Literal["unauthorized"] = "unauthorized"
+
+
+TargetResolution: TypeAlias = Exact | Ambiguous | NotFound | Unauthorized
+"""The four outcomes of resolving a :class:`~turnframe.core.acts.ProposedTarget`."""

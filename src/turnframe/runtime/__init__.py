@@ -1,0 +1,46 @@
+"""The turn pipeline (guide §2): what an application runs.
+
+The adopter API is :class:`Runtime` with an :class:`Application`; the determinism ports
+(:class:`Clock`, :class:`IdSource`) and the default store-backed executor and directory.
+``turnframe.runtime.reduce`` holds the pure whole-turn reducer.
+"""
+
+from turnframe.runtime.app import Application
+from turnframe.runtime.claims import guard_claims
+from turnframe.runtime.errors import CommandRejected, TurnInterrupted, UnknownTurn
+from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
+from turnframe.runtime.metrics import AMBIGUOUS_TARGET, InMemoryMetrics, Metrics
+from turnframe.runtime.orchestrator import Runtime
+from turnframe.runtime.policy import origin_satisfies
+from turnframe.runtime.ports import (
+    Clock,
+    FixedClock,
+    IdSource,
+    RandomIds,
+    SequentialIds,
+    SystemClock,
+)
+from turnframe.runtime.turn import PreparedTurn, TurnResult
+
+__all__ = [
+    "AMBIGUOUS_TARGET",
+    "Application",
+    "Clock",
+    "CommandRejected",
+    "FixedClock",
+    "IdSource",
+    "InMemoryMetrics",
+    "Metrics",
+    "PreparedTurn",
+    "RandomIds",
+    "Runtime",
+    "SequentialIds",
+    "StoredCaseDirectory",
+    "StoredStateExecutor",
+    "SystemClock",
+    "TurnInterrupted",
+    "TurnResult",
+    "UnknownTurn",
+    "guard_claims",
+    "origin_satisfies",
+]

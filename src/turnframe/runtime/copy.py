@@ -1,0 +1,99 @@
+"""The runtime's own code-written sentences, in English and Portuguese (pt-PT).
+
+Domain sentences come from the workflow; these are the framework's (card prompts,
+generic refusals). Never interpolates user text.
+"""
+
+from __future__ import annotations
+
+__all__ = ["say"]
+
+_EN: dict[str, str] = {
+    "select.prompt": "Which record did you mean?",
+    "confirm.prompt": "Please confirm on {label}: {operations}.",
+    "review.prompt": "An agent must review before this goes ahead on {label}: {operations}.",
+    "option.confirm": "Confirm",
+    "option.decline": "Cancel",
+    "option.approve": "Approve",
+    "option.reject": "Reject",
+    "target_not_found": "I couldn't tell which record you meant; please name it again.",
+    "wrong_record": "That can't be done on that kind of record.",
+    "not_offered": "That can't be done on {label} at this stage.",
+    "unknown_operation": "I can't do that here.",
+    "ungrounded": "I only act on what you asked for yourself in this conversation.",
+    "do_not_submit": "Nothing was submitted: you asked me not to submit yet.",
+    "standing_do_not_submit": "You asked me not to submit anything for now; say so when I may.",
+    "constraint_lifted_for_one": (
+        "You confirmed this submission on its card, so it goes ahead; "
+        "your request not to submit still holds for everything else."
+    ),
+    "allow_submit": "Understood: submissions may go ahead again.",
+    "hypothetical": "That was a question about what would happen; nothing was changed.",
+    "cancelled": "Nothing was changed, as you asked.",
+    "nothing_to_do": "Nothing was changed.",
+    "already_so": "That is already the case; nothing changed.",
+    "invalid_value": "I couldn't read the value you gave for {argument}.",
+    "declined": "Cancelled: nothing was changed.",
+    "needs_click": "Please use the button on the card to confirm; I can't confirm that from text.",
+    "unknown_card": "That choice is no longer available.",
+    "stale": "That card is out of date because the record changed; here is a fresh one.",
+    "stale_no_reissue": "That card is out of date because the record changed.",
+    "not_authorized": "Only a user with the {role} role can resolve this card.",
+    "review_rejected": "The review rejected this; nothing was submitted.",
+    "conflict": "The record changed while I was working on it; nothing was applied.",
+    "card_failed": "I couldn't prepare the choice just now; please ask again.",
+    "card_replaced": "The earlier card on {label} was replaced by a new one.",
+    "unreadable": "Part of your message couldn't be read; please rephrase it.",
+    "no_knowledge": "I have no information on that.",
+    "awaiting_review": "Waiting for an agent's review.",
+}
+
+_PT: dict[str, str] = {
+    "select.prompt": "A que registo se referia?",
+    "confirm.prompt": "Confirme em {label}: {operations}.",
+    "review.prompt": "Um agente tem de rever antes de avançar em {label}: {operations}.",
+    "option.confirm": "Confirmar",
+    "option.decline": "Cancelar",
+    "option.approve": "Aprovar",
+    "option.reject": "Rejeitar",
+    "target_not_found": "Não percebi a que registo se referia; indique-o novamente.",
+    "wrong_record": "Isso não se pode fazer nesse tipo de registo.",
+    "not_offered": "Isso não se pode fazer em {label} nesta fase.",
+    "unknown_operation": "Não posso fazer isso aqui.",
+    "ungrounded": "Só ajo sobre o que o próprio utilizador pediu nesta conversa.",
+    "do_not_submit": "Nada foi submetido: pediu-me que ainda não submetesse.",
+    "standing_do_not_submit": "Pediu-me que não submetesse nada por agora; diga quando puder.",
+    "constraint_lifted_for_one": (
+        "Confirmou esta submissão no cartão, por isso avança; "
+        "o pedido de não submeter mantém-se para tudo o resto."
+    ),
+    "allow_submit": "Entendido: as submissões podem voltar a avançar.",
+    "hypothetical": "Era uma pergunta sobre o que aconteceria; nada foi alterado.",
+    "cancelled": "Nada foi alterado, como pediu.",
+    "nothing_to_do": "Nada foi alterado.",
+    "already_so": "Já está assim; nada mudou.",
+    "invalid_value": "Não consegui ler o valor indicado para {argument}.",
+    "declined": "Cancelado: nada foi alterado.",
+    "needs_click": "Use o botão do cartão para confirmar; não posso confirmar a partir de texto.",
+    "unknown_card": "Essa opção já não está disponível.",
+    "stale": "Esse cartão está desatualizado porque o registo mudou; aqui está um novo.",
+    "stale_no_reissue": "Esse cartão está desatualizado porque o registo mudou.",
+    "not_authorized": "Só um utilizador com o papel {role} pode resolver este cartão.",
+    "review_rejected": "A revisão rejeitou isto; nada foi submetido.",
+    "conflict": "O registo mudou enquanto eu trabalhava nele; nada foi aplicado.",
+    "card_failed": "Não consegui preparar a escolha agora; volte a pedir.",
+    "card_replaced": "O cartão anterior em {label} foi substituído por um novo.",
+    "unreadable": "Parte da mensagem não pôde ser lida; reformule-a, por favor.",
+    "no_knowledge": "Não tenho informação sobre isso.",
+    "awaiting_review": "À espera da revisão de um agente.",
+}
+
+
+def say(key: str, locale: str, **params: str) -> str:
+    """Return the runtime sentence ``key`` in ``locale`` (pt* → Portuguese, else English).
+
+    Raises:
+        KeyError: for an unknown key (a programming error).
+    """
+    table = _PT if locale.lower().startswith("pt") else _EN
+    return table[key].format(**params)

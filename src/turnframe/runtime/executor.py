@@ -1,0 +1,130 @@
+"""The default executor and case directory, over the Turnframe store (guide §4, §11, §13).
+
+:class:`StoredStateExecutor` keeps a workflow's state in the store's case table and applies
+commands with the workflow's pure ``execute``; the store commits state, events, journal,
+card resolution and outbox rows in one transaction. An adopter whose records live elsewhere
+implements :class:`~turnframe.core.ports.WorkflowExecutor` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from turnframe.core.commands import CommandEnvelope
+from turnframe.core.errors import InvariantBroken
+from turnframe.core.events import EventDraft
+from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
+from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
+from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.policy import origin_satisfies
+from turnframe.store.base import TurnStore
+
+__all__ = ["StoredCaseDirectory", "StoredStateExecutor"]
+
+
+class StoredStateExecutor:
+    """Loads cases from the store and applies commands with the workflows' pure ``execute``.
+
+    Args:
+        registry: the workflows.
+        store: the store holding case state.
+        today: a callable giving the turn's today (validation reads it).
+    """
+
+    def __init__(self, registry: WorkflowRegistry, store: TurnStore, today: date) -> None:
+        self._registry = registry
+        self._store = store
+        self.today = today
+        self.turn_id = ""
+
+    async def load(self, case: CaseRef) -> LoadedCase:
+        """Return the stored state and revision (``None`` and 0 when absent)."""
+        row = await self._store.load_case(case)
+        if row is None:
+            return LoadedCase(case=case, state=None, revision=0)
+        return LoadedCase(case=case, state=row.state, revision=row.revision)
+
+    async def apply(self, loaded: LoadedCase, commands: Sequence[CommandEnvelope]) -> Transition:
+        """Validate and apply ``commands`` in order to ``loaded``.
+
+        Raises:
+            CommandRejected: when a command does not validate against the state.
+            InvariantBroken: when an envelope's origin does not satisfy its policy (I4, I17)
+                or an envelope targets another case.
+        """
+        workflow = self._registry.workflow(loaded.case.workflow)
+        definition = workflow.definition
+        state = workflow.typed(loaded.state)
+        events: list[EventDraft] = []
+        outbox: list[OutboxDraft] = []
+        for envelope in commands:
+            if envelope.case != loaded.case:
+                raise InvariantBroken(f"envelope for {envelope.case} applied to {loaded.case}")
+            if not origin_satisfies(envelope.policy, envelope.origin):
+                raise InvariantBroken(
+                    f"{envelope.operation}: origin {envelope.origin.kind} does not satisfy its policy"
+                )
+            refusal = definition.validate(state, envelope.command, self.today)
+            if refusal is not None:
+                raise CommandRejected(refusal.code, refusal.sentence)
+            ctx = ExecutionContext(
+                case=loaded.case, actor=envelope.actor, today=self.today, turn_id=self.turn_id
+            )
+            execution = definition.execute(state, envelope.command, ctx)
+            state = execution.state
+            events.extend(execution.events)
+            outbox.extend(execution.outbox)
+        if not events:
+            raise InvariantBroken(f"{loaded.case}: commands produced no event")
+        return Transition(
+            state=definition.dump_state(state), events=tuple(events), outbox=tuple(outbox)
+        )
+
+
+class StoredCaseDirectory:
+    """A case directory over the store's case table (guide §2 step 6).
+
+    Lists an account's cases with the workflows' candidate labels, and finds one by the words
+    of ``search_text`` (every word of the query must appear, case-insensitively).
+
+    Args:
+        registry: the workflows.
+        store: the store.
+        locale: the labels' locale.
+    """
+
+    def __init__(self, registry: WorkflowRegistry, store: TurnStore, locale: str = "en") -> None:
+        self._registry = registry
+        self._store = store
+        self.locale = locale
+
+    async def list_for_actor(self, actor: Actor) -> Sequence[DirectoryEntry]:
+        """Return every case of the actor's account, in creation order, with labels."""
+        out = []
+        for row in await self._store.list_cases(actor.account):
+            workflow = self._registry.workflow(row.case.workflow)
+            label = workflow.definition.candidate_label(
+                row.case, workflow.typed(row.state), self.locale
+            )
+            out.append(DirectoryEntry(case=row.case, label=label))
+        return out
+
+    async def find(self, actor: Actor, workflow: str | None, words: str) -> Sequence[CaseRef]:
+        """Return the actor's cases whose search text holds every word of ``words``."""
+        wanted = [w for w in words.lower().split() if w]
+        found = []
+        for row in await self._store.list_cases(actor.account):
+            if workflow is not None and row.case.workflow != workflow:
+                continue
+            erased = self._registry.workflow(row.case.workflow)
+            text = erased.definition.search_text(erased.typed(row.state)).lower()
+            if wanted and all(w in text for w in wanted):
+                found.append(row.case)
+        return found
+
+    async def authorize(self, actor: Actor, case: CaseRef) -> bool:
+        """Return whether the case belongs to the actor's account (absent cases: yes)."""
+        row = await self._store.load_case(case)
+        return row is None or row.account == actor.account

@@ -1,0 +1,188 @@
+"""The reducer's input and output: a whole turn before anything runs (guide §6, I10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from turnframe.core.acts import SemanticAct, Understanding
+from turnframe.core.commands import CommandEnvelope
+from turnframe.core.ids import Actor, CaseRef, JSONObject
+from turnframe.core.interactions import Interaction, InteractionSpec, InteractionStatus
+from turnframe.core.results import PlannedActResult
+from turnframe.core.targets import TargetResolution
+from turnframe.core.turn import InteractionResponse
+from turnframe.core.view import WorkflowView
+
+__all__ = [
+    "ActInput",
+    "CardClose",
+    "CaseSnapshot",
+    "ClickInput",
+    "Plan",
+    "PlannedBatch",
+    "PlannedCard",
+    "ReductionInput",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseSnapshot:
+    """A loaded, projected case.
+
+    Attributes:
+        case: the case.
+        state: the typed state (``None``: not created yet).
+        state_json: the stored JSON state.
+        revision: the stored revision (0 when absent).
+        view: the projection.
+        label: the candidate label.
+    """
+
+    case: CaseRef
+    state: Any
+    state_json: JSONObject | None
+    revision: int
+    view: WorkflowView
+    label: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActInput:
+    """An act with what the runtime resolved for it before reduction.
+
+    Attributes:
+        act: the act.
+        resolution: its target resolution (``None`` for an act without an operation).
+        record_args: record arguments resolved to cases.
+        bad_args: argument name → why its value could not be read.
+    """
+
+    act: SemanticAct
+    resolution: TargetResolution | None
+    record_args: Mapping[str, CaseRef] = field(default_factory=dict)
+    bad_args: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClickInput:
+    """A structured click, with the card it names as the store returned it.
+
+    Attributes:
+        response: what the client sent.
+        interaction: the card, ``None`` when missing or foreign (indistinguishable).
+        case_revision: the current revision of the card's case, if it has one.
+        pending: the card's pending acts as reduction inputs (targets resolved).
+    """
+
+    response: InteractionResponse
+    interaction: Interaction | None
+    case_revision: int | None = None
+    pending: tuple[ActInput, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReductionInput:
+    """Everything the reducer reads. Pure data.
+
+    Attributes:
+        turn_id: the turn.
+        actor: who acts.
+        today: the turn's today.
+        locale: the reply's locale.
+        understanding: the proposal (empty for a click-only turn).
+        acts: the proposal's acts with their resolutions, in order.
+        snapshots: every case the turn touches.
+        click: the structured click, if any.
+        cards_on_screen: the conversation's open cards.
+        standing_do_not_submit: a standing "do not submit" is in force (D1).
+    """
+
+    turn_id: str
+    actor: Actor
+    today: date
+    locale: str
+    understanding: Understanding
+    acts: tuple[ActInput, ...]
+    snapshots: Mapping[CaseRef, CaseSnapshot]
+    click: ClickInput | None = None
+    cards_on_screen: tuple[Interaction, ...] = ()
+    standing_do_not_submit: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlannedBatch:
+    """Commands that commit as one unit (I14).
+
+    Attributes:
+        case: the case.
+        expected_revision: the revision planned against (I12).
+        new_case: the batch creates the case.
+        envelopes: the commands.
+        act_ids: the acts they came from.
+        card: (interaction id, option id) of the card this commit resolves, if any.
+    """
+
+    case: CaseRef
+    expected_revision: int
+    new_case: bool
+    envelopes: tuple[CommandEnvelope, ...]
+    act_ids: tuple[str, ...]
+    card: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlannedCard:
+    """A card to persist before the reply refers to it (I6).
+
+    Attributes:
+        spec: the card (``bound_revision`` is set by the runtime after commits).
+        item_ids: the acts waiting on it.
+    """
+
+    spec: InteractionSpec
+    item_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardClose:
+    """A card closed without a command (declined, stale, selection resumed into a card).
+
+    Attributes:
+        interaction_id: the card.
+        status: the new status.
+        option_id: the option that closed it (empty for stale).
+        results: item id → result label reported.
+    """
+
+    interaction_id: str
+    status: InteractionStatus
+    option_id: str
+    results: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """The execution plan. Nothing in it has happened yet.
+
+    Attributes:
+        results: one result per act, question, card answer and resumed act (I11).
+        batches: commits to attempt, one per case and atomicity scope.
+        cards: cards to persist.
+        closes: cards to close without a command.
+        standing_do_not_submit: the new standing constraint value, ``None`` if unchanged.
+        notices: (code, sentence, item id) notices the reply carries.
+        ambiguous: how many times an ambiguous target blocked an act (metric).
+        replayed_click: the click hit a resolved card; its original results.
+    """
+
+    results: tuple[PlannedActResult, ...]
+    batches: tuple[PlannedBatch, ...] = ()
+    cards: tuple[PlannedCard, ...] = ()
+    closes: tuple[CardClose, ...] = ()
+    standing_do_not_submit: bool | None = None
+    notices: tuple[tuple[str, str, str | None], ...] = ()
+    ambiguous: int = 0
+    replayed_click: Mapping[str, str] | None = None

@@ -1,0 +1,731 @@
+"""The whole-turn reducer: a pure function from a turn to an execution plan (guide §6, I10).
+
+Nothing here performs I/O (import-linter contract ``reducer-is-pure``). Precedence:
+
+1. A cancellation supersedes the act it cancels; a correction supersedes the act it
+   corrects only when understanding linked them — never guessed from a repeated operation.
+2. "Do not submit" blocks every submission of the turn; a standing one (D1) blocks until
+   lifted in words or by clicking the confirmation card of a matching command.
+3. A hypothetical act never becomes an action; an ungrounded one is rejected (D4).
+4. An ambiguous target blocks only the acts that depend on it (ADR rule 5).
+5. Text acts are reduced before a click on the same case (D2): if they commit, the card is
+   stale and a fresh one is issued.
+6. A structured click binds more strongly than an inferred card answer; inferred text may
+   decline a card but never confirm a high-risk one (D5) nor answer a card of another kind.
+7. Every act, question and card answer gets exactly one result (I11); commands are grouped
+   by case and atomicity scope (I14); several confirmations on one case share a card (D3).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from turnframe.core.acts import ConstraintKind, ConstraintScope, EvidenceSource, SemanticAct
+from turnframe.core.canonical import digest
+from turnframe.core.commands import (
+    AtomicityScope,
+    Command,
+    CommandEnvelope,
+    CommandPolicy,
+    ConfirmedInteraction,
+    DirectUserAct,
+    Origin,
+)
+from turnframe.core.ids import CaseRef
+from turnframe.core.interactions import (
+    Interaction,
+    InteractionKind,
+    InteractionOption,
+    InteractionSpec,
+    InteractionStatus,
+    OptionMeaning,
+    PendingAct,
+)
+from turnframe.core.results import PlannedActResult, ResultStatus
+from turnframe.core.targets import Ambiguous, Exact, NotFound, Unauthorized
+from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
+from turnframe.runtime.copy import say
+from turnframe.runtime.plan import (
+    ActInput,
+    CardClose,
+    ClickInput,
+    Plan,
+    PlannedBatch,
+    PlannedCard,
+    ReductionInput,
+)
+from turnframe.runtime.policy import origin_satisfies
+from turnframe.runtime.values import InvalidValue, evaluate_argument
+
+__all__ = ["reduce_turn"]
+
+
+def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
+    """Reduce a whole turn into a plan; performs no I/O and executes nothing (I10).
+
+    Args:
+        inp: the turn's proposal, resolutions, snapshots, click and cards on screen.
+        registry: the workflows (their pure compile, policy and label functions).
+
+    Returns:
+        A :class:`Plan` in which every act, question and card answer has exactly one
+        result (I11) and only Exact targets were compiled (I8).
+    """
+    return _Reducer(inp, registry).run()
+
+
+@dataclass(slots=True)
+class _Ready:
+    act_id: str
+    case: CaseRef
+    new_case: bool
+    commands: tuple[Command, ...]
+    policies: tuple[CommandPolicy, ...]
+    origin: Origin
+    card: tuple[str, str] | None = None
+
+
+@dataclass(slots=True)
+class _Awaiting:
+    pending: PendingAct
+    operations: tuple[str, ...]
+    review_role: str | None
+    high_risk: bool
+
+
+@dataclass(slots=True)
+class _State:
+    results: dict[str, PlannedActResult] = field(default_factory=dict)
+    ready: list[_Ready] = field(default_factory=list)
+    awaiting: dict[CaseRef, list[_Awaiting]] = field(default_factory=dict)
+    prior: dict[CaseRef, list[Command]] = field(default_factory=lambda: defaultdict(list))
+    cards: list[PlannedCard] = field(default_factory=list)
+    closes: list[CardClose] = field(default_factory=list)
+    notices: list[tuple[str, str, str | None]] = field(default_factory=list)
+    ambiguous: int = 0
+    lift_for_click: bool = False
+
+
+class _Reducer:
+    def __init__(self, inp: ReductionInput, registry: WorkflowRegistry) -> None:
+        self.inp = inp
+        self.registry = registry
+        self.s = _State()
+        kinds = {(c.kind, c.scope) for c in inp.understanding.constraints}
+        self.allow = any(k is ConstraintKind.ALLOW_SUBMIT for k, _ in kinds)
+        self.turn_dns = any(k is ConstraintKind.DO_NOT_SUBMIT for k, _ in kinds)
+        new_standing = any(
+            k is ConstraintKind.DO_NOT_SUBMIT and sc is ConstraintScope.STANDING for k, sc in kinds
+        )
+        self.standing: bool | None = None
+        if new_standing:
+            self.standing = True
+        elif self.allow and inp.standing_do_not_submit:
+            self.standing = False
+        self.standing_active = (inp.standing_do_not_submit and not self.allow) or new_standing
+
+    # results ------------------------------------------------------------------------
+    def _result(self, item_id: str, status: ResultStatus, **kw: object) -> None:
+        if item_id in self.s.results:
+            return
+        self.s.results[item_id] = PlannedActResult(item_id=item_id, status=status, **kw)  # type: ignore[arg-type]
+
+    def _say(self, key: str, **params: str) -> str:
+        return say(key, self.inp.locale, **params)
+
+    # main ---------------------------------------------------------------------------
+    def run(self) -> Plan:
+        u = self.inp.understanding
+        superseded = self._links()
+        for item in self.inp.acts:
+            act = item.act
+            if act.id in superseded:
+                code = superseded[act.id]
+                self._result(act.id, ResultStatus.SUPERSEDED, code=code, operation=act.operation)
+                continue
+            self._reduce_act(item, origin=None, card=None)
+        if self.inp.click is not None:
+            self._click(self.inp.click)
+        for answer in u.card_answers:
+            self._card_answer(answer.id, answer.interaction, answer.option)
+        for question in u.questions:
+            self._result(question.id, ResultStatus.ANSWERED)
+        if self.standing is True:
+            self.s.notices.append(
+                ("standing_do_not_submit", self._say("standing_do_not_submit"), None)
+            )
+        elif self.standing is False:
+            self.s.notices.append(("allow_submit", self._say("allow_submit"), None))
+        for code in u.notices:
+            self.s.notices.append((code, self._say("unreadable"), None))
+        self._plan_confirm_cards()
+        return Plan(
+            results=tuple(self.s.results.values()),
+            batches=self._batches(),
+            cards=tuple(self.s.cards),
+            closes=tuple(self.s.closes),
+            standing_do_not_submit=self.standing,
+            notices=tuple(self.s.notices),
+            ambiguous=self.s.ambiguous,
+            replayed_click=self._replayed,
+        )
+
+    _replayed: Mapping[str, str] | None = None
+
+    def _links(self) -> dict[str, str]:
+        ids = {a.act.id for a in self.inp.acts}
+        out: dict[str, str] = {}
+        for link in self.inp.understanding.links:
+            if link.act not in ids:
+                continue
+            if link.cancels and link.cancels in ids and link.cancels != link.act:
+                out[link.cancels] = "cancelled"
+            if link.corrects and link.corrects in ids and link.corrects != link.act:
+                out.setdefault(link.corrects, "corrected")
+        return out
+
+    # one act -----------------------------------------------------------------------
+    def _reduce_act(
+        self, item: ActInput, *, origin: Origin | None, card: tuple[str, str] | None
+    ) -> None:
+        act = item.act
+        if act.operation is None:
+            cancels = any(
+                link.act == act.id and link.cancels for link in self.inp.understanding.links
+            )
+            code = "cancellation" if cancels else "nothing_to_do"
+            sentence = self._say("cancelled" if cancels else "nothing_to_do")
+            self._result(act.id, ResultStatus.NO_CHANGE, code=code, sentence=sentence)
+            return
+        if act.hypothetical:
+            self._result(
+                act.id,
+                ResultStatus.NO_CHANGE,
+                code="hypothetical",
+                sentence=self._say("hypothetical"),
+                operation=act.operation,
+            )
+            return
+        if act.evidence_source is not EvidenceSource.USER:
+            self._reject(act, "ungrounded", self._say("ungrounded"))
+            return
+        spec = self.registry.operation(act.operation)
+        if spec is None:
+            self._reject(act, "unknown_operation", self._say("unknown_operation"))
+            return
+        resolution = item.resolution
+        match resolution:
+            case Ambiguous(candidates=candidates):
+                self.s.ambiguous += 1
+                options = tuple(
+                    InteractionOption(
+                        id=f"o{n}", label=c.label, meaning=OptionMeaning.SELECT, case=c.case
+                    )
+                    for n, c in enumerate(candidates, start=1)
+                )
+                spec_card = InteractionSpec(
+                    kind=InteractionKind.SELECT_TARGET,
+                    case=None,
+                    prompt=self._say("select.prompt"),
+                    options=options,
+                    independent=True,
+                    pending=(PendingAct(act=act, record_args=dict(item.record_args)),),
+                    operations=(act.operation,),
+                )
+                self.s.cards.append(PlannedCard(spec=spec_card, item_ids=(act.id,)))
+                self._result(
+                    act.id,
+                    ResultStatus.NEEDS_CLARIFICATION,
+                    code="ambiguous_target",
+                    operation=act.operation,
+                )
+                return
+            case NotFound() | Unauthorized() | None:
+                self._result(
+                    act.id,
+                    ResultStatus.NEEDS_CLARIFICATION,
+                    code="target_not_found",
+                    sentence=self._say("target_not_found"),
+                    operation=act.operation,
+                )
+                return
+            case Exact(case=case, new=new):
+                pass
+        if case.workflow != spec.workflow or (new and not spec.creates_case):
+            self._reject(act, "wrong_record", self._say("wrong_record"), case=case)
+            return
+        snap = self.inp.snapshots.get(case)
+        if snap is None:
+            self._result(
+                act.id,
+                ResultStatus.NEEDS_CLARIFICATION,
+                code="target_not_found",
+                sentence=self._say("target_not_found"),
+                operation=act.operation,
+            )
+            return
+        workflow = self.registry.workflow(spec.workflow)
+        offered = (
+            spec.creates_case and snap.state is None
+        ) or spec.key in workflow.definition.offered(snap.view, self.inp.actor)
+        if not offered:
+            self._reject(act, "not_offered", self._say("not_offered", label=snap.label), case=case)
+            return
+        if spec.submission and (self.turn_dns or self.standing_active):
+            lifted = self.s.lift_for_click and origin is not None
+            if not lifted:
+                self._reject(act, "do_not_submit", self._say("do_not_submit"), case=case)
+                return
+        values: dict[str, ArgValue] = {}
+        for arg in spec.arguments:
+            words = act.args.get(arg.name)
+            if arg.name in item.bad_args:
+                self._clarify_arg(act, case, arg.name, "invalid")
+                return
+            if words is None or (isinstance(words, str) and not words.strip()):
+                if arg.required:
+                    self._clarify_arg(act, case, arg.name, "missing")
+                    return
+                continue
+            try:
+                values[arg.name] = evaluate_argument(
+                    arg, words, self.inp.today, item.record_args.get(arg.name)
+                )
+            except InvalidValue:
+                self._clarify_arg(act, case, arg.name, "invalid")
+                return
+        compiled = workflow.definition.compile(
+            CompileRequest(
+                act=act,
+                operation=spec,
+                case=case,
+                state=snap.state,
+                view=snap.view,
+                values=values,
+                prior=tuple(self.s.prior[case]),
+                actor=self.inp.actor,
+                today=self.inp.today,
+                locale=self.inp.locale,
+            )
+        )
+        if isinstance(compiled, Refusal):
+            self._reject(act, compiled.code, compiled.sentence, case=case)
+            return
+        if not compiled.commands:
+            self._result(
+                act.id,
+                ResultStatus.NO_CHANGE,
+                code="already_so",
+                sentence=self._say("already_so"),
+                operation=act.operation,
+                case=case,
+            )
+            return
+        for command in compiled.commands:
+            refusal = workflow.definition.validate(snap.state, command, self.inp.today)
+            if refusal is not None and not self.s.prior[case]:
+                self._reject(act, refusal.code, refusal.sentence, case=case)
+                return
+        policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
+        chosen = origin or DirectUserAct(turn_id=self.inp.turn_id)
+        if all(origin_satisfies(p, chosen) for p in policies):
+            self.s.prior[case].extend(compiled.commands)
+            self.s.ready.append(
+                _Ready(
+                    act_id=act.id,
+                    case=case,
+                    new_case=new,
+                    commands=compiled.commands,
+                    policies=policies,
+                    origin=chosen,
+                    card=card,
+                )
+            )
+            self._result(act.id, ResultStatus.READY, operation=act.operation, case=case)
+            return
+        # D3: later acts on this case are checked against these commands too.
+        self.s.prior[case].extend(compiled.commands)
+        review = next((p.review_role for p in policies if p.review_role), None)
+        pending = PendingAct(act=act, case=case, record_args=dict(item.record_args), new_case=new)
+        confirmed_first = isinstance(origin, ConfirmedInteraction) and (
+            origin.interaction_kind == InteractionKind.CONFIRM.value
+        )
+        if review and confirmed_first:
+            assert isinstance(origin, ConfirmedInteraction)
+            self._review_card(pending, compiled.commands, review, origin, snap.label)
+            self._result(
+                act.id,
+                ResultStatus.AWAITING_CONFIRMATION,
+                code="awaiting_review",
+                operation=act.operation,
+                case=case,
+            )
+            return
+        self.s.awaiting.setdefault(case, []).append(
+            _Awaiting(
+                pending=pending,
+                operations=tuple(c.operation for c in compiled.commands),
+                review_role=review,
+                high_risk=any(p.risk.high for p in policies),
+            )
+        )
+        self._result(act.id, ResultStatus.AWAITING_CONFIRMATION, operation=act.operation, case=case)
+
+    def _reject(
+        self, act: SemanticAct, code: str, sentence: str, *, case: CaseRef | None = None
+    ) -> None:
+        self._result(
+            act.id,
+            ResultStatus.REJECTED,
+            code=code,
+            sentence=sentence,
+            operation=act.operation,
+            case=case,
+        )
+
+    def _clarify_arg(self, act: SemanticAct, case: CaseRef, name: str, why: str) -> None:
+        spec = self.registry.operation(act.operation or "")
+        assert spec is not None
+        argument = spec.argument(name)
+        assert argument is not None
+        workflow = self.registry.workflow(spec.workflow).definition
+        question = workflow.ask_argument(spec, argument, self.inp.locale)
+        sentence = (
+            question
+            if why == "missing"
+            else f"{self._say('invalid_value', argument=argument.label or name)} {question}"
+        )
+        self._result(
+            act.id,
+            ResultStatus.NEEDS_CLARIFICATION,
+            code=f"{why}:{name}",
+            sentence=sentence,
+            operation=act.operation,
+            case=case,
+            asks=name,
+        )
+
+    # cards ----------------------------------------------------------------------------
+    def _ops_text(self, operations: tuple[str, ...]) -> str:
+        parts = []
+        for key in operations:
+            spec = self.registry.operation(key)
+            parts.append(spec.summary_in(self.inp.locale) if spec else key)
+        return "; ".join(parts)
+
+    def _plan_confirm_cards(self) -> None:
+        for case, waiting in self.s.awaiting.items():
+            snap = self.inp.snapshots[case]
+            operations = tuple(op for w in waiting for op in w.operations)
+            spec = InteractionSpec(
+                kind=InteractionKind.CONFIRM,
+                case=case,
+                prompt=self._say(
+                    "confirm.prompt", label=snap.label, operations=self._ops_text(operations)
+                ),
+                options=(
+                    InteractionOption(
+                        id="confirm",
+                        label=self._say("option.confirm"),
+                        meaning=OptionMeaning.CONFIRM,
+                    ),
+                    InteractionOption(
+                        id="decline",
+                        label=self._say("option.decline"),
+                        meaning=OptionMeaning.DECLINE,
+                    ),
+                ),
+                bound_revision=snap.revision,
+                pending=tuple(w.pending for w in waiting),
+                operations=operations,
+            )
+            self.s.cards.append(
+                PlannedCard(spec=spec, item_ids=tuple(w.pending.act.id for w in waiting))
+            )
+
+    def _review_card(
+        self,
+        pending: PendingAct,
+        commands: tuple[Command, ...],
+        role: str,
+        origin: ConfirmedInteraction,
+        label: str,
+    ) -> None:
+        assert pending.case is not None
+        operations = tuple(c.operation for c in commands)
+        snap = self.inp.snapshots[pending.case]
+        spec = InteractionSpec(
+            kind=InteractionKind.REVIEW,
+            case=pending.case,
+            prompt=self._say("review.prompt", label=label, operations=self._ops_text(operations)),
+            options=(
+                InteractionOption(
+                    id="approve", label=self._say("option.approve"), meaning=OptionMeaning.APPROVE
+                ),
+                InteractionOption(
+                    id="reject", label=self._say("option.reject"), meaning=OptionMeaning.REJECT
+                ),
+            ),
+            bound_revision=snap.revision,
+            pending=(pending,),
+            operations=operations,
+            required_role=role,
+            confirmed_by=(*origin.confirmed_by, origin.interaction_id),
+        )
+        self.s.cards.append(PlannedCard(spec=spec, item_ids=(pending.act.id,)))
+
+    # clicks -------------------------------------------------------------------------
+    def _click(self, click: ClickInput) -> None:
+        card = click.interaction
+        if card is None:
+            self._result(
+                "click", ResultStatus.REJECTED, code="not_found", sentence=self._say("unknown_card")
+            )
+            return
+        if card.status is InteractionStatus.RESOLVED and card.resolution is not None:
+            self._replayed = dict(card.resolution.results)
+            return
+        option = card.spec.option(click.response.option_id)
+        if card.status is not InteractionStatus.OPEN or option is None:
+            self._result(
+                "click", ResultStatus.REJECTED, code="not_found", sentence=self._say("unknown_card")
+            )
+            return
+        self._answer_card(card, option, click.pending, click, structured=True, item_id="click")
+
+    def _card_answer(self, item_id: str, interaction_id: str, option_id: str) -> None:
+        click = self.inp.click
+        if click is not None and click.response.interaction_id == interaction_id:
+            self._result(item_id, ResultStatus.SUPERSEDED, code="click_binds_stronger")
+            return
+        card = next((c for c in self.inp.cards_on_screen if c.id == interaction_id), None)
+        option = card.spec.option(option_id) if card else None
+        if card is None or option is None or card.status is not InteractionStatus.OPEN:
+            self._result(
+                item_id,
+                ResultStatus.REJECTED,
+                code="unknown_card",
+                sentence=self._say("unknown_card"),
+            )
+            return
+        if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
+            # D5 / I17: inferred text never confirms a high-risk card or answers a review.
+            self._result(
+                item_id,
+                ResultStatus.REJECTED,
+                code="needs_click",
+                sentence=self._say("needs_click"),
+            )
+            return
+        pending = self._pending_inputs(card, option)
+        self._answer_card(card, option, pending, None, structured=False, item_id=item_id)
+
+    def _pending_inputs(self, card: Interaction, option: InteractionOption) -> tuple[ActInput, ...]:
+        out = []
+        for p in card.spec.pending:
+            case = option.case if option.meaning is OptionMeaning.SELECT else p.case
+            resolution = Exact(case=case, new=p.new_case) if case is not None else None
+            out.append(ActInput(act=p.act, resolution=resolution, record_args=p.record_args))
+        return tuple(out)
+
+    def _answer_card(
+        self,
+        card: Interaction,
+        option: InteractionOption,
+        pending: tuple[ActInput, ...],
+        click: ClickInput | None,
+        *,
+        structured: bool,
+        item_id: str,
+    ) -> None:
+        spec = card.spec
+        item_results: dict[str, str] = {}
+        if option.meaning in (OptionMeaning.DECLINE, OptionMeaning.REJECT):
+            code = "declined" if option.meaning is OptionMeaning.DECLINE else "review_rejected"
+            status = (
+                ResultStatus.NO_CHANGE
+                if option.meaning is OptionMeaning.DECLINE
+                else ResultStatus.REJECTED
+            )
+            if spec.required_role and not self.inp.actor.has_role(spec.required_role):
+                self._result(
+                    item_id,
+                    ResultStatus.REJECTED,
+                    code="not_authorized",
+                    sentence=self._say("not_authorized", role=spec.required_role),
+                )
+                return
+            for p in spec.pending:
+                self._result(p.act.id, status, code=code, sentence=self._say(code))
+                item_results[p.act.id] = self.s.results[p.act.id].label
+            if not structured:
+                self._result(item_id, ResultStatus.NO_CHANGE, code=code)
+            self.s.closes.append(
+                CardClose(
+                    interaction_id=card.id,
+                    status=InteractionStatus.DECLINED,
+                    option_id=option.id,
+                    results=item_results,
+                )
+            )
+            return
+        if spec.required_role and not self.inp.actor.has_role(spec.required_role):
+            self._result(
+                item_id,
+                ResultStatus.REJECTED,
+                code="not_authorized",
+                sentence=self._say("not_authorized", role=spec.required_role),
+            )
+            return
+        if spec.case is not None and not spec.independent:
+            stale = click is not None and (
+                click.case_revision != spec.bound_revision
+                or (
+                    click.response.expected_revision is not None
+                    and click.response.expected_revision != spec.bound_revision
+                )
+            )
+            touched = any(r.case == spec.case for r in self.s.ready)
+            if stale or touched:
+                self._stale(card, pending, touched=touched, item_id=item_id)
+                return
+        origin: Origin | None = None
+        if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
+            origin = ConfirmedInteraction(
+                interaction_id=card.id,
+                option_id=option.id,
+                interaction_kind=spec.kind.value,
+                payload_hash=card.payload_hash,
+                confirmed_by=spec.confirmed_by,
+            )
+            if any(self._is_submission(p.act) for p in spec.pending) and (
+                self.turn_dns or self.standing_active
+            ):
+                self.s.lift_for_click = True
+                if self.standing_active and not self.turn_dns:
+                    self.s.notices.append(
+                        ("constraint_lifted_for_one", self._say("constraint_lifted_for_one"), None)
+                    )
+                else:
+                    self.s.lift_for_click = False
+        ref = (card.id, option.id)
+        before = len(self.s.ready)
+        for item in pending:
+            self._reduce_act(item, origin=origin, card=ref)
+        self.s.lift_for_click = False
+        if not structured:
+            progressed = len(self.s.ready) > before
+            self._result(item_id, ResultStatus.READY if progressed else ResultStatus.NO_CHANGE)
+        if len(self.s.ready) == before:
+            # Nothing to commit: the card is resolved by this answer alone (a selection that
+            # now awaits a confirmation, or acts the domain refused).
+            for p in spec.pending:
+                result = self.s.results.get(p.act.id)
+                if result is not None:
+                    item_results[p.act.id] = result.label
+            self.s.closes.append(
+                CardClose(
+                    interaction_id=card.id,
+                    status=InteractionStatus.RESOLVED,
+                    option_id=option.id,
+                    results=item_results,
+                )
+            )
+
+    def _is_submission(self, act: SemanticAct) -> bool:
+        spec = self.registry.operation(act.operation or "")
+        return bool(spec and spec.submission)
+
+    def _stale(
+        self, card: Interaction, pending: tuple[ActInput, ...], *, touched: bool, item_id: str
+    ) -> None:
+        spec = card.spec
+        reissue = spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW)
+        self._result(
+            item_id,
+            ResultStatus.REJECTED,
+            code="stale",
+            sentence=self._say("stale" if reissue else "stale_no_reissue"),
+        )
+        self.s.closes.append(
+            CardClose(
+                interaction_id=card.id,
+                status=InteractionStatus.STALE,
+                option_id="",
+                results={},
+            )
+        )
+        if not reissue or spec.case is None:
+            return
+        snap = self.inp.snapshots.get(spec.case)
+        if snap is None:
+            return
+        # D2: a fresh card for the same acts; the runtime binds it to the revision after
+        # this turn's commits, so the user never confirms content they did not see.
+        fresh = InteractionSpec(
+            kind=spec.kind,
+            case=spec.case,
+            prompt=spec.prompt,
+            options=spec.options,
+            bound_revision=snap.revision,
+            pending=spec.pending,
+            operations=spec.operations,
+            required_role=spec.required_role,
+            confirmed_by=spec.confirmed_by,
+        )
+        ids = tuple(p.act.id for p in spec.pending)
+        self.s.cards.append(PlannedCard(spec=fresh, item_ids=ids))
+        for act_id in ids:
+            self._result(
+                act_id,
+                ResultStatus.AWAITING_CONFIRMATION,
+                code="reissued",
+                case=spec.case,
+            )
+        del pending, touched
+
+    # batches ------------------------------------------------------------------------
+    def _batches(self) -> tuple[PlannedBatch, ...]:
+        groups: dict[tuple[CaseRef, str], list[_Ready]] = {}
+        for n, ready in enumerate(self.s.ready):
+            scopes = {p.atomicity for p in ready.policies}
+            key = "case" if scopes == {AtomicityScope.CASE} else f"cmd-{n}"
+            groups.setdefault((ready.case, key), []).append(ready)
+        batches = []
+        for (case, _), items in groups.items():
+            snap = self.inp.snapshots[case]
+            act_ids = tuple(i.act_id for i in items)
+            card = next((i.card for i in items if i.card is not None), None)
+            key_source: tuple[str, ...] = (
+                ("card", self.inp.actor.account, card[0], card[1], str(case))
+                if card
+                else ("turn", self.inp.actor.account, self.inp.turn_id, str(case), *act_ids)
+            )
+            idem = digest(key_source)
+            envelopes = tuple(
+                CommandEnvelope(
+                    command=command,
+                    case=case,
+                    actor=self.inp.actor,
+                    expected_revision=snap.revision,
+                    idempotency_key=idem,
+                    origin=item.origin,
+                    policy=policy,
+                    act_id=item.act_id,
+                )
+                for item in items
+                for command, policy in zip(item.commands, item.policies, strict=True)
+            )
+            batches.append(
+                PlannedBatch(
+                    case=case,
+                    expected_revision=snap.revision,
+                    new_case=any(i.new_case for i in items),
+                    envelopes=envelopes,
+                    act_ids=act_ids,
+                    card=card,
+                )
+            )
+        return tuple(batches)

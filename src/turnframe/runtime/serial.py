@@ -1,0 +1,48 @@
+"""JSON forms of the runtime's plan records, so a turn can resume after a crash (guide §14)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from turnframe.core.ids import JSONObject
+from turnframe.core.interactions import InteractionSpec
+from turnframe.core.results import PlannedActResult
+from turnframe.runtime.plan import CardClose
+from turnframe.store.base import CommitRequest
+
+__all__ = ["dump", "load_card_close", "load_commit_request", "load_result", "load_spec"]
+
+_SPEC: TypeAdapter[InteractionSpec] = TypeAdapter(InteractionSpec)
+_RESULT: TypeAdapter[PlannedActResult] = TypeAdapter(PlannedActResult)
+_CLOSE: TypeAdapter[CardClose] = TypeAdapter(CardClose)
+_REQUEST: TypeAdapter[CommitRequest] = TypeAdapter(CommitRequest)
+_ANY: TypeAdapter[Any] = TypeAdapter(Any)
+
+
+def dump(value: object) -> JSONObject:
+    """Return ``value`` (a runtime or core dataclass) as a JSON object."""
+    out = _ANY.dump_python(value, mode="json")
+    assert isinstance(out, dict)
+    return out
+
+
+def load_spec(data: JSONObject) -> InteractionSpec:
+    """Return the :class:`InteractionSpec` stored as ``data``."""
+    return _SPEC.validate_python(data)
+
+
+def load_result(data: JSONObject) -> PlannedActResult:
+    """Return the :class:`PlannedActResult` stored as ``data``."""
+    return _RESULT.validate_python(data)
+
+
+def load_card_close(data: JSONObject) -> CardClose:
+    """Return the :class:`CardClose` stored as ``data``."""
+    return _CLOSE.validate_python(data)
+
+
+def load_commit_request(data: JSONObject) -> CommitRequest:
+    """Return the :class:`CommitRequest` stored as ``data``."""
+    return _REQUEST.validate_python(data)

@@ -1,0 +1,1 @@
+"""Sample applications written as an adopter would write them (guide §13)."""

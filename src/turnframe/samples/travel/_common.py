@@ -1,0 +1,265 @@
+"""Helpers every travel workflow shares: JSON shapes, evaluated values, domain refusals.
+
+Private to the sample. It imports only ``turnframe.core`` and the stdlib, as an adopter's
+code would (guide §13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import ClassVar, Final
+
+from turnframe.core import (
+    ArgumentKind,
+    ArgumentSpec,
+    ArgValue,
+    CaseRef,
+    JSONObject,
+    JSONValue,
+    Refusal,
+    to_json_value,
+)
+from turnframe.samples.travel import copy
+
+__all__ = [
+    "COMPANY",
+    "Rejected",
+    "TransitionRefused",
+    "TravelCommand",
+    "arg",
+    "ask_argument",
+    "date_from_json",
+    "date_value",
+    "int_value",
+    "localized",
+    "record_value",
+    "ref_from_json",
+    "refusal",
+    "text_value",
+]
+
+COMPANY: Final = "company"
+"""The literal a payer argument accepts besides a traveler record."""
+
+
+class Rejected(Exception):
+    """A domain refusal raised inside a check; becomes a :class:`Refusal` at the edge (§2.5).
+
+    Args:
+        code: the stable refusal code (a key of ``copy`` under ``refusal.``).
+        params: values the sentence interpolates (server data only).
+    """
+
+    def __init__(self, code: str, **params: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def refusal(rejected: Rejected, locale: str) -> Refusal:
+    """Return the :class:`Refusal` for ``rejected``, worded in ``locale`` (guide §2 step 5)."""
+    params = {key: copy.param(locale, key, value) for key, value in rejected.params.items()}
+    sentence = copy.text(locale, f"refusal.{rejected.code}", **params)
+    return Refusal(code=rejected.code, sentence=sentence)
+
+
+class TransitionRefused(ValueError):
+    """A system or external transition the case cannot take (a callback or schedule, I4, I19).
+
+    A ``ValueError`` so callers that only know the stdlib can catch it; ``refusal`` carries
+    the stable code and the domain's English sentence, which is also the message.
+
+    Args:
+        refusal: the domain's refusal.
+    """
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.sentence)
+        self.refusal = refusal
+
+
+class TravelCommand:
+    """Base of the sample's frozen-dataclass commands (the ``Command`` protocol, guide §7).
+
+    Subclasses are ``@dataclass(frozen=True, slots=True)`` and set ``OPERATION``.
+    ``to_json`` is the canonical JSON of the fields: dates as ISO strings and record
+    references as ``"workflow/case_id"``.
+    """
+
+    __slots__ = ()
+    OPERATION: ClassVar[str]
+
+    @property
+    def operation(self) -> str:
+        """The operation key, e.g. ``"trip.add_extra"``."""
+        return self.OPERATION
+
+    def to_json(self) -> JSONObject:
+        """Return the command's arguments as a JSON object (hashing and the journal, I13)."""
+        value = to_json_value(self)
+        assert isinstance(value, dict)
+        return value
+
+
+def localized(en: str, pt: str) -> dict[str, str]:
+    """Return per-locale copies of a string for ``labels``/``summaries`` (en, pt-PT, pt; §5)."""
+    return {copy.EN: en, copy.PT: pt, "pt": pt}
+
+
+def arg(
+    name: str,
+    kind: ArgumentKind = ArgumentKind.TEXT,
+    *,
+    required: bool = False,
+    description: str = "",
+    choices: tuple[str, ...] = (),
+    record_workflow: str | None = None,
+    literals: tuple[str, ...] = (),
+) -> ArgumentSpec:
+    """Return an :class:`ArgumentSpec` whose labels come from ``copy`` (en and pt-PT, guide §5)."""
+    return ArgumentSpec(
+        name=name,
+        kind=kind,
+        required=required,
+        choices=choices,
+        record_workflow=record_workflow,
+        label=copy.arg_label(copy.EN, name),
+        labels=localized(copy.arg_label(copy.EN, name), copy.arg_label(copy.PT, name)),
+        description=description,
+        literals=literals,
+    )
+
+
+def ask_argument(argument: ArgumentSpec, locale: str) -> str:
+    """Return the code-written question for a missing ``argument`` (guide §9), en or pt-PT."""
+    key = f"ask.arg.{argument.name}"
+    if copy.has(key):
+        return copy.text(locale, key)
+    return copy.text(locale, "ask.arg.other", argument=copy.arg_label(locale, argument.name))
+
+
+def ref_from_json(value: JSONValue, workflow: str | None = None) -> CaseRef:
+    """Return the :class:`CaseRef` serialised as ``"workflow/case_id"`` (state JSON, §4).
+
+    Args:
+        value: the JSON string.
+        workflow: when given, the workflow the reference must belong to.
+
+    Raises:
+        ValueError: when ``value`` is not such a string or names another workflow.
+    """
+    if not isinstance(value, str) or "/" not in value:
+        raise ValueError(f"not a record reference: {value!r}")
+    name, case_id = value.split("/", 1)
+    if not name or not case_id:
+        raise ValueError(f"not a record reference: {value!r}")
+    if workflow is not None and name != workflow:
+        raise ValueError(f"{value!r} is not a {workflow} record")
+    return CaseRef(name, case_id)
+
+
+def date_from_json(value: JSONValue | date) -> date | None:
+    """Return the date stored as an ISO string (``None`` stays ``None``; state JSON, §4).
+
+    A :class:`datetime.date` passes through and a ``datetime`` is cut to its date, so
+    seeded YAML values work too.
+
+    Raises:
+        ValueError: for anything else, or an ISO string that is not a date.
+    """
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        return date.fromisoformat(value)
+    raise ValueError(f"not a date: {value!r}")
+
+
+def text_value(values: Mapping[str, ArgValue], name: str, *, required: bool = False) -> str | None:
+    """Return the text argument ``name`` stripped, or ``None`` when absent or blank (§2.5).
+
+    Raises:
+        Rejected: ``missing_argument`` when required and absent; ``invalid_value`` when
+            the evaluated value is not text.
+    """
+    value = values.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise Rejected("missing_argument", argument=name)
+        return None
+    if not isinstance(value, str):
+        raise Rejected("invalid_value", argument=name)
+    return value.strip()
+
+
+def date_value(values: Mapping[str, ArgValue], name: str, *, required: bool = False) -> date | None:
+    """Return the date argument ``name``, already evaluated against the turn's today (§5).
+
+    Raises:
+        Rejected: ``missing_argument`` when required and absent; ``invalid_value`` when
+            the value is not a date.
+    """
+    value = values.get(name)
+    if value is None:
+        if required:
+            raise Rejected("missing_argument", argument=name)
+        return None
+    if isinstance(value, datetime) or not isinstance(value, date):
+        raise Rejected("invalid_value", argument=name)
+    return value
+
+
+def int_value(values: Mapping[str, ArgValue], name: str) -> int:
+    """Return the required integer argument ``name`` (compilation, §2.5).
+
+    Raises:
+        Rejected: ``missing_argument`` when absent; ``invalid_value`` when not an integer.
+    """
+    value = values.get(name)
+    if value is None:
+        raise Rejected("missing_argument", argument=name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Rejected("invalid_value", argument=name)
+    return value
+
+
+def record_value(
+    values: Mapping[str, ArgValue],
+    name: str,
+    workflow: str,
+    *,
+    required: bool = False,
+    literals: tuple[str, ...] = (),
+) -> CaseRef | str | None:
+    """Return record argument ``name``: a :class:`CaseRef` of ``workflow`` or a literal (§2.6).
+
+    Args:
+        values: the evaluated arguments.
+        name: the argument name.
+        workflow: the workflow the record must belong to.
+        required: whether absence is a refusal.
+        literals: words accepted instead of a record (matched case-insensitively and
+            returned in their canonical spelling).
+
+    Raises:
+        Rejected: ``missing_argument`` when required and absent; ``invalid_value`` for a
+            record of another workflow or a word that is no accepted literal.
+    """
+    value = values.get(name)
+    if value is None:
+        if required:
+            raise Rejected("missing_argument", argument=name)
+        return None
+    if isinstance(value, CaseRef):
+        if value.workflow != workflow:
+            raise Rejected("invalid_value", argument=name)
+        return value
+    if isinstance(value, str):
+        for literal in literals:
+            if value.strip().lower() == literal:
+                return literal
+    raise Rejected("invalid_value", argument=name)

@@ -1,0 +1,521 @@
+"""The trip workflow: projection, compilation, policy, execution and receipts (guide §4, §13).
+
+Phases are the statuses ``planning`` → ``confirmed`` → ``completed``, ``cancelled`` from
+planning or confirmed; a named-but-not-created trip projects to phase ``new``
+(``exists=False``, no outcome). ``completed`` and ``cancelled`` carry an outcome and keep
+the row (§13). A trip completes only through :meth:`TripWorkflow.complete`, a system
+trigger for a confirmed trip whose end date has passed.
+
+Obligations (stable ids): ``dates`` while a date is missing, ``travelers`` while nobody
+travels, ``payer:<extra id>`` per extra without a payer (params ``{"extra": id}``).
+
+Compilation first applies the commands planned earlier in the turn (``request.prior``,
+decision D3) to the state, then checks the new command against that planned state, so a
+second hotel or a payer added in the same turn is judged as if already committed. A
+command that would leave the planned state as it is compiles to no commands: this is how
+"rename it, actually leave it as it was" yields no mutation (I10).
+
+``trip.change_dates`` stays offered on a confirmed trip so the user hears the domain's
+refusal (``dates_locked``) instead of an operation the model cannot name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from typing import Any
+
+from turnframe.core import (
+    Actor,
+    ArgumentSpec,
+    CaseRef,
+    Command,
+    CommandPolicy,
+    Compiled,
+    CompileRequest,
+    ConfirmationRequirement,
+    DomainEvent,
+    EventDraft,
+    Execution,
+    ExecutionContext,
+    JSONObject,
+    Obligation,
+    OperationSpec,
+    Outcome,
+    Refusal,
+    RiskClass,
+    UsageError,
+    WorkflowView,
+    to_json_value,
+)
+from turnframe.samples.travel import copy
+from turnframe.samples.travel._common import (
+    COMPANY,
+    Rejected,
+    TransitionRefused,
+    ask_argument,
+    refusal,
+)
+from turnframe.samples.travel.trip_model import (
+    TRIP_OPERATIONS,
+    AddExtra,
+    AddTraveler,
+    BookHotel,
+    CancelTrip,
+    ChangeTripDates,
+    ConfirmTrip,
+    Extra,
+    Payer,
+    RemoveExtra,
+    RenameTrip,
+    SetExtraPayer,
+    StartTrip,
+    TripCommand,
+    TripState,
+    build_trip_command,
+    dump_trip,
+    load_trip,
+)
+
+__all__ = ["TripWorkflow", "trip_obligations"]
+
+_EDIT = (
+    "trip.rename",
+    "trip.change_dates",
+    "trip.add_traveler",
+    "trip.add_extra",
+    "trip.set_extra_payer",
+    "trip.remove_extra",
+    "trip.book_hotel",
+)
+_OFFERED: dict[str, tuple[str, ...]] = {
+    "new": ("trip.start",),
+    "planning": (*_EDIT, "trip.confirm", "trip.cancel"),
+    "confirmed": (*_EDIT, "trip.cancel"),
+    "completed": (),
+    "cancelled": (),
+}
+_LOW = CommandPolicy(risk=RiskClass.LOW)
+_POLICIES: dict[str, CommandPolicy] = {
+    "trip.remove_extra": CommandPolicy(risk=RiskClass.REVERSIBLE),
+    "trip.book_hotel": CommandPolicy(
+        risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
+    ),
+    "trip.confirm": CommandPolicy(
+        risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
+    ),
+    "trip.cancel": CommandPolicy(
+        risk=RiskClass.DESTRUCTIVE, confirmation=ConfirmationRequirement.CONFIRM
+    ),
+}
+_TERMINAL = ("completed", "cancelled")
+
+
+def trip_obligations(state: TripState | None) -> tuple[Obligation, ...]:
+    """Return the trip's open obligations, ids stable across unrelated changes (I3).
+
+    ``dates`` (a date missing), ``travelers`` (nobody travels) and ``payer:E<n>`` per
+    extra without a payer, in that order; none in a terminal phase. For an absent trip
+    (``None``) the obligations the case will need: ``dates`` and ``travelers``.
+    """
+    if state is None:
+        return (
+            Obligation(id="dates", kind="dates", waits_for="trip.start"),
+            Obligation(id="travelers", kind="travelers", waits_for="trip.add_traveler"),
+        )
+    if state.status in _TERMINAL:
+        return ()
+    found: list[Obligation] = []
+    if state.start is None or state.end is None:
+        found.append(Obligation(id="dates", kind="dates", waits_for="trip.change_dates"))
+    if not state.travelers:
+        found.append(Obligation(id="travelers", kind="travelers", waits_for="trip.add_traveler"))
+    found.extend(
+        Obligation(
+            id=f"payer:{e.id}",
+            kind="payer",
+            params={"extra": e.id},
+            waits_for="trip.set_extra_payer",
+        )
+        for e in state.extras
+        if e.payer is None
+    )
+    return tuple(found)
+
+
+def _check_dates(start: date | None, end: date | None, today: date) -> None:
+    if start is not None and end is not None and end < start:
+        raise Rejected("end_before_start")
+    if any(d is not None and d < today for d in (start, end)):
+        raise Rejected("date_in_past", today=today)
+
+
+def _check_payer(state: TripState, payer: Payer) -> None:
+    if isinstance(payer, CaseRef) and payer not in state.travelers:
+        raise Rejected("payer_not_traveler", trip=state.name)
+
+
+def _require_extra(state: TripState, extra_id: str) -> None:
+    if state.extra(extra_id) is None:
+        raise Rejected("unknown_extra", trip=state.name, extra=extra_id)
+
+
+def _check(state: TripState | None, command: TripCommand, today: date) -> None:
+    """Raise :class:`Rejected` when ``command`` may not apply to ``state`` on ``today``."""
+    if isinstance(command, StartTrip):
+        if state is not None:
+            raise Rejected("already_started")
+        _check_dates(command.start, command.end, today)
+        return
+    if state is None:
+        raise Rejected("not_created")
+    if isinstance(command, ChangeTripDates):
+        if state.status != "planning":
+            raise Rejected("dates_locked", trip=state.name, trip_status=state.status)
+        _check_dates(command.start, command.end, today)
+    elif state.status in _TERMINAL:
+        raise Rejected("trip_closed", trip=state.name, trip_status=state.status)
+    elif isinstance(command, AddExtra | BookHotel):
+        if isinstance(command, BookHotel) and command.nights < 1:
+            raise Rejected("invalid_nights")
+        hotel = state.hotel
+        if hotel is not None and (isinstance(command, BookHotel) or command.kind == "hotel"):
+            raise Rejected("second_hotel", trip=state.name, extra=hotel.id)
+        if isinstance(command, AddExtra):
+            _check_payer(state, command.payer)
+    elif isinstance(command, SetExtraPayer):
+        _require_extra(state, command.extra)
+        _check_payer(state, command.payer)
+    elif isinstance(command, RemoveExtra):
+        _require_extra(state, command.extra)
+    elif isinstance(command, ConfirmTrip) and state.status == "planning":
+        open_ids = tuple(o.id for o in trip_obligations(state))
+        if open_ids:
+            raise Rejected("obligations_open", trip=state.name, open=open_ids)
+
+
+def _event(event: str, state: TripState, **data: object) -> EventDraft:
+    payload: JSONObject = {"trip": state.name}
+    payload.update({key: to_json_value(value) for key, value in data.items()})
+    return EventDraft(type=f"trip.{event}", data=payload, operation=_EVENT_OPS[event])
+
+
+_EVENT_OPS = {
+    "started": "trip.start",
+    "renamed": "trip.rename",
+    "dates_changed": "trip.change_dates",
+    "traveler_added": "trip.add_traveler",
+    "extra_added": "trip.add_extra",
+    "extra_payer_set": "trip.set_extra_payer",
+    "extra_removed": "trip.remove_extra",
+    "hotel_booked": "trip.book_hotel",
+    "confirmed": "trip.confirm",
+    "cancelled": "trip.cancel",
+    "completed": "trip.complete",
+}
+
+
+def _one(new: TripState, event: str, **data: object) -> Execution[TripState]:
+    return Execution(state=new, events=(_event(event, new, **data),))
+
+
+def _with_extra(state: TripState, **fields: Any) -> tuple[TripState, str]:
+    """Return ``state`` with a new extra numbered ``E<next_extra>``, and that id."""
+    extra = Extra(id=f"E{state.next_extra}", **fields)
+    return replace(state, extras=(*state.extras, extra), next_extra=state.next_extra + 1), extra.id
+
+
+def _transition(state: TripState | None, command: TripCommand) -> Execution[TripState]:
+    """Apply ``command`` purely; a command that changes nothing yields no event.
+
+    Raises:
+        UsageError: when a command other than ``StartTrip`` meets an absent trip.
+    """
+    if isinstance(command, StartTrip):
+        new = TripState(
+            name=command.name, destination=command.destination, start=command.start, end=command.end
+        )
+        return _one(new, "started", destination=new.destination, start=new.start, end=new.end)
+    if state is None:
+        raise UsageError(f"{command.operation} needs an existing trip")
+    match command:
+        case RenameTrip(name=name) if name != state.name:
+            return _one(replace(state, name=name), "renamed", old=state.name)
+        case ChangeTripDates(start=start, end=end) if (start, end) != (state.start, state.end):
+            return _one(replace(state, start=start, end=end), "dates_changed", start=start, end=end)
+        case AddTraveler(traveler=who) if who not in state.travelers:
+            return _one(
+                replace(state, travelers=(*state.travelers, who)),
+                "traveler_added",
+                traveler=who,
+                travelers=len(state.travelers) + 1,
+            )
+        case AddExtra(kind=kind, details=details, payer=payer):
+            new, extra_id = _with_extra(state, kind=kind, details=details, payer=payer)
+            return _one(new, "extra_added", extra=extra_id, kind=kind, details=details, payer=payer)
+        case BookHotel(hotel=hotel, nights=nights):
+            new, extra_id = _with_extra(state, kind="hotel", details=hotel, nights=nights)
+            return _one(new, "hotel_booked", extra=extra_id, hotel=hotel, nights=nights)
+        case SetExtraPayer(extra=extra_id, payer=payer):
+            old = state.extra(extra_id)
+            if old is not None and old.payer != payer:
+                extras = tuple(
+                    replace(e, payer=payer) if e.id == extra_id else e for e in state.extras
+                )
+                return _one(
+                    replace(state, extras=extras),
+                    "extra_payer_set",
+                    extra=extra_id,
+                    kind=old.kind,
+                    payer=payer,
+                )
+        case RemoveExtra(extra=extra_id):
+            old = state.extra(extra_id)
+            if old is not None:
+                extras = tuple(e for e in state.extras if e.id != extra_id)
+                return _one(
+                    replace(state, extras=extras), "extra_removed", extra=extra_id, kind=old.kind
+                )
+        case ConfirmTrip() if state.status == "planning":
+            return _one(replace(state, status="confirmed"), "confirmed")
+        case CancelTrip() if state.status not in _TERMINAL:
+            return _one(
+                replace(state, status="cancelled"), "cancelled", previous_status=state.status
+            )
+    return Execution(state=state, events=())
+
+
+def _as_trip_command(command: Command) -> TripCommand:
+    if isinstance(
+        command,
+        StartTrip
+        | RenameTrip
+        | ChangeTripDates
+        | AddTraveler
+        | AddExtra
+        | SetExtraPayer
+        | RemoveExtra
+        | BookHotel
+        | ConfirmTrip
+        | CancelTrip,
+    ):
+        return command
+    raise UsageError(f"not a trip command: {command!r}")
+
+
+class TripWorkflow:
+    """The ``trip`` workflow (travel-sample.md §trip); implements ``WorkflowDefinition[TripState]``.
+
+    Pure and synchronous. Refusal codes: ``end_before_start``, ``date_in_past``,
+    ``second_hotel``, ``payer_not_traveler``, ``dates_locked``, ``trip_closed``,
+    ``obligations_open``, ``unknown_extra``, ``invalid_kind``, ``invalid_nights``,
+    ``already_started``, ``not_created``, ``missing_argument``, ``invalid_value``.
+    """
+
+    @property
+    def name(self) -> str:
+        """``"trip"`` (the registry key, §4)."""
+        return "trip"
+
+    @property
+    def version(self) -> str:
+        """The projection version (guide §4: changes when a projection's meaning does)."""
+        return "trip/1"
+
+    def operations(self) -> tuple[OperationSpec, ...]:
+        """Return the ten trip operations (travel-sample.md table order)."""
+        return TRIP_OPERATIONS
+
+    def load_state(self, data: JSONObject) -> TripState:
+        """Return the typed state for ``data`` (§4); raises ``ValueError`` when malformed."""
+        return load_trip(data)
+
+    def dump_state(self, state: TripState) -> JSONObject:
+        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s`` (§4 erased boundary)."""
+        return dump_trip(state)
+
+    def project(self, state: TripState | None, today: date) -> WorkflowView:
+        """Return the view: one phase, stable obligations, an outcome only when terminal (I3).
+
+        ``today`` is unused: a trip's phase is a function of its persisted status alone.
+        """
+        if state is None:
+            return WorkflowView(
+                workflow="trip",
+                version=self.version,
+                phase="new",
+                obligations=trip_obligations(None),
+                exists=False,
+            )
+        outcome = Outcome(code=state.status) if state.status in _TERMINAL else None
+        return WorkflowView(
+            workflow="trip",
+            version=self.version,
+            phase=state.status,
+            obligations=trip_obligations(state),
+            outcome=outcome,
+        )
+
+    def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
+        """Return the operation keys valid in ``view``'s phase (none once terminal; I2)."""
+        return _OFFERED.get(view.phase, ())
+
+    def planned_state(self, request: CompileRequest[TripState]) -> TripState | None:
+        """Return the state after the commands planned earlier in the turn (D3)."""
+        state = request.state
+        for command in request.prior:
+            trip_command = _as_trip_command(command)
+            if state is not None or isinstance(trip_command, StartTrip):
+                state = _transition(state, trip_command).state
+        return state
+
+    def compile(self, request: CompileRequest[TripState]) -> Compiled | Refusal:
+        """Compile an act into at most one command, or refuse it in ``request.locale`` (§2.5, I10).
+
+        Returns ``Compiled(commands=())`` when the command would change nothing.
+
+        Raises:
+            UsageError: for an operation the trip does not register.
+        """
+        try:
+            command = build_trip_command(request.operation.key, request.values)
+            planned = self.planned_state(request)
+            _check(planned, command, request.today)
+        except Rejected as rejected:
+            return refusal(rejected, request.locale)
+        if planned is not None and not _transition(planned, command).events:
+            return Compiled()
+        return Compiled(commands=(command,))
+
+    def policy(self, state: TripState | None, command: Command) -> CommandPolicy:
+        """Return the policy of travel-sample.md's table (low unless listed otherwise)."""
+        return _POLICIES.get(command.operation, _LOW)
+
+    def validate(self, state: TripState | None, command: Command, today: date) -> Refusal | None:
+        """Re-check ``command`` against ``state`` at execution time (English sentence; §7)."""
+        try:
+            _check(state, _as_trip_command(command), today)
+        except Rejected as rejected:
+            return refusal(rejected, copy.EN)
+        return None
+
+    def execute(
+        self, state: TripState | None, command: Command, ctx: ExecutionContext
+    ) -> Execution[TripState]:
+        """Apply ``command`` purely; events name the trip so receipts stand alone (I15).
+
+        Raises:
+            UsageError: for a foreign command, or a non-creating one on an absent trip.
+        """
+        return _transition(state, _as_trip_command(command))
+
+    def complete(self, state: TripState, today: date) -> Execution[TripState]:
+        """System trigger: a confirmed trip whose end date is before ``today`` completes.
+
+        The event is ``trip.completed`` (operation ``trip.complete``, which no act can name:
+        the origin is a policy decision, I4).
+
+        Raises:
+            TransitionRefused: (a ``ValueError``) with code ``not_finished`` otherwise.
+        """
+        if state.status != "confirmed" or state.end is None or state.end >= today:
+            raise TransitionRefused(
+                refusal(
+                    Rejected("not_finished", trip=state.name, trip_status=state.status), copy.EN
+                )
+            )
+        return _one(replace(state, status="completed"), "completed")
+
+    def render_receipt(
+        self, event: DomainEvent, state: TripState | None, locale: str
+    ) -> str | None:
+        """Return the receipt for a trip event in ``locale`` (en or pt-PT), from its data (I15)."""
+        data, kind = event.data, event.type.removeprefix("trip.")
+        params: dict[str, object] = {k: v for k, v in data.items() if v is not None}
+        if kind in ("started", "dates_changed"):
+            params["dates"] = copy.fmt_range(
+                locale, _date(data.get("start")), _date(data.get("end"))
+            )
+        if "kind" in params:
+            params["kind"] = copy.kind_name(locale, str(params["kind"]))
+        if kind == "traveler_added":
+            params["travelers"] = copy.count(locale, "traveler", int(str(data["travelers"])))
+        if kind == "hotel_booked":
+            params["nights"] = copy.count(locale, "night", int(str(data["nights"])))
+        if kind in ("extra_added", "extra_payer_set"):
+            payer = data.get("payer")
+            if payer is not None:
+                kind += ".company" if payer == COMPANY else ".traveler"
+        key = f"trip.{kind}"
+        return copy.text(locale, key, **params) if copy.has(key) else None
+
+    def candidate_label(self, case: CaseRef, state: TripState | None, locale: str) -> str:
+        """Return ``"Lisbon · 12–15 May 2026 · planning"`` (+ destination when it differs; ADR)."""
+        if state is None:
+            return copy.text(locale, "label.absent.trip")
+        dates = copy.fmt_range(locale, state.start, state.end)
+        status = copy.status_name(locale, state.status)
+        if state.destination and state.destination.lower() != state.name.lower():
+            return copy.text(
+                locale,
+                "label.trip.destination",
+                trip=state.name,
+                destination=state.destination,
+                dates=dates,
+                status=status,
+            )
+        return copy.text(locale, "label.trip", trip=state.name, dates=dates, status=status)
+
+    def search_text(self, state: TripState) -> str:
+        """Return the name, destination and the months/years of the dates (en and pt; §2.6)."""
+        words = [state.name]
+        if state.destination:
+            words.append(state.destination)
+        for day in dict.fromkeys(d for d in (state.start, state.end) if d is not None):
+            words.append(copy.fmt_date(copy.EN, day).split(" ", 1)[1])
+            words.append(copy.fmt_date(copy.PT, day).split(" de ")[1])
+        return " ".join(dict.fromkeys(words))
+
+    def briefing(self, view: WorkflowView) -> str:
+        """Return server-authored guidance for the view's phase and obligations (§2.3)."""
+        text = _BRIEFINGS.get(view.phase, "")
+        if view.obligations:
+            text += (
+                " Still open: "
+                + copy.join(
+                    copy.EN, [copy.obligation_words(copy.EN, o.id) for o in view.obligations]
+                )
+                + "."
+            )
+        return text
+
+    def ask_obligation(self, view: WorkflowView, obligation: Obligation, locale: str) -> str:
+        """Return the question that discharges ``obligation`` (en or pt-PT; §9, §13)."""
+        if obligation.kind in ("dates", "travelers"):
+            return copy.text(locale, f"ask.{obligation.kind}")
+        if obligation.kind == "payer":
+            return copy.text(locale, "ask.payer", extra=obligation.params.get("extra", ""))
+        return copy.text(locale, "ask.obligation", obligation=obligation.id)
+
+    def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
+        """Return the question for a missing argument value (en or pt-PT; §9)."""
+        return ask_argument(argument, locale)
+
+
+def _date(value: object) -> date | None:
+    return date.fromisoformat(value) if isinstance(value, str) else None
+
+
+_BRIEFINGS = {
+    "new": "This trip does not exist yet; trip.start creates it with a name and, optionally, "
+    "a destination and dates.",
+    "planning": "This trip is being planned: its name, dates, travelers and extras can change. "
+    "Extras are named by ids such as E1; a payer is a traveler on the trip or the "
+    "company. Booking a hotel, confirming and cancelling need a confirmation card.",
+    "confirmed": "This trip is confirmed: its dates can no longer change, but travelers and "
+    "extras can still be added. Cancelling needs a confirmation card.",
+    "completed": "This trip is completed; it can't change any more, but questions about it "
+    "can be answered.",
+    "cancelled": "This trip is cancelled; it can't change any more, but questions about it "
+    "can be answered.",
+}

@@ -1,0 +1,499 @@
+"""The synchronous SQL of :class:`turnframe.store.sqlite.SqliteStore`.
+
+Each function is one whole store operation on one connection: writes run inside
+:func:`immediate` (``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception), reads
+are single statements. JSON arrives already encoded as text, so nothing here can fail
+half-way for a reason other than the database.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from turnframe.core.events import DomainEvent, OutboxMessage
+from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.store import codec
+from turnframe.store._common import MISSING, REPLIED, foreign_case_conflict
+from turnframe.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
+from turnframe.store.base import CaseRow, CommitRequest, CommitResult, InteractionCas, TurnRecord
+from turnframe.store.errors import (
+    IdempotencyKeyReused,
+    InteractionAlreadyResolved,
+    RevisionConflict,
+    StoreError,
+    StoreUnavailable,
+)
+
+OPEN = InteractionStatus.OPEN.value
+CHUNK = 500  # bound on "?" parameters per IN (…) list
+
+TURN_COLS = "turn_id, account, conversation_id, seq, phase, input, data, attempts"
+CARD_COLS = "id, account, conversation_id, turn_id, spec, payload_hash, status, resolution, seq"
+EVENT_COLS = "id, workflow, case_id, revision, type, data, operation, turn_id, idempotency_key"
+CASE_COLS = "workflow, case_id, account, state, revision"
+OUTBOX_COLS = "id, workflow, case_id, topic, payload, status"
+
+
+# rows → records ----------------------------------------------------------------------
+def _turn(row: Any) -> TurnRecord:
+    return TurnRecord(
+        turn_id=row[0],
+        account=row[1],
+        conversation_id=row[2],
+        seq=row[3],
+        phase=row[4],
+        input=codec.loads(row[5]),
+        data=codec.loads(row[6]),
+        attempts=row[7],
+    )
+
+
+def _card(row: Any) -> Interaction:
+    return Interaction(
+        id=row[0],
+        account=row[1],
+        conversation_id=row[2],
+        turn_id=row[3],
+        spec=codec.spec_from_json(codec.loads(row[4])),
+        payload_hash=row[5],
+        status=InteractionStatus(row[6]),
+        resolution=None if row[7] is None else codec.resolution_from_json(codec.loads(row[7])),
+        seq=row[8],
+    )
+
+
+def _event(row: Any) -> DomainEvent:
+    return DomainEvent(
+        id=row[0],
+        case=CaseRef(row[1], row[2]),
+        revision=row[3],
+        type=row[4],
+        data=codec.loads(row[5]),
+        operation=row[6],
+        turn_id=row[7],
+        idempotency_key=row[8],
+    )
+
+
+def _case(row: Any) -> CaseRow:
+    state = codec.loads(row[3])
+    return CaseRow(case=CaseRef(row[0], row[1]), account=row[2], state=state, revision=row[4])
+
+
+def _message(row: Any) -> OutboxMessage:
+    payload = codec.loads(row[4])
+    return OutboxMessage(
+        id=row[0], case=CaseRef(row[1], row[2]), topic=row[3], payload=payload, status=row[5]
+    )
+
+
+# connection and transactions -----------------------------------------------------------
+@contextmanager
+def immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """Run the block in ``BEGIN IMMEDIATE`` … ``COMMIT``; roll back on any exception."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:  # pragma: no cover - the original error matters more
+                pass
+        raise
+
+
+def connect(target: str, timeout: float) -> sqlite3.Connection:
+    """Open ``target`` with WAL, ``synchronous=NORMAL``, foreign keys; create the schema.
+
+    Raises:
+        sqlite3.Error: the file cannot be opened or is not a database.
+        StoreUnavailable: the database holds a newer schema version.
+    """
+    conn = sqlite3.connect(target, timeout=timeout, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        with immediate(conn):
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+            if found is None:
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif found > SCHEMA_VERSION:
+                raise StoreUnavailable(
+                    f"SQLite database {target} has schema version {found}; "
+                    f"this Turnframe reads version {SCHEMA_VERSION}"
+                )
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+# conversations and turns ------------------------------------------------------------------
+def get_conversation_state(conn: sqlite3.Connection, account: str, conv: str) -> JSONObject:
+    """Return the conversation's state, ``{}`` when new."""
+    row = conn.execute(
+        "SELECT state FROM conversations WHERE account = ? AND conversation_id = ?",
+        (account, conv),
+    ).fetchone()
+    return {} if row is None else codec.loads(row[0])
+
+
+def put_conversation_state(conn: sqlite3.Connection, account: str, conv: str, text: str) -> None:
+    """Upsert the conversation's state."""
+    with immediate(conn):
+        conn.execute(
+            "INSERT INTO conversations (account, conversation_id, state) VALUES (?, ?, ?)"
+            " ON CONFLICT (account, conversation_id) DO UPDATE SET state = excluded.state",
+            (account, conv, text),
+        )
+
+
+def begin_turn(
+    conn: sqlite3.Connection, record: TurnRecord, input_text: str, data_text: str
+) -> int:
+    """Insert the turn; return its ``seq``. Raises StoreError for a duplicate id."""
+    with immediate(conn):
+        seq = 1 + int(
+            conn.execute(
+                "SELECT COUNT(*) FROM turns WHERE account = ? AND conversation_id = ?",
+                (record.account, record.conversation_id),
+            ).fetchone()[0]
+        )
+        values = (record.turn_id, record.account, record.conversation_id, seq, record.phase)
+        try:
+            conn.execute(
+                f"INSERT INTO turns ({TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, input_text, data_text, record.attempts),
+            )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"turn {record.turn_id} already exists") from exc
+    return seq
+
+
+def update_turn(conn: sqlite3.Connection, turn_id: str, sql: str, params: tuple[Any, ...]) -> None:
+    """Run ``UPDATE turns SET <sql> WHERE turn_id = ?``; StoreError when no such turn."""
+    with immediate(conn):
+        cur = conn.execute(f"UPDATE turns SET {sql} WHERE turn_id = ?", (*params, turn_id))
+        if cur.rowcount != 1:
+            raise StoreError(f"turn {turn_id} does not exist")
+
+
+def get_turn(conn: sqlite3.Connection, account: str, turn_id: str) -> TurnRecord | None:
+    """Return the account's turn, or ``None``."""
+    row = conn.execute(
+        f"SELECT {TURN_COLS} FROM turns WHERE turn_id = ? AND account = ?", (turn_id, account)
+    ).fetchone()
+    return None if row is None else _turn(row)
+
+
+def unfinished_turns(conn: sqlite3.Connection, account: str | None) -> list[TurnRecord]:
+    """Return turns not yet replied, oldest first."""
+    rows = conn.execute(
+        f"SELECT {TURN_COLS} FROM turns WHERE phase <> ? AND (? IS NULL OR account = ?)"
+        " ORDER BY pos",
+        (REPLIED, account, account),
+    ).fetchall()
+    return [_turn(r) for r in rows]
+
+
+def load_reply(conn: sqlite3.Connection, account: str, turn_id: str) -> str | None:
+    """Return the reply's JSON text, or ``None``."""
+    row = conn.execute(
+        "SELECT reply FROM turns WHERE turn_id = ? AND account = ?", (turn_id, account)
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def conversation_replies(conn: sqlite3.Connection, account: str, conv: str) -> list[Any]:
+    """Return (turn id, reply JSON text) rows of the conversation's replied turns."""
+    return conn.execute(
+        "SELECT turn_id, reply FROM turns WHERE account = ? AND conversation_id = ?"
+        " AND reply IS NOT NULL ORDER BY seq",
+        (account, conv),
+    ).fetchall()
+
+
+# interactions ---------------------------------------------------------------------------
+def create_interaction(
+    conn: sqlite3.Connection, card: Interaction, spec_text: str, resolution_text: str | None
+) -> int:
+    """Supersede the case's open card (I5) and insert ``card``; return its ``seq``."""
+    case = card.spec.case
+    with immediate(conn):
+        seq = 1 + int(
+            conn.execute(
+                "SELECT COUNT(*) FROM interactions WHERE account = ? AND conversation_id = ?",
+                (card.account, card.conversation_id),
+            ).fetchone()[0]
+        )
+        if case is not None and card.status is InteractionStatus.OPEN:
+            conn.execute(
+                "UPDATE interactions SET status = ? WHERE account = ?"
+                " AND case_workflow = ? AND case_id = ? AND status = ?",
+                (InteractionStatus.SUPERSEDED.value, card.account, *_case_key(case), OPEN),
+            )
+        try:
+            conn.execute(
+                f"INSERT INTO interactions ({CARD_COLS}, case_workflow, case_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *(card.id, card.account, card.conversation_id, card.turn_id, spec_text),
+                    *(card.payload_hash, card.status.value, resolution_text, seq),
+                    *_case_key(case),
+                ),
+            )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"interaction {card.id} already exists") from exc
+    return seq
+
+
+def _case_key(case: CaseRef | None) -> tuple[str | None, str | None]:
+    return (None, None) if case is None else (case.workflow, case.case_id)
+
+
+def get_interaction(
+    conn: sqlite3.Connection, account: str, conv: str, interaction_id: str
+) -> Interaction | None:
+    """Return the card if it is this account's and conversation's, else ``None``."""
+    row = conn.execute(
+        f"SELECT {CARD_COLS} FROM interactions"
+        " WHERE id = ? AND account = ? AND conversation_id = ?",
+        (interaction_id, account, conv),
+    ).fetchone()
+    return None if row is None else _card(row)
+
+
+def open_interactions(conn: sqlite3.Connection, account: str, conv: str) -> list[Interaction]:
+    """Return the conversation's open cards in ``seq`` order."""
+    rows = conn.execute(
+        f"SELECT {CARD_COLS} FROM interactions WHERE account = ? AND conversation_id = ?"
+        " AND status = ? ORDER BY seq",
+        (account, conv, OPEN),
+    ).fetchall()
+    return [_card(r) for r in rows]
+
+
+def close_interaction(
+    conn: sqlite3.Connection, interaction_id: str, status: str, resolution_text: str
+) -> bool:
+    """Compare-and-set the card from open to ``status``; whether this call closed it."""
+    with immediate(conn):
+        cur = conn.execute(
+            "UPDATE interactions SET status = ?, resolution = ? WHERE id = ? AND status = ?",
+            (status, resolution_text, interaction_id, OPEN),
+        )
+        return cur.rowcount == 1
+
+
+# cases, the commit, the journal -------------------------------------------------------------
+def load_case(conn: sqlite3.Connection, case: CaseRef) -> CaseRow | None:
+    """Return the stored case, or ``None``."""
+    row = conn.execute(
+        f"SELECT {CASE_COLS} FROM cases WHERE workflow = ? AND case_id = ?", _case_key(case)
+    ).fetchone()
+    return None if row is None else _case(row)
+
+
+def list_cases(conn: sqlite3.Connection, account: str) -> list[CaseRow]:
+    """Return the account's cases in creation order."""
+    rows = conn.execute(
+        f"SELECT {CASE_COLS} FROM cases WHERE account = ? ORDER BY pos", (account,)
+    ).fetchall()
+    return [_case(r) for r in rows]
+
+
+def lookup_command(conn: sqlite3.Connection, account: str, key: str) -> Any:
+    """Return the (request hash, result JSON text) row for the key, or ``None``."""
+    return conn.execute(
+        "SELECT request_hash, result FROM journal WHERE account = ? AND idempotency_key = ?",
+        (account, key),
+    ).fetchone()
+
+
+def _write_case(conn: sqlite3.Connection, request: CommitRequest, state_text: str) -> int:
+    """Write the new state with the revision check in the same statement (I12).
+
+    Returns the new revision; raises RevisionConflict (not retryable for a case of
+    another account).
+    """
+    case, expected = request.case, request.expected_revision
+    if expected == 0:
+        try:
+            conn.execute(
+                f"INSERT INTO cases ({CASE_COLS}) VALUES (?, ?, ?, ?, 1)",
+                (*_case_key(case), request.account, state_text),
+            )
+            return 1
+        except sqlite3.IntegrityError:
+            pass  # it exists: report below
+    else:
+        cur = conn.execute(
+            "UPDATE cases SET state = ?, revision = revision + 1"
+            " WHERE workflow = ? AND case_id = ? AND revision = ? AND account = ?",
+            (state_text, *_case_key(case), expected, request.account),
+        )
+        if cur.rowcount == 1:
+            return expected + 1
+    row = conn.execute(
+        "SELECT revision, account FROM cases WHERE workflow = ? AND case_id = ?", _case_key(case)
+    ).fetchone()
+    actual = 0 if row is None else int(row[0])
+    if row is not None and row[1] != request.account:
+        raise foreign_case_conflict(case, expected, actual)
+    raise RevisionConflict(case, expected, actual)
+
+
+def _resolve_card(
+    conn: sqlite3.Connection, account: str, cas: InteractionCas, resolution_text: str | None
+) -> None:
+    """Compare-and-set the card inside the commit (I16); InteractionAlreadyResolved if lost."""
+    cur = conn.execute(
+        "UPDATE interactions SET status = ?, resolution = ?"
+        " WHERE id = ? AND account = ? AND status = ?",
+        (cas.status.value, resolution_text, cas.interaction_id, account, OPEN),
+    )
+    if cur.rowcount != 1:
+        row = conn.execute(
+            "SELECT status FROM interactions WHERE id = ? AND account = ?",
+            (cas.interaction_id, account),
+        ).fetchone()
+        raise InteractionAlreadyResolved(cas.interaction_id, MISSING if row is None else row[0])
+
+
+def commit(
+    conn: sqlite3.Connection,
+    request: CommitRequest,
+    state_text: str,
+    event_texts: Sequence[str],
+    outbox_texts: Sequence[str],
+    resolution_text: str | None,
+) -> CommitResult:
+    """The atomic commit of I12–I16 in one ``BEGIN IMMEDIATE`` transaction.
+
+    ``event_texts``/``outbox_texts`` are the encoded data of ``request.events`` and the
+    payloads of ``request.outbox``, in order.
+    """
+    case, account, key = request.case, request.account, request.idempotency_key
+    with immediate(conn):
+        found = lookup_command(conn, account, key)
+        if found is not None:  # I13
+            if found[0] != request.request_hash:
+                raise IdempotencyKeyReused(key)
+            return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
+        revision = _write_case(conn, request, state_text)
+        if request.interaction is not None:
+            _resolve_card(conn, account, request.interaction, resolution_text)
+        base = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM events").fetchone()[0]
+        events = tuple(
+            DomainEvent(
+                id=f"ev-{base + n}",
+                case=case,
+                revision=revision,
+                type=draft.type,
+                data=codec.loads(text),
+                operation=draft.operation,
+                turn_id=request.turn_id,
+                idempotency_key=key,
+            )
+            for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1)
+        )
+        conn.executemany(
+            "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
+            " operation, turn_id, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (base + n, e.id, *_case_key(case), revision, n, e.type, text, e.operation)
+                + (e.turn_id, key)
+                for n, (e, text) in enumerate(zip(events, event_texts, strict=True), 1)
+            ],
+        )
+        top = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
+        outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
+        conn.executemany(
+            "INSERT INTO outbox (pos, id, workflow, case_id, topic, payload, status)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+            [
+                (top + n, message_id, *_case_key(case), draft.topic, text)
+                for n, (message_id, draft, text) in enumerate(
+                    zip(outbox_ids, request.outbox, outbox_texts, strict=True), 1
+                )
+            ],
+        )
+        result = CommitResult(case=case, revision=revision, events=events, outbox_ids=outbox_ids)
+        conn.execute(
+            "INSERT INTO journal (account, idempotency_key, request_hash, turn_id, operations,"
+            " result) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                *(account, key, request.request_hash, request.turn_id),
+                codec.dumps(list(request.operations)),
+                codec.dumps(codec.commit_result_to_json(result)),
+            ),
+        )
+    return result
+
+
+# events, outbox, replay -------------------------------------------------------------------
+def case_events(conn: sqlite3.Connection, case: CaseRef) -> list[DomainEvent]:
+    """Return the case's events in commit order."""
+    rows = conn.execute(
+        f"SELECT {EVENT_COLS} FROM events WHERE workflow = ? AND case_id = ? ORDER BY pos",
+        _case_key(case),
+    ).fetchall()
+    return [_event(r) for r in rows]
+
+
+def events_by_id(conn: sqlite3.Connection, ids: Sequence[str]) -> list[DomainEvent]:
+    """Return the events with these ids in journal order."""
+    rows: list[Any] = []
+    for start in range(0, len(ids), CHUNK):
+        chunk = list(ids[start : start + CHUNK])
+        marks = ", ".join("?" * len(chunk))
+        rows += conn.execute(
+            f"SELECT pos, {EVENT_COLS} FROM events WHERE id IN ({marks})", chunk
+        ).fetchall()
+    return [_event(r[1:]) for r in sorted(rows, key=lambda r: r[0])]
+
+
+def outbox_messages(conn: sqlite3.Connection, status: str | None) -> list[OutboxMessage]:
+    """Return outbox messages (optionally of one status), oldest first."""
+    rows = conn.execute(
+        f"SELECT {OUTBOX_COLS} FROM outbox WHERE ? IS NULL OR status = ? ORDER BY pos",
+        (status, status),
+    ).fetchall()
+    return [_message(r) for r in rows]
+
+
+def set_outbox_status(conn: sqlite3.Connection, message_id: str, status: str) -> None:
+    """Set a message's status; StoreError when no such message."""
+    with immediate(conn):
+        cur = conn.execute("UPDATE outbox SET status = ? WHERE id = ?", (status, message_id))
+        if cur.rowcount != 1:
+            raise StoreError(f"outbox message {message_id} does not exist")
+
+
+def save_replay(conn: sqlite3.Connection, account: str, turn_id: str, text: str) -> None:
+    """Upsert the turn's replay record."""
+    with immediate(conn):
+        conn.execute(
+            "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
+            " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record",
+            (account, turn_id, text),
+        )
+
+
+def load_replay(conn: sqlite3.Connection, account: str, turn_id: str) -> JSONObject | None:
+    """Return the turn's replay record, or ``None``."""
+    row = conn.execute(
+        "SELECT record FROM replays WHERE account = ? AND turn_id = ?", (account, turn_id)
+    ).fetchone()
+    return None if row is None else codec.loads(row[0])

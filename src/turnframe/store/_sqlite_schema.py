@@ -1,0 +1,113 @@
+"""The SQLite schema of :class:`turnframe.store.sqlite.SqliteStore` (guide §11).
+
+Created on open with ``CREATE TABLE IF NOT EXISTS``; ``schema_version`` records the
+version so a later release can migrate. Every JSON column holds compact JSON text.
+
+Tables: ``conversations`` (state per conversation), ``turns`` (phase, data and the
+reply's blocks), ``interactions`` (immutable spec, status, resolution), ``cases``
+(state and revision, I12), ``events`` (the claim ledger, positional key
+``(workflow, case_id, revision, ord)``, I15), ``outbox``, ``journal`` (idempotency keys
+with the request hash and the serialised result, I13) and ``replays`` (I20).
+"""
+
+from __future__ import annotations
+
+__all__ = ["SCHEMA", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+"""The version this release writes and reads."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY
+);
+CREATE TABLE IF NOT EXISTS conversations (
+    account TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (account, conversation_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (
+    pos INTEGER PRIMARY KEY,
+    turn_id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    input TEXT NOT NULL,
+    data TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    reply TEXT,
+    UNIQUE (account, conversation_id, seq)
+);
+CREATE INDEX IF NOT EXISTS turns_unfinished ON turns (pos) WHERE phase <> 'replied';
+CREATE TABLE IF NOT EXISTS interactions (
+    pos INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    account TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    case_workflow TEXT,
+    case_id TEXT,
+    spec TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    status TEXT NOT NULL,
+    resolution TEXT,
+    seq INTEGER NOT NULL,
+    UNIQUE (account, conversation_id, seq)
+);
+CREATE INDEX IF NOT EXISTS interactions_open_by_case
+    ON interactions (account, case_workflow, case_id) WHERE status = 'open';
+CREATE TABLE IF NOT EXISTS cases (
+    pos INTEGER PRIMARY KEY,
+    workflow TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    account TEXT NOT NULL,
+    state TEXT NOT NULL,
+    revision INTEGER NOT NULL CHECK (revision >= 1),
+    UNIQUE (workflow, case_id)
+);
+CREATE INDEX IF NOT EXISTS cases_by_account ON cases (account, pos);
+CREATE TABLE IF NOT EXISTS events (
+    pos INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    workflow TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    ord INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    UNIQUE (workflow, case_id, revision, ord),
+    FOREIGN KEY (workflow, case_id) REFERENCES cases (workflow, case_id)
+);
+CREATE TABLE IF NOT EXISTS outbox (
+    pos INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    workflow TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    FOREIGN KEY (workflow, case_id) REFERENCES cases (workflow, case_id)
+);
+CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, pos);
+CREATE TABLE IF NOT EXISTS journal (
+    account TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    operations TEXT NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (account, idempotency_key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS replays (
+    account TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (account, turn_id)
+) WITHOUT ROWID;
+"""
+"""The DDL, idempotent (``IF NOT EXISTS`` throughout)."""

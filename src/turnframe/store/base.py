@@ -1,0 +1,300 @@
+"""The persistence protocol every Turnframe store implements (guide §11).
+
+One :class:`TurnStore` holds conversations and their reply blocks, turns with their
+persisted phase, interactions with compare-and-set resolution, case state with a
+revision, the command journal keyed by idempotency key with a request hash, the event
+journal (the claim ledger), the outbox and replay records.
+
+:meth:`TurnStore.commit` is the one atomic write: revision check, state, events, journal
+row, interaction resolution and outbox rows in one transaction (I12–I16). Prove an
+implementation with :class:`turnframe.store.conformance.StoreConformance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage
+from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
+from turnframe.core.reply import ReplyBlock
+from turnframe.core.workflow import OutboxDraft
+
+__all__ = [
+    "BOUNDARIES",
+    "CaseRow",
+    "CommitRequest",
+    "CommitResult",
+    "InteractionCas",
+    "JournalEntry",
+    "TurnRecord",
+    "TurnStore",
+]
+
+BOUNDARIES: tuple[str, ...] = (
+    "begin_turn",
+    "set_turn_phase",
+    "create_interaction",
+    "close_interaction",
+    "commit",
+    "commit.ack_lost",
+    "save_reply",
+    "save_replay",
+    "put_conversation_state",
+)
+"""The named boundaries a fault can be injected at (``commit.ack_lost``: the commit is
+performed, then its acknowledgement is lost)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseRow:
+    """A stored case.
+
+    Attributes:
+        case: the case.
+        account: the owning account.
+        state: the JSON state.
+        revision: the revision (≥ 1 once created).
+    """
+
+    case: CaseRef
+    account: str
+    state: JSONObject
+    revision: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnRecord:
+    """A turn as persisted (guide §14: the phase drives crash recovery).
+
+    Attributes:
+        turn_id: server-minted id.
+        account: owning account.
+        conversation_id: owning conversation.
+        seq: 1-based position in the conversation (assigned by ``begin_turn``).
+        phase: the persisted phase (a ``TurnPhase`` value).
+        input: the turn input as JSON.
+        data: phase data (the plan while committing, results once committed).
+        attempts: how many times recovery took the turn over.
+    """
+
+    turn_id: str
+    account: str
+    conversation_id: str
+    seq: int = 0
+    phase: str = "received"
+    input: JSONObject = field(default_factory=dict)
+    data: JSONObject = field(default_factory=dict)
+    attempts: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionCas:
+    """A compare-and-set on a card inside a commit: open → ``status`` (I16).
+
+    Attributes:
+        interaction_id: the card.
+        status: the new status.
+        resolution: the resolution to store.
+    """
+
+    interaction_id: str
+    status: InteractionStatus
+    resolution: InteractionResolution
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitRequest:
+    """One atomic commit to one case.
+
+    Attributes:
+        account: the account the case belongs to (checked on update, set on create).
+        case: the case.
+        expected_revision: the revision the batch was planned against (0: create).
+        state: the new JSON state.
+        events: events to append (at least one).
+        outbox: external effects to enqueue.
+        idempotency_key: the journal key (I13).
+        request_hash: the hash of the request; same key with another hash is an error.
+        turn_id: the committing turn.
+        operations: the operations of the batch, for the journal.
+        interaction: a card to resolve in the same transaction, if any.
+    """
+
+    account: str
+    case: CaseRef
+    expected_revision: int
+    state: JSONObject
+    events: tuple[EventDraft, ...]
+    idempotency_key: str
+    request_hash: str
+    turn_id: str
+    operations: tuple[str, ...] = ()
+    outbox: tuple[OutboxDraft, ...] = ()
+    interaction: InteractionCas | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitResult:
+    """What a commit wrote, or what the first commit under the same key wrote.
+
+    Attributes:
+        case: the case.
+        revision: the case revision after the commit.
+        events: the committed events with their ids.
+        outbox_ids: the ids of the enqueued outbox messages.
+        replayed: ``True`` when the key was already journaled and nothing was written.
+    """
+
+    case: CaseRef
+    revision: int
+    events: tuple[DomainEvent, ...]
+    outbox_ids: tuple[str, ...] = ()
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalEntry:
+    """A command journal row.
+
+    Attributes:
+        account: the account.
+        idempotency_key: the key.
+        request_hash: the request's hash.
+        result: the original outcome.
+    """
+
+    account: str
+    idempotency_key: str
+    request_hash: str
+    result: CommitResult
+
+
+class TurnStore(Protocol):
+    """Everything the runtime persists. All methods are async and account-scoped.
+
+    Errors: implementations raise only :mod:`turnframe.store.errors` types (a driver's
+    exception is translated at the boundary; an unreachable database is
+    ``StoreUnavailable``).
+    """
+
+    # conversations ---------------------------------------------------------------
+    async def get_conversation_state(self, account: str, conversation_id: str) -> JSONObject:
+        """Return the conversation's JSON state (standing constraints…); ``{}`` when new."""
+        ...
+
+    async def put_conversation_state(
+        self, account: str, conversation_id: str, state: JSONObject
+    ) -> None:
+        """Replace the conversation's JSON state."""
+        ...
+
+    # turns --------------------------------------------------------------------------
+    async def begin_turn(self, record: TurnRecord) -> TurnRecord:
+        """Persist a new turn and return it with its ``seq`` assigned."""
+        ...
+
+    async def set_turn_phase(
+        self, turn_id: str, phase: str, data: JSONObject | None = None
+    ) -> None:
+        """Record the turn's phase (and replace its data when given)."""
+        ...
+
+    async def get_turn(self, account: str, turn_id: str) -> TurnRecord | None:
+        """Return the turn, or ``None`` (also for another account's turn)."""
+        ...
+
+    async def unfinished_turns(self, account: str | None = None) -> Sequence[TurnRecord]:
+        """Return turns not yet ``replied``, oldest first."""
+        ...
+
+    async def save_reply(self, turn_id: str, blocks: Sequence[ReplyBlock]) -> None:
+        """Persist the reply's blocks exactly as returned."""
+        ...
+
+    async def load_reply(self, account: str, turn_id: str) -> tuple[ReplyBlock, ...] | None:
+        """Return the persisted blocks, or ``None``."""
+        ...
+
+    async def conversation_replies(
+        self, account: str, conversation_id: str
+    ) -> Sequence[tuple[str, tuple[ReplyBlock, ...]]]:
+        """Return (turn id, blocks) for every replied turn of the conversation, in order."""
+        ...
+
+    # interactions -----------------------------------------------------------------
+    async def create_interaction(self, interaction: Interaction) -> Interaction:
+        """Persist an open card and return it with ``seq`` assigned.
+
+        A card with a case displaces (status ``superseded``) any other open card on the
+        same case in the same transaction: one blocking interaction per case (I5).
+        """
+        ...
+
+    async def get_interaction(
+        self, account: str, conversation_id: str, interaction_id: str
+    ) -> Interaction | None:
+        """Return the card, or ``None`` when missing or foreign (indistinguishable, I16)."""
+        ...
+
+    async def open_interactions(self, account: str, conversation_id: str) -> Sequence[Interaction]:
+        """Return the conversation's open cards, oldest first."""
+        ...
+
+    async def close_interaction(self, cas: InteractionCas) -> bool:
+        """Compare-and-set an open card to ``cas.status``; ``False`` when it was not open."""
+        ...
+
+    # cases and the atomic commit ---------------------------------------------------
+    async def load_case(self, case: CaseRef) -> CaseRow | None:
+        """Return the stored case, or ``None`` when nobody created it (revision 0)."""
+        ...
+
+    async def list_cases(self, account: str) -> Sequence[CaseRow]:
+        """Return the account's cases in creation order."""
+        ...
+
+    async def commit(self, request: CommitRequest) -> CommitResult:
+        """Commit one batch atomically (I12–I16).
+
+        Raises:
+            RevisionConflict: the case's revision is not ``expected_revision``.
+            IdempotencyKeyReused: the key was journaled with another request hash.
+            InteractionAlreadyResolved: ``request.interaction`` was not open.
+        """
+        ...
+
+    async def lookup_command(self, account: str, idempotency_key: str) -> JournalEntry | None:
+        """Return the journal row for the key, or ``None``."""
+        ...
+
+    # events, outbox, replay ----------------------------------------------------------
+    async def case_events(self, case: CaseRef) -> Sequence[DomainEvent]:
+        """Return the case's committed events in order."""
+        ...
+
+    async def events_by_id(self, event_ids: Sequence[str]) -> Sequence[DomainEvent]:
+        """Return the committed events with these ids (missing ids are left out)."""
+        ...
+
+    async def outbox_messages(self, status: str | None = None) -> Sequence[OutboxMessage]:
+        """Return outbox messages, optionally with one status, oldest first."""
+        ...
+
+    async def set_outbox_status(self, message_id: str, status: str) -> None:
+        """Set an outbox message's status."""
+        ...
+
+    async def save_replay(self, account: str, turn_id: str, record: JSONObject) -> None:
+        """Persist the turn's replay record (I20)."""
+        ...
+
+    async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
+        """Return the turn's replay record, or ``None``."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections. Idempotent."""
+        ...

@@ -1,0 +1,412 @@
+"""JSON codec for the records a store persists (guide §9 "persisted exactly", §11).
+
+Each record becomes a JSON object (``dict`` of ``str``, numbers, ``bool``, ``None``,
+lists and dicts) and back, and ``x_from_json(x_to_json(v)) == v`` holds for every value
+whose JSON payload fields (``JSONObject``: state, event data, outbox payloads, turn
+input) hold only JSON values; tuples inside such a payload come back as lists.
+
+Cards (:class:`Interaction`, its spec, pending acts, options, resolution) and reply
+blocks go through pydantic v2 :class:`~pydantic.TypeAdapter` objects over the core
+frozen dataclasses: enums travel as their values, :class:`CaseRef` as
+``{"workflow": …, "case_id": …}``, ``Mapping`` fields come back as ``dict`` (equal to
+the original), and blocks are a union discriminated on their ``kind`` field.
+
+The records that carry a JSON payload (:class:`DomainEvent`, :class:`OutboxMessage`,
+:class:`CommitResult`, :class:`TurnRecord`) are encoded field by field instead: core
+annotates payloads with ``JSONObject``, an implicit recursive alias whose resolution by
+pydantic depends on the namespace it is evaluated in (it can recurse without end), and
+a payload is plain JSON anyway, copied with the stdlib ``json`` semantics.
+
+Every function raises :class:`~turnframe.store.errors.StoreError` for a value it cannot
+encode or a JSON object it cannot decode, so stores leak no pydantic exception.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypeVar, cast
+
+from pydantic import Field, TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
+
+from turnframe.core.events import DomainEvent, OutboxMessage
+from turnframe.core.ids import CaseRef, JSONObject, JSONValue
+from turnframe.core.interactions import Interaction, InteractionResolution, InteractionSpec
+from turnframe.core.reply import (
+    AnswerBlock,
+    ArtifactBlock,
+    InteractionBlock,
+    NoticeBlock,
+    ReceiptBlock,
+    ReplyBlock,
+    TransitionBlock,
+)
+from turnframe.store.base import CommitResult, TurnRecord
+from turnframe.store.errors import StoreError
+
+__all__ = [
+    "block_from_json",
+    "block_to_json",
+    "blocks_from_json",
+    "blocks_to_json",
+    "case_ref_from_json",
+    "case_ref_to_json",
+    "commit_result_from_json",
+    "commit_result_to_json",
+    "dumps",
+    "event_from_json",
+    "event_to_json",
+    "interaction_from_json",
+    "interaction_to_json",
+    "json_copy",
+    "loads",
+    "outbox_message_from_json",
+    "outbox_message_to_json",
+    "resolution_from_json",
+    "resolution_to_json",
+    "spec_from_json",
+    "spec_to_json",
+    "turn_record_from_json",
+    "turn_record_to_json",
+]
+
+T = TypeVar("T")
+
+
+def dumps(value: object) -> str:
+    """Return compact JSON text for ``value`` (stdlib semantics, UTF-8 kept as is).
+
+    Args:
+        value: a JSON value (tuples are written as arrays).
+
+    Returns:
+        The text, with ``,``/``:`` separators; non-ASCII characters are kept as they
+        are unless the text holds a lone surrogate (not encodable as UTF-8), in which
+        case everything non-ASCII is escaped so any UTF-8 database can hold it.
+
+    Raises:
+        StoreError: ``value`` holds something JSON has no form for (a set, a date…).
+    """
+    try:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"value is not JSON-serialisable: {exc}") from exc
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: keep it, as an ASCII escape
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return text
+
+
+def loads(text: str) -> Any:
+    """Return the JSON value ``text`` holds.
+
+    Raises:
+        StoreError: ``text`` is not JSON.
+    """
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise StoreError(f"stored text is not JSON: {exc}") from exc
+
+
+def json_copy(value: T) -> T:
+    """Return a deep copy of a JSON value through its text form (no aliasing).
+
+    Raises:
+        StoreError: ``value`` is not JSON-serialisable.
+    """
+    return cast(T, loads(dumps(value)))
+
+
+_BlockUnion = Annotated[
+    AnswerBlock | TransitionBlock | ReceiptBlock | NoticeBlock | InteractionBlock | ArtifactBlock,
+    Field(discriminator="kind"),
+]
+
+_CASE = TypeAdapter(CaseRef)
+_INTERACTION = TypeAdapter(Interaction)
+_SPEC = TypeAdapter(InteractionSpec)
+_RESOLUTION = TypeAdapter(InteractionResolution)
+_BLOCK = TypeAdapter(_BlockUnion)
+_BLOCKS = TypeAdapter(tuple[_BlockUnion, ...])
+
+
+def _encode(adapter: TypeAdapter[Any], value: object, what: str) -> Any:
+    try:
+        return adapter.dump_python(value, mode="json", warnings="error")
+    except (PydanticSerializationError, StoreError, TypeError, ValueError) as exc:
+        raise StoreError(f"cannot encode {what}: {exc}") from exc
+
+
+def _decode(adapter: TypeAdapter[Any], data: object, what: str) -> Any:
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise StoreError(f"cannot decode {what}: {exc}") from exc
+
+
+def case_ref_to_json(case: CaseRef) -> JSONObject:
+    """Return ``{"workflow": …, "case_id": …}`` for ``case``."""
+    return cast(JSONObject, _encode(_CASE, case, "CaseRef"))
+
+
+def case_ref_from_json(data: JSONValue) -> CaseRef:
+    """Return the :class:`CaseRef` ``data`` encodes.
+
+    Raises:
+        StoreError: ``data`` is not an encoded case reference.
+    """
+    return cast(CaseRef, _decode(_CASE, data, "CaseRef"))
+
+
+def interaction_to_json(interaction: Interaction) -> JSONObject:
+    """Return the JSON object of a card: spec, pending acts, status, resolution, seq (§8).
+
+    Raises:
+        StoreError: a field holds a value with no JSON form.
+    """
+    return cast(JSONObject, _encode(_INTERACTION, interaction, "Interaction"))
+
+
+def interaction_from_json(data: JSONValue) -> Interaction:
+    """Return the :class:`Interaction` ``data`` encodes (mappings come back as dicts).
+
+    Raises:
+        StoreError: ``data`` is not an encoded interaction.
+    """
+    return cast(Interaction, _decode(_INTERACTION, data, "Interaction"))
+
+
+def spec_to_json(spec: InteractionSpec) -> JSONObject:
+    """Return the JSON object of a card's immutable payload (I7).
+
+    Raises:
+        StoreError: a field holds a value with no JSON form.
+    """
+    return cast(JSONObject, _encode(_SPEC, spec, "InteractionSpec"))
+
+
+def spec_from_json(data: JSONValue) -> InteractionSpec:
+    """Return the :class:`InteractionSpec` ``data`` encodes; its payload hash is unchanged.
+
+    Raises:
+        StoreError: ``data`` is not an encoded spec.
+    """
+    return cast(InteractionSpec, _decode(_SPEC, data, "InteractionSpec"))
+
+
+def resolution_to_json(resolution: InteractionResolution) -> JSONObject:
+    """Return the JSON object of a card's resolution (I16)."""
+    return cast(JSONObject, _encode(_RESOLUTION, resolution, "InteractionResolution"))
+
+
+def resolution_from_json(data: JSONValue) -> InteractionResolution:
+    """Return the :class:`InteractionResolution` ``data`` encodes.
+
+    Raises:
+        StoreError: ``data`` is not an encoded resolution.
+    """
+    return cast(InteractionResolution, _decode(_RESOLUTION, data, "InteractionResolution"))
+
+
+def block_to_json(block: ReplyBlock) -> JSONObject:
+    """Return the JSON object of one reply block, carrying its ``kind`` (guide §9).
+
+    Raises:
+        StoreError: the block holds a value with no JSON form.
+    """
+    return cast(JSONObject, _encode(_BLOCK, block, "ReplyBlock"))
+
+
+def block_from_json(data: JSONValue) -> ReplyBlock:
+    """Return the reply block ``data`` encodes, chosen by its ``kind`` field.
+
+    Raises:
+        StoreError: ``data`` has an unknown ``kind`` or does not fit it.
+    """
+    return cast(ReplyBlock, _decode(_BLOCK, data, "ReplyBlock"))
+
+
+def blocks_to_json(blocks: Sequence[ReplyBlock]) -> list[JSONValue]:
+    """Return the JSON array of a reply's blocks, in order (persisted exactly, §9).
+
+    Raises:
+        StoreError: a block holds a value with no JSON form.
+    """
+    return cast(list[JSONValue], _encode(_BLOCKS, tuple(blocks), "reply blocks"))
+
+
+def blocks_from_json(data: Sequence[JSONValue]) -> tuple[ReplyBlock, ...]:
+    """Return the reply blocks a JSON array encodes, in order.
+
+    Raises:
+        StoreError: an element is not an encoded reply block.
+    """
+    return cast(tuple[ReplyBlock, ...], _decode(_BLOCKS, data, "reply blocks"))
+
+
+def _field(data: Any, name: str, kind: type[T]) -> T:
+    value = data[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{name} is {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
+def _decode_fields(build: Callable[[Any], T], data: object, what: str) -> T:
+    try:
+        return build(data)
+    except (KeyError, TypeError, ValueError, StoreError) as exc:
+        raise StoreError(f"cannot decode {what}: {exc!r}") from exc
+
+
+def event_to_json(event: DomainEvent) -> JSONObject:
+    """Return the JSON object of a committed event (the claim ledger's unit, I15).
+
+    Raises:
+        StoreError: ``event.data`` holds a value with no JSON form.
+    """
+    return {
+        "id": event.id,
+        "case": case_ref_to_json(event.case),
+        "revision": event.revision,
+        "type": event.type,
+        "data": json_copy(event.data),
+        "operation": event.operation,
+        "turn_id": event.turn_id,
+        "idempotency_key": event.idempotency_key,
+    }
+
+
+def event_from_json(data: JSONValue) -> DomainEvent:
+    """Return the :class:`DomainEvent` ``data`` encodes.
+
+    Raises:
+        StoreError: ``data`` is not an encoded event.
+    """
+
+    def build(d: Any) -> DomainEvent:
+        return DomainEvent(
+            id=_field(d, "id", str),
+            case=case_ref_from_json(d["case"]),
+            revision=_field(d, "revision", int),
+            type=_field(d, "type", str),
+            data=json_copy(_field(d, "data", dict)),
+            operation=_field(d, "operation", str),
+            turn_id=_field(d, "turn_id", str),
+            idempotency_key=_field(d, "idempotency_key", str),
+        )
+
+    return _decode_fields(build, data, "DomainEvent")
+
+
+def outbox_message_to_json(message: OutboxMessage) -> JSONObject:
+    """Return the JSON object of an outbox message.
+
+    Raises:
+        StoreError: the payload holds a value with no JSON form.
+    """
+    return {
+        "id": message.id,
+        "case": case_ref_to_json(message.case),
+        "topic": message.topic,
+        "payload": json_copy(message.payload),
+        "status": message.status,
+    }
+
+
+def outbox_message_from_json(data: JSONValue) -> OutboxMessage:
+    """Return the :class:`OutboxMessage` ``data`` encodes.
+
+    Raises:
+        StoreError: ``data`` is not an encoded outbox message.
+    """
+
+    def build(d: Any) -> OutboxMessage:
+        return OutboxMessage(
+            id=_field(d, "id", str),
+            case=case_ref_from_json(d["case"]),
+            topic=_field(d, "topic", str),
+            payload=json_copy(_field(d, "payload", dict)),
+            status=_field(d, "status", str),
+        )
+
+    return _decode_fields(build, data, "OutboxMessage")
+
+
+def commit_result_to_json(result: CommitResult) -> JSONObject:
+    """Return the JSON object of a commit's outcome, as the journal stores it (I13).
+
+    Raises:
+        StoreError: an event's data holds a value with no JSON form.
+    """
+    return {
+        "case": case_ref_to_json(result.case),
+        "revision": result.revision,
+        "events": [event_to_json(e) for e in result.events],
+        "outbox_ids": list(result.outbox_ids),
+        "replayed": result.replayed,
+    }
+
+
+def commit_result_from_json(data: JSONValue) -> CommitResult:
+    """Return the :class:`CommitResult` ``data`` encodes.
+
+    Raises:
+        StoreError: ``data`` is not an encoded commit result.
+    """
+
+    def build(d: Any) -> CommitResult:
+        ids = _field(d, "outbox_ids", list)
+        if not all(isinstance(i, str) for i in ids):
+            raise TypeError("outbox_ids holds a non-string")
+        return CommitResult(
+            case=case_ref_from_json(d["case"]),
+            revision=_field(d, "revision", int),
+            events=tuple(event_from_json(e) for e in _field(d, "events", list)),
+            outbox_ids=tuple(ids),
+            replayed=_field(d, "replayed", bool),
+        )
+
+    return _decode_fields(build, data, "CommitResult")
+
+
+def turn_record_to_json(record: TurnRecord) -> JSONObject:
+    """Return the JSON object of a persisted turn (guide §14).
+
+    Raises:
+        StoreError: the input or phase data holds a value with no JSON form.
+    """
+    return {
+        "turn_id": record.turn_id,
+        "account": record.account,
+        "conversation_id": record.conversation_id,
+        "seq": record.seq,
+        "phase": record.phase,
+        "input": json_copy(record.input),
+        "data": json_copy(record.data),
+        "attempts": record.attempts,
+    }
+
+
+def turn_record_from_json(data: JSONValue) -> TurnRecord:
+    """Return the :class:`TurnRecord` ``data`` encodes.
+
+    Raises:
+        StoreError: ``data`` is not an encoded turn record.
+    """
+
+    def build(d: Any) -> TurnRecord:
+        return TurnRecord(
+            turn_id=_field(d, "turn_id", str),
+            account=_field(d, "account", str),
+            conversation_id=_field(d, "conversation_id", str),
+            seq=_field(d, "seq", int),
+            phase=_field(d, "phase", str),
+            input=json_copy(_field(d, "input", dict)),
+            data=json_copy(_field(d, "data", dict)),
+            attempts=_field(d, "attempts", int),
+        )
+
+    return _decode_fields(build, data, "TurnRecord")

@@ -1,0 +1,436 @@
+"""The deterministic in-memory store the tests run on (guide §11).
+
+Ids are deterministic (events ``ev-1``, ``ev-2`` …, outbox messages ``ob-1`` …), and
+every record is copied through its JSON form on the way in and out, so a caller never
+aliases stored data and a value that a database could not hold fails here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from turnframe.core.events import DomainEvent, OutboxMessage
+from turnframe.core.ids import CaseRef, JSONObject, JSONValue
+from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.core.reply import ReplyBlock
+from turnframe.store import codec
+from turnframe.store._common import MISSING, REPLIED, foreign_case_conflict, new_lock
+from turnframe.store.base import (
+    CaseRow,
+    CommitRequest,
+    CommitResult,
+    InteractionCas,
+    JournalEntry,
+    TurnRecord,
+)
+from turnframe.store.errors import (
+    IdempotencyKeyReused,
+    InteractionAlreadyResolved,
+    RevisionConflict,
+    StoreError,
+)
+from turnframe.store.faults import FaultPlan
+
+__all__ = ["InMemoryStore"]
+
+
+def _copy_interaction(interaction: Interaction) -> Interaction:
+    return codec.interaction_from_json(codec.interaction_to_json(interaction))
+
+
+def _copy_turn(record: TurnRecord) -> TurnRecord:
+    return codec.turn_record_from_json(codec.turn_record_to_json(record))
+
+
+def _copy_event(event: DomainEvent) -> DomainEvent:
+    return replace(event, data=codec.json_copy(event.data))
+
+
+def _copy_message(message: OutboxMessage) -> OutboxMessage:
+    return replace(message, payload=codec.json_copy(message.payload))
+
+
+def _copy_case(row: CaseRow) -> CaseRow:
+    return replace(row, state=codec.json_copy(row.state))
+
+
+class InMemoryStore:
+    """A :class:`~turnframe.store.base.TurnStore` held in process memory.
+
+    Writes are serialised by one :class:`anyio.Lock`, so :meth:`commit` is atomic
+    against concurrent tasks: every check runs before the first mutation (I12–I16).
+    Passes :class:`~turnframe.store.conformance.StoreConformance`.
+
+    Args:
+        faults: an optional :class:`~turnframe.store.faults.FaultPlan`; its boundaries
+            fail exactly as they would behind a
+            :class:`~turnframe.store.faults.FaultInjectingStore`.
+    """
+
+    def __init__(self, *, faults: FaultPlan | None = None) -> None:
+        self.faults = faults
+        self._lock = new_lock()
+        self._conversations: dict[tuple[str, str], JSONObject] = {}
+        self._turns: dict[str, TurnRecord] = {}
+        self._replies: dict[str, list[JSONValue]] = {}
+        self._interactions: dict[str, Interaction] = {}
+        self._cases: dict[CaseRef, CaseRow] = {}
+        self._events: list[DomainEvent] = []
+        self._event_index: dict[str, DomainEvent] = {}
+        self._outbox: dict[str, OutboxMessage] = {}
+        self._journal: dict[tuple[str, str], JournalEntry] = {}
+        self._replays: dict[tuple[str, str], JSONObject] = {}
+
+    def _trip(self, boundary: str, *, performed: bool = False) -> None:
+        if self.faults is not None:
+            self.faults.trip(boundary, performed=performed)
+
+    # conversations ---------------------------------------------------------------
+    async def get_conversation_state(self, account: str, conversation_id: str) -> JSONObject:
+        """Return a copy of the conversation's state; ``{}`` when new."""
+        return codec.json_copy(self._conversations.get((account, conversation_id), {}))
+
+    async def put_conversation_state(
+        self, account: str, conversation_id: str, state: JSONObject
+    ) -> None:
+        """Replace the conversation's state with a copy of ``state``.
+
+        Raises:
+            InjectedFault: the ``put_conversation_state`` boundary is armed.
+            StoreError: ``state`` is not JSON.
+        """
+        self._trip("put_conversation_state")
+        copied = codec.json_copy(state)
+        async with self._lock:
+            self._conversations[(account, conversation_id)] = copied
+
+    # turns --------------------------------------------------------------------------
+    async def begin_turn(self, record: TurnRecord) -> TurnRecord:
+        """Persist a new turn with ``seq`` = 1 + the conversation's turn count.
+
+        Raises:
+            InjectedFault: the ``begin_turn`` boundary is armed.
+            StoreError: the turn id exists, or the record is not JSON.
+        """
+        self._trip("begin_turn")
+        async with self._lock:
+            if record.turn_id in self._turns:
+                raise StoreError(f"turn {record.turn_id} already exists")
+            seq = 1 + sum(
+                1
+                for t in self._turns.values()
+                if t.account == record.account and t.conversation_id == record.conversation_id
+            )
+            stored = _copy_turn(replace(record, seq=seq))
+            self._turns[record.turn_id] = stored
+        return _copy_turn(stored)
+
+    async def set_turn_phase(
+        self, turn_id: str, phase: str, data: JSONObject | None = None
+    ) -> None:
+        """Record the turn's phase, replacing its data when ``data`` is given.
+
+        Raises:
+            InjectedFault: the ``set_turn_phase`` boundary is armed.
+            StoreError: no such turn, or ``data`` is not JSON.
+        """
+        self._trip("set_turn_phase")
+        copied = None if data is None else codec.json_copy(data)
+        async with self._lock:
+            current = self._turns.get(turn_id)
+            if current is None:
+                raise StoreError(f"turn {turn_id} does not exist")
+            self._turns[turn_id] = replace(
+                current, phase=phase, data=current.data if copied is None else copied
+            )
+
+    async def get_turn(self, account: str, turn_id: str) -> TurnRecord | None:
+        """Return the turn, or ``None`` when missing or another account's."""
+        record = self._turns.get(turn_id)
+        if record is None or record.account != account:
+            return None
+        return _copy_turn(record)
+
+    async def unfinished_turns(self, account: str | None = None) -> Sequence[TurnRecord]:
+        """Return turns whose phase is not ``replied``, oldest first (guide §14)."""
+        return [
+            _copy_turn(t)
+            for t in self._turns.values()
+            if t.phase != REPLIED and (account is None or t.account == account)
+        ]
+
+    async def save_reply(self, turn_id: str, blocks: Sequence[ReplyBlock]) -> None:
+        """Persist the reply's blocks as their JSON form (guide §9).
+
+        Raises:
+            InjectedFault: the ``save_reply`` boundary is armed.
+            StoreError: no such turn, or a block is not encodable.
+        """
+        self._trip("save_reply")
+        encoded = codec.blocks_to_json(blocks)
+        async with self._lock:
+            if turn_id not in self._turns:
+                raise StoreError(f"turn {turn_id} does not exist")
+            self._replies[turn_id] = encoded
+
+    async def load_reply(self, account: str, turn_id: str) -> tuple[ReplyBlock, ...] | None:
+        """Return the persisted blocks, or ``None`` (also for another account's turn)."""
+        record = self._turns.get(turn_id)
+        encoded = self._replies.get(turn_id)
+        if record is None or record.account != account or encoded is None:
+            return None
+        return codec.blocks_from_json(encoded)
+
+    async def conversation_replies(
+        self, account: str, conversation_id: str
+    ) -> Sequence[tuple[str, tuple[ReplyBlock, ...]]]:
+        """Return (turn id, blocks) for every turn of the conversation with a reply."""
+        turns = sorted(
+            (
+                t
+                for t in self._turns.values()
+                if t.account == account
+                and t.conversation_id == conversation_id
+                and t.turn_id in self._replies
+            ),
+            key=lambda t: t.seq,
+        )
+        return [(t.turn_id, codec.blocks_from_json(self._replies[t.turn_id])) for t in turns]
+
+    # interactions -----------------------------------------------------------------
+    async def create_interaction(self, interaction: Interaction) -> Interaction:
+        """Persist the card with ``seq`` assigned; supersede the case's other open card (I5).
+
+        Raises:
+            InjectedFault: the ``create_interaction`` boundary is armed.
+            StoreError: the interaction id exists, or the card is not encodable.
+        """
+        self._trip("create_interaction")
+        async with self._lock:
+            if interaction.id in self._interactions:
+                raise StoreError(f"interaction {interaction.id} already exists")
+            seq = 1 + sum(
+                1
+                for i in self._interactions.values()
+                if i.account == interaction.account
+                and i.conversation_id == interaction.conversation_id
+            )
+            stored = _copy_interaction(replace(interaction, seq=seq))
+            case = stored.spec.case
+            if case is not None and stored.status is InteractionStatus.OPEN:
+                for other in list(self._interactions.values()):
+                    if (
+                        other.account == stored.account
+                        and other.spec.case == case
+                        and other.status is InteractionStatus.OPEN
+                    ):
+                        self._interactions[other.id] = replace(
+                            other, status=InteractionStatus.SUPERSEDED
+                        )
+            self._interactions[stored.id] = stored
+        return _copy_interaction(stored)
+
+    async def get_interaction(
+        self, account: str, conversation_id: str, interaction_id: str
+    ) -> Interaction | None:
+        """Return the card, or ``None`` when missing or foreign (indistinguishable, I16)."""
+        found = self._interactions.get(interaction_id)
+        if found is None or found.account != account or found.conversation_id != conversation_id:
+            return None
+        return _copy_interaction(found)
+
+    async def open_interactions(self, account: str, conversation_id: str) -> Sequence[Interaction]:
+        """Return the conversation's open cards in ``seq`` order."""
+        return [
+            _copy_interaction(i)
+            for i in sorted(self._interactions.values(), key=lambda i: i.seq)
+            if i.account == account
+            and i.conversation_id == conversation_id
+            and i.status is InteractionStatus.OPEN
+        ]
+
+    async def close_interaction(self, cas: InteractionCas) -> bool:
+        """Compare-and-set an open card to ``cas.status`` with its resolution (I16).
+
+        Returns:
+            ``True`` when the card was open and is now closed; ``False`` otherwise
+            (already closed, or missing).
+
+        Raises:
+            InjectedFault: the ``close_interaction`` boundary is armed.
+        """
+        self._trip("close_interaction")
+        resolution = codec.resolution_from_json(codec.resolution_to_json(cas.resolution))
+        async with self._lock:
+            found = self._interactions.get(cas.interaction_id)
+            if found is None or found.status is not InteractionStatus.OPEN:
+                return False
+            self._interactions[found.id] = replace(found, status=cas.status, resolution=resolution)
+            return True
+
+    # cases and the atomic commit ---------------------------------------------------
+    async def load_case(self, case: CaseRef) -> CaseRow | None:
+        """Return a copy of the stored case, or ``None`` (revision 0)."""
+        row = self._cases.get(case)
+        return None if row is None else _copy_case(row)
+
+    async def list_cases(self, account: str) -> Sequence[CaseRow]:
+        """Return the account's cases in creation order."""
+        return [_copy_case(r) for r in self._cases.values() if r.account == account]
+
+    async def commit(self, request: CommitRequest) -> CommitResult:
+        """Commit one batch atomically: every check runs before any write (I12–I16).
+
+        Order: journal lookup (I13), revision check (I12), card compare-and-set (I16),
+        then state, events, outbox rows and the journal row together.
+
+        Raises:
+            InjectedFault: ``commit`` is armed (nothing written) or ``commit.ack_lost``
+                is armed (written, then the acknowledgement is lost).
+            RevisionConflict: the revision is not ``expected_revision``, or the case
+                belongs to another account (not retryable then).
+            IdempotencyKeyReused: the key was journaled with another request hash.
+            InteractionAlreadyResolved: ``request.interaction`` was not open (or is
+                missing or foreign: status ``"missing"``).
+            StoreError: the state, an event or a payload is not JSON.
+        """
+        self._trip("commit")
+        result = await self._commit_locked(request)
+        self._trip("commit.ack_lost", performed=True)
+        return result
+
+    async def _commit_locked(self, request: CommitRequest) -> CommitResult:
+        state = codec.json_copy(request.state)
+        drafts = [(d, codec.json_copy(d.data)) for d in request.events]
+        payloads = [(o.topic, codec.json_copy(o.payload)) for o in request.outbox]
+        resolution = (
+            None
+            if request.interaction is None
+            else codec.resolution_from_json(
+                codec.resolution_to_json(request.interaction.resolution)
+            )
+        )
+        async with self._lock:
+            key = (request.account, request.idempotency_key)
+            entry = self._journal.get(key)
+            if entry is not None:
+                if entry.request_hash != request.request_hash:
+                    raise IdempotencyKeyReused(request.idempotency_key)
+                return replace(self._copy_result(entry.result), replayed=True)
+            row = self._cases.get(request.case)
+            actual = 0 if row is None else row.revision
+            if row is not None and row.account != request.account:
+                raise foreign_case_conflict(request.case, request.expected_revision, actual)
+            if actual != request.expected_revision:
+                raise RevisionConflict(request.case, request.expected_revision, actual)
+            cas = request.interaction
+            card = None if cas is None else self._interactions.get(cas.interaction_id)
+            if cas is not None:
+                if card is None or card.account != request.account:
+                    raise InteractionAlreadyResolved(cas.interaction_id, MISSING)
+                if card.status is not InteractionStatus.OPEN:
+                    raise InteractionAlreadyResolved(cas.interaction_id, card.status.value)
+            # Every check passed: write everything.
+            revision = actual + 1
+            self._cases[request.case] = CaseRow(
+                case=request.case, account=request.account, state=state, revision=revision
+            )
+            if cas is not None and card is not None:
+                self._interactions[card.id] = replace(
+                    card, status=cas.status, resolution=resolution
+                )
+            events: list[DomainEvent] = []
+            for draft, data in drafts:
+                event = DomainEvent(
+                    id=f"ev-{len(self._events) + 1}",
+                    case=request.case,
+                    revision=revision,
+                    type=draft.type,
+                    data=data,
+                    operation=draft.operation,
+                    turn_id=request.turn_id,
+                    idempotency_key=request.idempotency_key,
+                )
+                self._events.append(event)
+                self._event_index[event.id] = event
+                events.append(event)
+            outbox_ids: list[str] = []
+            for topic, payload in payloads:
+                message_id = f"ob-{len(self._outbox) + 1}"
+                self._outbox[message_id] = OutboxMessage(
+                    id=message_id, case=request.case, topic=topic, payload=payload
+                )
+                outbox_ids.append(message_id)
+            result = CommitResult(
+                case=request.case,
+                revision=revision,
+                events=tuple(events),
+                outbox_ids=tuple(outbox_ids),
+            )
+            self._journal[key] = JournalEntry(
+                account=request.account,
+                idempotency_key=request.idempotency_key,
+                request_hash=request.request_hash,
+                result=result,
+            )
+            return self._copy_result(result)
+
+    @staticmethod
+    def _copy_result(result: CommitResult) -> CommitResult:
+        return replace(result, events=tuple(_copy_event(e) for e in result.events))
+
+    async def lookup_command(self, account: str, idempotency_key: str) -> JournalEntry | None:
+        """Return the journal row for the account's key, or ``None`` (I13)."""
+        entry = self._journal.get((account, idempotency_key))
+        if entry is None:
+            return None
+        return replace(entry, result=self._copy_result(entry.result))
+
+    # events, outbox, replay ----------------------------------------------------------
+    async def case_events(self, case: CaseRef) -> Sequence[DomainEvent]:
+        """Return the case's committed events in commit order (I15)."""
+        return [_copy_event(e) for e in self._events if e.case == case]
+
+    async def events_by_id(self, event_ids: Sequence[str]) -> Sequence[DomainEvent]:
+        """Return the events with these ids in journal order; unknown ids are left out."""
+        wanted = set(event_ids)
+        return [_copy_event(e) for e in self._events if e.id in wanted]
+
+    async def outbox_messages(self, status: str | None = None) -> Sequence[OutboxMessage]:
+        """Return outbox messages (optionally of one status), oldest first."""
+        return [
+            _copy_message(m) for m in self._outbox.values() if status is None or m.status == status
+        ]
+
+    async def set_outbox_status(self, message_id: str, status: str) -> None:
+        """Set an outbox message's status.
+
+        Raises:
+            StoreError: no such message.
+        """
+        async with self._lock:
+            message = self._outbox.get(message_id)
+            if message is None:
+                raise StoreError(f"outbox message {message_id} does not exist")
+            self._outbox[message_id] = replace(message, status=status)
+
+    async def save_replay(self, account: str, turn_id: str, record: JSONObject) -> None:
+        """Persist (replace) the turn's replay record (I20).
+
+        Raises:
+            InjectedFault: the ``save_replay`` boundary is armed.
+            StoreError: ``record`` is not JSON.
+        """
+        self._trip("save_replay")
+        copied = codec.json_copy(record)
+        async with self._lock:
+            self._replays[(account, turn_id)] = copied
+
+    async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
+        """Return a copy of the turn's replay record, or ``None``."""
+        record = self._replays.get((account, turn_id))
+        return None if record is None else codec.json_copy(record)
+
+    async def close(self) -> None:
+        """Nothing to release; the data stays readable. Idempotent."""

@@ -1,0 +1,203 @@
+"""The scenario file schema (``shared/spec/scenario-format.md``), validated with pydantic.
+
+Every key is optional unless the format says required, and an unknown key is an error:
+each model forbids extra fields, so a typo is reported with its YAML path.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "ActModel",
+    "ActorModel",
+    "CardAnswerModel",
+    "ClickModel",
+    "CommandExpect",
+    "ConstraintModel",
+    "CrashModel",
+    "ExpectModel",
+    "ExternalModel",
+    "InteractionExpect",
+    "LinkModel",
+    "QuestionModel",
+    "ScenarioModel",
+    "TargetModel",
+    "TurnModel",
+    "UnderstandingModel",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ActorModel(_Strict):
+    """``actor:`` who acts (account, user, roles)."""
+
+    account: str
+    user: str
+    roles: list[str] = Field(default_factory=list)
+
+
+class TargetModel(_Strict):
+    """``target:`` record keys as handles, words to find, or a new record."""
+
+    handles: list[str] = Field(default_factory=list)
+    mention: str | None = None
+    find: str | None = None
+    new: bool = False
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, bool) or value is None:
+        raise ValueError("an argument value must be the user's words")
+    return str(value)
+
+
+class ActModel(_Strict):
+    """One scripted act."""
+
+    id: str
+    operation: str | None = None
+    target: TargetModel = Field(default_factory=TargetModel)
+    args: dict[str, str] = Field(default_factory=dict)
+    evidence: dict[str, str] = Field(default_factory=dict)
+    evidence_source: Literal["user", "record", "attachment"] = "user"
+    hypothetical: bool = False
+
+    @field_validator("args", mode="before")
+    @classmethod
+    def _args_are_words(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(k): _words(v) for k, v in value.items()}
+        return value
+
+
+class QuestionModel(_Strict):
+    """One scripted question."""
+
+    id: str
+    topic: str
+    target: TargetModel | None = None
+    basis: str = "current_state"
+
+
+class CardAnswerModel(_Strict):
+    """An inferred answer to a card: ``interaction`` is ``last``, ``#n`` or an id."""
+
+    id: str
+    interaction: str
+    option: str
+
+
+class ConstraintModel(_Strict):
+    """A scripted constraint."""
+
+    id: str
+    kind: Literal["do_not_submit", "allow_submit"]
+    scope: Literal["turn", "standing"] = "turn"
+
+
+class LinkModel(_Strict):
+    """A correction or cancellation link."""
+
+    act: str
+    corrects: str | None = None
+    cancels: str | None = None
+
+
+class UnderstandingModel(_Strict):
+    """``understanding:`` what a model would have proposed."""
+
+    acts: list[ActModel] = Field(default_factory=list)
+    questions: list[QuestionModel] = Field(default_factory=list)
+    card_answers: list[CardAnswerModel] = Field(default_factory=list)
+    constraints: list[ConstraintModel] = Field(default_factory=list)
+    links: list[LinkModel] = Field(default_factory=list)
+
+
+class ClickModel(_Strict):
+    """``click:`` a structured card response."""
+
+    interaction: str = "last"
+    option: str
+    expected_revision: int | None = None
+    as_: ActorModel | None = Field(default=None, alias="as")
+
+
+class CommandExpect(_Strict):
+    """An expected committed command: operation and record key."""
+
+    operation: str
+    case: str
+
+
+class InteractionExpect(_Strict):
+    """An expected created card: kind, case key (or null) and option keys or ids."""
+
+    kind: str
+    case: str | None = None
+    options: list[str] | None = None
+
+
+class ExpectModel(_Strict):
+    """``expect:`` what the turn must show."""
+
+    results: dict[str, str] | None = None
+    commands: list[CommandExpect] | None = None
+    interactions_created: list[InteractionExpect] | None = None
+    blocks: list[str] | None = None
+    reply_mentions: list[str] | None = None
+    reply_must_not_mention: list[str] | None = None
+    reply_must_not_claim: list[str] | None = None
+    model_calls: int | None = None
+    state: dict[str, dict[str, Any]] | None = None
+    outbox: list[dict[str, str]] | None = None
+
+
+class CrashModel(_Strict):
+    """``crash:`` the next store call at a boundary fails; the runner recovers the turn."""
+
+    at: str
+
+
+class ExternalModel(_Strict):
+    """``external:`` an airline callback (``status``) or a timeout for a manifest."""
+
+    case: str
+    status: str | None = None
+    timeout: bool = False
+
+
+class TurnModel(_Strict):
+    """One entry of ``turns:``."""
+
+    text: str | None = None
+    understanding: UnderstandingModel | None = None
+    click: ClickModel | None = None
+    crash: CrashModel | None = None
+    external: ExternalModel | None = None
+    advance_days: int | None = None
+    locale: str | None = None
+    as_: ActorModel | None = Field(default=None, alias="as")
+    expect: ExpectModel | None = None
+
+
+class ScenarioModel(_Strict):
+    """A whole scenario file."""
+
+    name: str
+    sample: str
+    today: date
+    actor: ActorModel
+    description: str | None = None
+    locale: str = "en"
+    records: list[dict[str, Any]] = Field(default_factory=list)
+    in_view: list[str] | None = None
+    turns: list[TurnModel]

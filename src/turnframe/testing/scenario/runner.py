@@ -1,0 +1,584 @@
+"""Run scenario files through the real pipeline and check what happened.
+
+Each file runs in a fresh store with a fixed clock and deterministic ids. Understanding is
+scripted from the file; record keys (``T1``) are turned into the turn's opaque handles the
+way a model would see them. A failed expectation is reported with file, turn number,
+expectation, expected and actual.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from turnframe.core.acts import (
+    CardAnswer,
+    Constraint,
+    ConstraintKind,
+    ConstraintScope,
+    EvidenceSource,
+    Link,
+    ProposedTarget,
+    Question,
+    SemanticAct,
+    Understanding,
+)
+from turnframe.core.errors import TurnframeError, UsageError
+from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.interactions import Interaction
+from turnframe.core.reply import ReplyBlock
+from turnframe.core.turn import InteractionResponse, TurnInput
+from turnframe.runtime import FixedClock, Runtime, SequentialIds, TurnInterrupted, TurnResult
+from turnframe.store import FaultInjectingStore, FaultPlan, InMemoryStore, TurnStore
+from turnframe.testing.scenario.model import (
+    ActorModel,
+    ExpectModel,
+    ScenarioModel,
+    TargetModel,
+    TurnModel,
+    UnderstandingModel,
+)
+from turnframe.testing.scenario.samples import sample_named
+from turnframe.understand import Brief, UnderstandingResult
+
+__all__ = [
+    "Failure",
+    "ScenarioFileError",
+    "ScenarioOutcome",
+    "discover",
+    "load_scenario",
+    "run_scenario",
+    "run_scenario_file",
+]
+
+_STORES = ("memory", "sqlite")
+
+
+class ScenarioFileError(UsageError):
+    """A scenario file that cannot be read or does not follow the format.
+
+    Args:
+        path: the file.
+        where: the YAML path of the bad field (``turns[2].expect.results``), or ``""``.
+        message: what is wrong.
+    """
+
+    def __init__(self, path: str, where: str, message: str) -> None:
+        location = f" at {where}" if where else ""
+        super().__init__(f"{path}{location}: {message}")
+        self.path = path
+        self.where = where
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Failure:
+    """One failed expectation.
+
+    Attributes:
+        file: the scenario file.
+        turn: the 1-based turn number.
+        expectation: the expectation's key (``results.a1``).
+        expected: what the file expected.
+        actual: what happened.
+    """
+
+    file: str
+    turn: int
+    expectation: str
+    expected: Any
+    actual: Any
+
+    def line(self) -> str:
+        """Return the one-line report."""
+        return (
+            f"{self.file}: turn {self.turn}: {self.expectation}: "
+            f"expected {self.expected!r}, actual {self.actual!r}"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScenarioOutcome:
+    """What running one file gave.
+
+    Attributes:
+        file: the file.
+        name: the scenario's name.
+        failures: every failed expectation (empty when it passed).
+    """
+
+    file: str
+    name: str
+    failures: tuple[Failure, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        """Whether every expectation held."""
+        return not self.failures
+
+
+def discover(paths: Sequence[str | Path]) -> list[Path]:
+    """Return the scenario files named by ``paths`` (files, or directories searched for ``*.yaml``).
+
+    Raises:
+        ScenarioFileError: for a path that does not exist.
+    """
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.y*ml") if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ScenarioFileError(str(path), "", "no such file or directory")
+    return found
+
+
+def _yaml_path(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + ("as" if part == "as_" else str(part))
+    return out
+
+
+def load_scenario(path: str | Path) -> ScenarioModel:
+    """Read and validate one scenario file.
+
+    Raises:
+        ScenarioFileError: unreadable YAML, or a field that breaks the format (with its path).
+    """
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ScenarioFileError(str(path), "", f"cannot read YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ScenarioFileError(str(path), "", "a scenario is a YAML mapping")
+    try:
+        return ScenarioModel.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ScenarioFileError(str(path), _yaml_path(first["loc"]), first["msg"]) from exc
+
+
+class _ScenarioUnderstanding:
+    """Serves the current turn's scripted proposal; re-reads (recovery) get the same one."""
+
+    def __init__(self) -> None:
+        self.current: Understanding | None = None
+        self.builder: Any = None
+
+    async def understand(self, brief: Brief) -> UnderstandingResult:
+        if self.builder is None:
+            raise UsageError("a text turn in a scenario needs an `understanding:` block")
+        return UnderstandingResult(understanding=self.builder(brief), model_calls=0)
+
+
+async def _open_store(kind: str, workdir: Path) -> TurnStore:
+    if kind == "memory":
+        return InMemoryStore()
+    if kind == "sqlite":
+        from turnframe.store.sqlite import SqliteStore
+
+        return await SqliteStore.open(workdir / "scenario.db")
+    raise UsageError(f"unknown store {kind!r} (choose from {', '.join(_STORES)})")
+
+
+def run_scenario_file(path: str | Path, *, store: str = "memory") -> ScenarioOutcome:
+    """Run one scenario file synchronously (an event loop is started for it).
+
+    Raises:
+        ScenarioFileError: when the file is invalid.
+    """
+    import anyio
+
+    model = load_scenario(path)
+    return anyio.run(run_scenario, model, str(path), store)
+
+
+async def run_scenario(
+    model: ScenarioModel, file: str, store_kind: str = "memory"
+) -> ScenarioOutcome:
+    """Run a validated scenario in a fresh store and return its outcome.
+
+    Raises:
+        ScenarioFileError: when records cannot be seeded or a reference names nothing.
+    """
+    with tempfile.TemporaryDirectory(prefix="turnframe-scenario-") as tmp:
+        inner = await _open_store(store_kind, Path(tmp))
+        try:
+            return await _Run(model, file, inner).run()
+        finally:
+            await inner.close()
+
+
+@dataclass
+class _Run:
+    model: ScenarioModel
+    file: str
+    inner: TurnStore
+    failures: list[Failure] = field(default_factory=list)
+    refs: dict[str, CaseRef] = field(default_factory=dict)
+    cards: list[Interaction] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.sample = sample_named(self.model.sample)
+        self.plan = FaultPlan()
+        self.store = FaultInjectingStore(self.inner, self.plan)
+        self.clock = FixedClock(self.model.today)
+        self.understander = _ScenarioUnderstanding()
+        self.runtime = Runtime(
+            self.sample.application(),
+            self.store,
+            self.understander,
+            clock=self.clock,
+            ids=SequentialIds(),
+        )
+        self.actor = _actor(self.model.actor)
+        self.conversation = "conversation-1"
+        self.keys: dict[CaseRef, str] = {}
+
+    async def run(self) -> ScenarioOutcome:
+        await self._seed()
+        for number, turn in enumerate(self.model.turns, start=1):
+            await self._turn(number, turn)
+        return ScenarioOutcome(file=self.file, name=self.model.name, failures=tuple(self.failures))
+
+    async def _seed(self) -> None:
+        try:
+            ordered = self.sample.seed_order(self.model.records)
+        except ValueError as exc:
+            raise ScenarioFileError(self.file, "records", str(exc)) from exc
+        positions = {str(r.get("key", "")): i for i, r in enumerate(self.model.records)}
+        for record in ordered:
+            key = str(record.get("key", ""))
+            index = positions.get(key, 0)
+            try:
+                workflow, state = self.sample.seed_state(record, self.refs)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ScenarioFileError(self.file, f"records[{index}]", str(exc)) from exc
+            account = str(record.get("account", self.actor.account))
+            case = await self.runtime.seed(account, workflow, state, case_id=key.lower() or None)
+            self.refs[key] = case
+            self.keys[case] = key
+
+    def _in_view(self) -> list[CaseRef] | None:
+        if self.model.in_view is None:
+            return None
+        return [self.refs[k] for k in self.model.in_view if k in self.refs]
+
+    def _card_id(self, ref: str, where: str) -> str:
+        if ref == "last":
+            if not self.cards:
+                raise ScenarioFileError(
+                    self.file, where, "`last` names a card, but none was created"
+                )
+            return self.cards[-1].id
+        if ref.startswith("#"):
+            n = int(ref[1:])
+            if not 1 <= n <= len(self.cards):
+                raise ScenarioFileError(self.file, where, f"no card {ref} was created")
+            return self.cards[n - 1].id
+        return ref
+
+    async def _turn(self, number: int, turn: TurnModel) -> None:
+        where = f"turns[{number - 1}]"
+        if turn.advance_days:
+            self.clock.advance(turn.advance_days)
+        if turn.crash is not None:
+            try:
+                self.plan.arm(turn.crash.at)
+            except TurnframeError as exc:
+                raise ScenarioFileError(self.file, f"{where}.crash.at", str(exc)) from exc
+        if turn.external is not None:
+            await self._external(number, turn, where)
+        if turn.text is None and turn.click is None:
+            if turn.expect is not None:
+                await self._check(number, turn.expect, None)
+            return
+        actor = _actor(turn.as_) if turn.as_ else self.actor
+        response = None
+        if turn.click is not None:
+            card_id = self._card_id(turn.click.interaction, f"{where}.click.interaction")
+            option = self._option(card_id, turn.click.option)
+            expected = turn.click.expected_revision
+            if expected is None:
+                shown = next((c for c in self.cards if c.id == card_id), None)
+                expected = shown.spec.bound_revision if shown else None
+            click_actor = _actor(turn.click.as_) if turn.click.as_ else actor
+            actor = click_actor
+            response = InteractionResponse(
+                interaction_id=card_id, option_id=option, expected_revision=expected
+            )
+        if turn.text is not None:
+            self.understander.builder = self._builder(
+                turn.understanding or UnderstandingModel(), where
+            )
+        else:
+            self.understander.builder = None
+        turn_input = TurnInput(
+            text=turn.text,
+            interaction_response=response,
+            locale=turn.locale or self.model.locale,
+        )
+        result = await self._run_with_recovery(actor, turn_input)
+        self.cards.extend(result.interactions_created)
+        if turn.expect is not None:
+            await self._check(number, turn.expect, result)
+
+    async def _run_with_recovery(self, actor: Actor, turn_input: TurnInput) -> TurnResult:
+        try:
+            return await self.runtime.run_turn(
+                actor, self.conversation, turn_input, in_view=self._in_view()
+            )
+        except TurnInterrupted as exc:
+            turn_id = exc.turn_id
+        for _ in range(3):
+            try:
+                if await self.store.get_turn(actor.account, turn_id) is None:
+                    return await self.runtime.run_turn(
+                        actor,
+                        self.conversation,
+                        turn_input,
+                        in_view=self._in_view(),
+                        turn_id=turn_id,
+                    )
+                return await self.runtime.recover(actor, turn_id)
+            except TurnInterrupted:
+                continue
+        raise UsageError(f"turn {turn_id} could not be recovered")
+
+    def _option(self, card_id: str, option: str) -> str:
+        card = next((c for c in self.cards if c.id == card_id), None)
+        if card is not None and option in self.refs:
+            for opt in card.spec.options:
+                if opt.case == self.refs[option]:
+                    return opt.id
+        return option
+
+    async def _external(self, number: int, turn: TurnModel, where: str) -> None:
+        ext = turn.external
+        assert ext is not None
+        case = self.refs.get(ext.case)
+        if case is None:
+            raise ScenarioFileError(self.file, f"{where}.external.case", f"no record {ext.case!r}")
+        try:
+            await self.runtime.external_update(
+                self.actor.account,
+                case,
+                source="airline",
+                reference=f"scenario-{number}",
+                transition=lambda state: self.sample.external(state, ext.status, ext.timeout),
+            )
+        except ValueError as exc:
+            self.failures.append(
+                Failure(
+                    file=self.file,
+                    turn=number,
+                    expectation="external",
+                    expected=ext.status,
+                    actual=str(exc),
+                )
+            )
+
+    def _builder(self, spec: UnderstandingModel, where: str) -> Any:
+        def handle(brief: Brief, key: str) -> str:
+            case = self.refs.get(key)
+            return self.runtime.handle_for(brief.turn_id, case) if case else key
+
+        def target(brief: Brief, t: TargetModel | None) -> ProposedTarget | None:
+            if t is None:
+                return None
+            return ProposedTarget(
+                handles=tuple(handle(brief, k) for k in t.handles),
+                mention=t.mention,
+                find=t.find,
+                new=t.new,
+            )
+
+        def build(brief: Brief) -> Understanding:
+            acts = tuple(
+                SemanticAct(
+                    id=a.id,
+                    operation=a.operation,
+                    target=target(brief, a.target) or ProposedTarget(),
+                    args={k: handle(brief, v) if v in self.refs else v for k, v in a.args.items()},
+                    evidence=dict(a.evidence),
+                    evidence_source=EvidenceSource(a.evidence_source),
+                    hypothetical=a.hypothetical,
+                )
+                for a in spec.acts
+            )
+            return Understanding(
+                acts=acts,
+                questions=tuple(
+                    Question(id=q.id, topic=q.topic, target=target(brief, q.target), basis=q.basis)
+                    for q in spec.questions
+                ),
+                card_answers=tuple(
+                    CardAnswer(
+                        id=c.id,
+                        interaction=self._card_id(
+                            c.interaction, f"{where}.understanding.card_answers"
+                        ),
+                        option=self._option(
+                            self._card_id(c.interaction, f"{where}.understanding.card_answers"),
+                            c.option,
+                        ),
+                    )
+                    for c in spec.card_answers
+                ),
+                constraints=tuple(
+                    Constraint(id=c.id, kind=ConstraintKind(c.kind), scope=ConstraintScope(c.scope))
+                    for c in spec.constraints
+                ),
+                links=tuple(
+                    Link(act=link.act, corrects=link.corrects, cancels=link.cancels)
+                    for link in spec.links
+                ),
+            )
+
+        return build
+
+    # expectations ---------------------------------------------------------------
+    def _fail(self, number: int, what: str, expected: Any, actual: Any) -> None:
+        self.failures.append(
+            Failure(file=self.file, turn=number, expectation=what, expected=expected, actual=actual)
+        )
+
+    async def _check(self, number: int, expect: ExpectModel, result: TurnResult | None) -> None:
+        if result is not None:
+            self._check_turn(number, expect, result)
+        if expect.state is not None:
+            for key, wanted in expect.state.items():
+                case = self.refs.get(key)
+                row = await self.store.load_case(case) if case else None
+                actual = row.state if row else None
+                norm = self._normalize(wanted)
+                if actual is None or not _subset(norm, actual):
+                    self._fail(number, f"state.{key}", norm, _project(norm, actual))
+        if expect.outbox is not None:
+            messages = await self.store.outbox_messages()
+            actual_outbox = [
+                {"case": self.keys.get(m.case, str(m.case)), "topic": m.topic, "status": m.status}
+                for m in messages
+            ]
+            if not _subset(expect.outbox, actual_outbox):
+                self._fail(number, "outbox", expect.outbox, actual_outbox)
+
+    def _check_turn(self, number: int, expect: ExpectModel, result: TurnResult) -> None:
+        if expect.results is not None:
+            for item, wanted in expect.results.items():
+                got = result.results.get(item)
+                label = got.label if got else None
+                ok = label == wanted or (
+                    label is not None and ":" not in wanted and label.split(":")[0] == wanted
+                )
+                if not ok:
+                    self._fail(number, f"results.{item}", wanted, label)
+        if expect.commands is not None:
+            wanted_cmds = [(c.operation, c.case) for c in expect.commands]
+            actual_cmds = [(op, self.keys.get(case, str(case))) for op, case in result.commands]
+            if wanted_cmds != actual_cmds:
+                self._fail(number, "commands", wanted_cmds, actual_cmds)
+        if expect.interactions_created is not None:
+            actual_cards = [self._card_view(c) for c in result.interactions_created]
+            wanted_cards = [
+                {
+                    "kind": i.kind,
+                    "case": i.case,
+                    **({"options": i.options} if i.options is not None else {}),
+                }
+                for i in expect.interactions_created
+            ]
+            trimmed = [
+                {k: v for k, v in a.items() if k != "options" or "options" in w}
+                for a, w in zip(actual_cards, wanted_cards, strict=False)
+            ]
+            if len(actual_cards) != len(wanted_cards) or trimmed != wanted_cards:
+                self._fail(number, "interactions_created", wanted_cards, actual_cards)
+        if expect.blocks is not None:
+            kinds = [b.kind for b in result.blocks]
+            if kinds != expect.blocks:
+                self._fail(number, "blocks", expect.blocks, kinds)
+        text = _reply_text(result.blocks)
+        for needle in expect.reply_mentions or []:
+            if needle.lower() not in text.lower():
+                self._fail(number, "reply_mentions", needle, text)
+        for needle in expect.reply_must_not_mention or []:
+            if needle.lower() in text.lower():
+                self._fail(number, "reply_must_not_mention", needle, text)
+        if expect.reply_must_not_claim is not None:
+            claimed = sorted({c.operation for b in result.blocks for c in b.claims})
+            bad = [op for op in expect.reply_must_not_claim if op in claimed]
+            if bad:
+                self._fail(number, "reply_must_not_claim", expect.reply_must_not_claim, claimed)
+        if expect.model_calls is not None and expect.model_calls != result.model_calls:
+            self._fail(number, "model_calls", expect.model_calls, result.model_calls)
+
+    def _card_view(self, card: Interaction) -> dict[str, Any]:
+        options = [
+            self.keys.get(o.case, str(o.case)) if o.case is not None else o.id
+            for o in card.spec.options
+        ]
+        case = self.keys.get(card.spec.case, str(card.spec.case)) if card.spec.case else None
+        return {"kind": card.spec.kind.value, "case": case, "options": options}
+
+    def _normalize(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: self._normalize(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._normalize(v) for v in value]
+        if isinstance(value, date):
+            return value.isoformat()
+        if isinstance(value, str) and value in self.refs:
+            return str(self.refs[value])
+        return value
+
+
+def _actor(model: ActorModel) -> Actor:
+    return Actor(account=model.account, user=model.user, roles=frozenset(model.roles))
+
+
+def _subset(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, Mapping) and all(
+            k in actual and _subset(v, actual[k]) for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(_subset(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    return bool(expected == actual)
+
+
+def _project(expected: Any, actual: Any) -> Any:
+    """Return the part of ``actual`` the expectation looked at (for readable failures)."""
+    if isinstance(expected, dict) and isinstance(actual, Mapping):
+        return {k: _project(v, actual.get(k)) for k, v in expected.items()}
+    return actual
+
+
+def _reply_text(blocks: Sequence[ReplyBlock]) -> str:
+    parts: list[str] = []
+    for block in blocks:
+        match block.kind:
+            case "receipt":
+                parts.append(block.receipt.text)
+            case "interaction":
+                parts.append(block.prompt)
+                parts.extend(o.label for o in block.options)
+            case _:
+                parts.append(getattr(block, "text", ""))
+    return "\n".join(parts)

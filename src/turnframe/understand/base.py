@@ -1,0 +1,77 @@
+"""The understanding interface and the scripted implementation (guide §5).
+
+An :class:`Understander` reads a :class:`~turnframe.understand.brief.Brief` and returns a
+proposal (:class:`~turnframe.core.acts.Understanding`); it authorizes nothing (I9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from turnframe.core.acts import Understanding
+from turnframe.core.errors import UsageError
+from turnframe.core.ids import JSONObject
+from turnframe.understand.brief import Brief
+
+__all__ = ["ScriptedUnderstanding", "Understander", "UnderstandingResult"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnderstandingResult:
+    """A proposal plus how it was read (I20).
+
+    Attributes:
+        understanding: the proposal.
+        model_calls: how many model calls it took.
+        calls: one JSON record per model call (prompt, model, tokens, latency, verdict).
+    """
+
+    understanding: Understanding
+    model_calls: int = 0
+    calls: tuple[JSONObject, ...] = field(default=())
+
+
+class Understander(Protocol):
+    """Reads one turn's text against its brief (guide §2 step 4)."""
+
+    async def understand(self, brief: Brief) -> UnderstandingResult:
+        """Return the proposal for ``brief.text``.
+
+        Raises:
+            turnframe.core.MalformedProposal: when no reading passed its checks.
+        """
+        ...
+
+
+class ScriptedUnderstanding:
+    """Understanding from a script: what a model would have proposed, for tests and the demo.
+
+    Makes no model call. Each turn with text takes the next script entry; an entry is an
+    :class:`Understanding` or a function of the brief returning one (so a script can name
+    the turn's per-turn handles).
+
+    Args:
+        script: the proposals, in turn order.
+
+    Raises:
+        UsageError: from :meth:`understand` when the script is exhausted.
+    """
+
+    def __init__(
+        self, script: Sequence[Understanding | Callable[[Brief], Understanding]] = ()
+    ) -> None:
+        self._script = list(script)
+
+    def push(self, entry: Understanding | Callable[[Brief], Understanding]) -> None:
+        """Append a proposal for a later turn."""
+        self._script.append(entry)
+
+    async def understand(self, brief: Brief) -> UnderstandingResult:
+        """Return the next scripted proposal (zero model calls)."""
+        if not self._script:
+            raise UsageError("scripted understanding has no proposal left for this turn")
+        entry = self._script.pop(0)
+        proposal = entry(brief) if callable(entry) else entry
+        return UnderstandingResult(understanding=proposal, model_calls=0)

@@ -1,0 +1,168 @@
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import anyio
+import platformdirs
+import pytest
+
+from turnframe.core.events import EventDraft
+from turnframe.core.ids import CaseRef
+from turnframe.store import CommitRequest, StoreError, StoreUnavailable, TurnStore
+from turnframe.store.conformance import StoreConformance
+from turnframe.store.sqlite import SqliteStore, default_path
+
+
+class TestSqliteStore(StoreConformance):
+    offload = False
+
+    async def make_store(self) -> TurnStore:
+        return await SqliteStore.open(self.tmp_path / "turnframe.db", offload=self.offload)
+
+    async def make_peer_store(self, store: TurnStore) -> TurnStore | None:
+        assert isinstance(store, SqliteStore)
+        # peers run in worker threads so the races really overlap on the database lock
+        return await SqliteStore.open(store.path, offload=True)
+
+
+class TestSqliteStoreOffloaded(TestSqliteStore):
+    offload = True
+
+
+class TestSqliteStoreInMemory(StoreConformance):
+    async def make_store(self) -> TurnStore:
+        return await SqliteStore.open(":memory:")
+
+
+def test_unopenable_path_is_store_unavailable(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    target = blocker / "turnframe.db"
+
+    async def main() -> None:
+        await SqliteStore.open(target)
+
+    with pytest.raises(StoreUnavailable) as caught:
+        anyio.run(main)
+    assert str(target) in str(caught.value)
+    assert caught.value.failure.retryable is True
+
+
+def test_a_file_that_is_not_a_database_is_store_unavailable(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"definitely not sqlite" * 100)
+
+    async def main() -> None:
+        await SqliteStore.open(junk)
+
+    with pytest.raises(StoreUnavailable, match="junk.db"):
+        anyio.run(main)
+
+
+def test_default_path_is_under_the_user_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = tmp_path / "data" / "turnframe"
+    calls: list[str] = []
+
+    def fake_user_data_dir(appname: str | None = None, *args: object, **kw: object) -> str:
+        calls.append(str(appname))
+        return str(data_dir)
+
+    monkeypatch.setattr(platformdirs, "user_data_dir", fake_user_data_dir)
+    assert default_path() == data_dir / "turnframe.db"
+
+    async def main() -> Path | str:
+        store = await SqliteStore.open()
+        try:
+            await store.put_conversation_state("a", "c", {"x": 1})
+            return store.path
+        finally:
+            await store.close()
+
+    assert anyio.run(main) == data_dir / "turnframe.db"
+    assert (data_dir / "turnframe.db").is_file()
+    assert calls and set(calls) == {"turnframe"}
+
+
+def test_wal_synchronous_foreign_keys_and_schema_version(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = await SqliteStore.open(tmp_path / "x.db")
+        conn = store._conn  # peeking at the connection's pragmas
+        assert conn is not None
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+        await store.close()
+        await store.close()
+        with pytest.raises(StoreUnavailable, match="closed"):
+            await store.load_case(CaseRef("trip", "t1"))
+        again = await SqliteStore.open(tmp_path / "x.db")  # reopening keeps one version row
+        assert again._conn is not None
+        assert again._conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+        again._conn.execute("INSERT INTO schema_version (version) VALUES (99)")
+        await again.close()
+        with pytest.raises(StoreUnavailable, match="schema version 99"):
+            await SqliteStore.open(tmp_path / "x.db")
+
+    anyio.run(main)
+
+
+def _request(key: str, expected: int = 0, **state: Any) -> CommitRequest:
+    return CommitRequest(
+        account="a",
+        case=CaseRef("trip", "t1"),
+        expected_revision=expected,
+        state=dict(state),
+        events=(EventDraft(type="x", data={"k": key}, operation="o"),),
+        idempotency_key=key,
+        request_hash="h",
+        turn_id="t",
+    )
+
+
+def test_a_held_write_lock_is_store_unavailable_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "locked.db"
+
+    async def main() -> None:
+        store = await SqliteStore.open(path, timeout=0.05)
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+            with pytest.raises(StoreUnavailable, match="locked") as caught:
+                await store.commit(_request("k"))
+            assert caught.value.failure.retryable is True
+            other.execute("ROLLBACK")
+            assert await store.lookup_command("a", "k") is None
+            assert (await store.commit(_request("k"))).revision == 1
+        finally:
+            other.close()
+            await store.close()
+
+    anyio.run(main)
+
+
+def test_ids_text_and_json_survive_the_file(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = await SqliteStore.open(tmp_path / "x.db")
+        try:
+            first = await store.commit(_request("k1", name="Zoë ✓", odd="\ud800"))
+            second = await store.commit(_request("k2", expected=1))
+            assert [e.id for e in (*first.events, *second.events)] == ["ev-1", "ev-2"]
+            reopened = await SqliteStore.open(tmp_path / "x.db")
+            try:
+                row = await reopened.load_case(CaseRef("trip", "t1"))
+                assert row is not None and row.revision == 2
+                entry = await reopened.lookup_command("a", "k1")
+                assert entry is not None and entry.result == first
+                with pytest.raises(StoreError):
+                    await reopened.put_conversation_state("a", "c", {"bad": {1}})  # type: ignore[dict-item]
+            finally:
+                await reopened.close()
+            await store.save_replay("a", "t", {"text": "\ud800 lone surrogate"})
+            assert await store.load_replay("a", "t") == {"text": "\ud800 lone surrogate"}
+        finally:
+            await store.close()
+
+    anyio.run(main)
