@@ -1,0 +1,404 @@
+"""Turn preparation (guide §2 steps 2–9): load, project, brief, understand, resolve, reduce."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from turnframe.core.acts import ProposedTarget, Question, Understanding
+from turnframe.core.canonical import digest, to_json_value
+from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.interactions import (
+    Interaction,
+    InteractionResolution,
+    InteractionStatus,
+)
+from turnframe.core.ports import DirectoryEntry
+from turnframe.core.results import ResultStatus
+from turnframe.core.targets import (
+    Ambiguous,
+    Exact,
+    NotFound,
+    TargetCandidate,
+    TargetResolution,
+    Unauthorized,
+)
+from turnframe.core.turn import (
+    TurnInput,
+    TurnPhase,
+    TurnPhaseChanged,
+)
+from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.executor import StoredStateExecutor
+from turnframe.runtime.metrics import AMBIGUOUS_TARGET
+from turnframe.runtime.plan import ActInput, CaseSnapshot, ClickInput, ReductionInput
+from turnframe.runtime.reduce import reduce_turn
+from turnframe.runtime.turn import BatchRequest, PreparedTurn, QuestionRef
+from turnframe.store.base import CommitRequest, InteractionCas
+from turnframe.understand.brief import Brief, BriefCard, BriefRecord
+
+__all__: list[str] = []
+
+from turnframe.runtime._base import _STANDING, _RuntimeBase
+from turnframe.runtime.finish import _rejected
+
+
+class _Preparing(_RuntimeBase):
+    """Everything decided before the first commit."""
+
+    async def _prepare(
+        self,
+        actor: Actor,
+        conversation_id: str,
+        turn: TurnInput,
+        turn_id: str,
+        today: date,
+        locale: str,
+        in_view: Sequence[CaseRef] | None,
+    ) -> tuple[PreparedTurn, dict[str, CaseRef]]:
+        conversation = await self.store.get_conversation_state(actor.account, conversation_id)
+        standing_before = bool(conversation.get(_STANDING, False))
+        entries = await self.directory.list_for_actor(actor)
+        if in_view is not None:
+            wanted = set(in_view)
+            entries = [e for e in entries if e.case in wanted]
+        handles = {_handle(turn_id, e.case): e.case for e in entries}
+        labels = {e.case: e.label for e in entries}
+        snapshots: dict[CaseRef, CaseSnapshot] = {}
+        for entry in entries:
+            snapshots[entry.case] = await self._snapshot(entry.case, today, locale)
+        cards = tuple(await self.store.open_interactions(actor.account, conversation_id))
+
+        understanding = Understanding()
+        model_calls = 0
+        if turn.text:
+            assert self.understander is not None
+            brief = self._brief(turn_id, turn, today, locale, entries, handles, snapshots, cards)
+            read = await self.understander.understand(brief)
+            understanding, model_calls = read.understanding, read.model_calls
+        await self.store.set_turn_phase(turn_id, TurnPhase.UNDERSTOOD.value)
+        self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
+
+        acts: list[ActInput] = []
+        for act in understanding.acts:
+            resolution = None
+            if act.operation is not None:
+                resolution = await self._resolve(
+                    actor,
+                    act.operation,
+                    act.target,
+                    handles,
+                    labels,
+                    turn,
+                    snapshots,
+                    today,
+                    locale,
+                )
+            record_args, bad_args = _record_args(act.args, self.registry, act.operation, handles)
+            for case in record_args.values():
+                if case not in snapshots:
+                    snapshots[case] = await self._snapshot(case, today, locale)
+            acts.append(
+                ActInput(act=act, resolution=resolution, record_args=record_args, bad_args=bad_args)
+            )
+        click = None
+        if turn.interaction_response is not None:
+            click = await self._click(actor, conversation_id, turn, snapshots, today, locale)
+        plan = reduce_turn(
+            ReductionInput(
+                turn_id=turn_id,
+                actor=actor,
+                today=today,
+                locale=locale,
+                understanding=understanding,
+                acts=tuple(acts),
+                snapshots=snapshots,
+                click=click,
+                cards_on_screen=cards,
+                standing_do_not_submit=standing_before,
+            ),
+            self.registry,
+        )
+        await self.store.set_turn_phase(turn_id, TurnPhase.PLANNED.value)
+
+        executor = StoredStateExecutor(self.registry, self.store, today)
+        executor.turn_id = turn_id
+        results = {r.item_id: r for r in plan.results}
+        batches: list[BatchRequest] = []
+        for batch in plan.batches:
+            snap = snapshots[batch.case]
+            from turnframe.core.ports import LoadedCase
+
+            loaded = LoadedCase(case=batch.case, state=snap.state_json, revision=snap.revision)
+            try:
+                transition = await executor.apply(loaded, batch.envelopes)
+            except CommandRejected as exc:
+                for act_id in batch.act_ids:
+                    results[act_id] = _rejected(results[act_id], exc.code, exc.sentence)
+                continue
+            cas = None
+            if batch.card is not None:
+                cas = InteractionCas(
+                    interaction_id=batch.card[0],
+                    status=InteractionStatus.RESOLVED,
+                    resolution=InteractionResolution(
+                        option_id=batch.card[1],
+                        turn_id=turn_id,
+                        user=actor.user,
+                        results={a: ResultStatus.COMMITTED.value for a in batch.act_ids},
+                    ),
+                )
+            request = CommitRequest(
+                account=actor.account,
+                case=batch.case,
+                expected_revision=batch.expected_revision,
+                state=transition.state,
+                events=transition.events,
+                outbox=transition.outbox,
+                idempotency_key=batch.envelopes[0].idempotency_key,
+                request_hash=digest(
+                    (
+                        batch.expected_revision,
+                        [e.command.to_json() for e in batch.envelopes],
+                        [e.operation for e in batch.envelopes],
+                        [to_json_value(e.origin) for e in batch.envelopes],
+                    )
+                ),
+                turn_id=turn_id,
+                operations=tuple(e.operation for e in batch.envelopes),
+                interaction=cas,
+            )
+            batches.append(BatchRequest(request=request, act_ids=batch.act_ids))
+        questions = []
+        for q in understanding.questions:
+            cases = await self._question_cases(actor, q, handles)
+            for case in cases:
+                if case not in snapshots:
+                    snapshots[case] = await self._snapshot(case, today, locale)
+            questions.append(QuestionRef(id=q.id, topic=q.topic, basis=q.basis, cases=cases))
+        standing_active = (
+            standing_before
+            if plan.standing_do_not_submit is None
+            else (plan.standing_do_not_submit)
+        )
+        focus = next(
+            (
+                r.case
+                for r in results.values()
+                if r.case is not None and r.status is not ResultStatus.SUPERSEDED
+            ),
+            None,
+        )
+        prepared = PreparedTurn(
+            turn_id=turn_id,
+            conversation_id=conversation_id,
+            actor=actor,
+            today=today,
+            locale=locale,
+            results=tuple(results.values()),
+            batches=tuple(batches),
+            closes=plan.closes,
+            cards=plan.cards,
+            card_ids=tuple(self.ids.new_id("card") for _ in plan.cards),
+            notices=plan.notices,
+            standing=plan.standing_do_not_submit,
+            standing_active=standing_active,
+            questions=tuple(questions),
+            focus=focus,
+            replayed_click=plan.replayed_click,
+            model_calls=model_calls,
+            ambiguous=plan.ambiguous,
+            understanding=understanding,
+        )
+        if plan.ambiguous:
+            self.metrics.count(AMBIGUOUS_TARGET, plan.ambiguous)
+        return prepared, handles
+
+    def _brief(
+        self,
+        turn_id: str,
+        turn: TurnInput,
+        today: date,
+        locale: str,
+        entries: Sequence[DirectoryEntry],
+        handles: dict[str, CaseRef],
+        snapshots: dict[CaseRef, CaseSnapshot],
+        cards: Sequence[Interaction],
+    ) -> Brief:
+        by_case = {case: handle for handle, case in handles.items()}
+        records = []
+        for entry in entries:
+            snap = snapshots[entry.case]
+            definition = self.registry.workflow(entry.case.workflow).definition
+            records.append(
+                BriefRecord(
+                    handle=by_case[entry.case],
+                    workflow=entry.case.workflow,
+                    label=entry.label,
+                    phase=snap.view.phase,
+                    obligations=tuple(o.id for o in snap.view.obligations),
+                    offered=definition.offered(snap.view, Actor(account="", user="")),
+                    briefing=definition.briefing(snap.view),
+                )
+            )
+        creatable = tuple(
+            op.key
+            for name in self.registry.names()
+            for op in self.registry.workflow(name).operations()
+            if op.creates_case
+        )
+        return Brief(
+            turn_id=turn_id,
+            text=turn.text or "",
+            locale=locale,
+            today=today.isoformat(),
+            records=tuple(records),
+            creatable=creatable,
+            cards=tuple(
+                BriefCard(
+                    interaction_id=c.id,
+                    kind=c.spec.kind.value,
+                    prompt=c.spec.prompt,
+                    options=tuple((o.id, o.label) for o in c.spec.options),
+                )
+                for c in cards
+            ),
+            handles=tuple(handles),
+        )
+
+    async def _resolve(
+        self,
+        actor: Actor,
+        operation: str,
+        target: ProposedTarget,
+        handles: dict[str, CaseRef],
+        labels: dict[CaseRef, str],
+        turn: TurnInput,
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> TargetResolution:
+        spec = self.registry.operation(operation)
+        if target.new:
+            if spec is None or not spec.creates_case:
+                return NotFound(reason="not_creatable")
+            case = CaseRef(spec.workflow, self.ids.new_id(spec.workflow))
+            snapshots[case] = await self._snapshot(case, today, locale)
+            return Exact(case=case, new=True)
+        cases: list[CaseRef] = []
+        if target.handles:
+            for handle in dict.fromkeys(target.handles):
+                named = handles.get(handle)
+                if named is None:
+                    return NotFound(reason="unknown_handle")
+                cases.append(named)
+        elif target.find:
+            workflow = spec.workflow if spec else None
+            cases = list(await self.directory.find(actor, workflow, target.find))
+            for case in cases:
+                if case not in snapshots:
+                    snapshots[case] = await self._snapshot(case, today, locale)
+                labels.setdefault(case, snapshots[case].label)
+        elif turn.origin_ref is not None:
+            if not await self.directory.authorize(actor, turn.origin_ref):
+                return Unauthorized()
+            cases = [turn.origin_ref]
+            if turn.origin_ref not in snapshots:
+                snapshots[turn.origin_ref] = await self._snapshot(turn.origin_ref, today, locale)
+        if not cases:
+            return NotFound(reason="no_target")
+        for case in cases:
+            if not await self.directory.authorize(actor, case):
+                return Unauthorized()
+        if len(cases) == 1:
+            return Exact(case=cases[0])
+        return Ambiguous(
+            candidates=tuple(
+                TargetCandidate(case=c, label=labels.get(c) or snapshots[c].label) for c in cases
+            )
+        )
+
+    async def _click(
+        self,
+        actor: Actor,
+        conversation_id: str,
+        turn: TurnInput,
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> ClickInput:
+        response = turn.interaction_response
+        assert response is not None
+        card = await self.store.get_interaction(
+            actor.account, conversation_id, response.interaction_id
+        )
+        if card is None:
+            return ClickInput(response=response, interaction=None)
+        option = card.spec.option(response.option_id)
+        needed = {p.case for p in card.spec.pending if p.case is not None}
+        if card.spec.case is not None:
+            needed.add(card.spec.case)
+        if option is not None and option.case is not None:
+            needed.add(option.case)
+        for p in card.spec.pending:
+            needed.update(p.record_args.values())
+        for case in needed:
+            if case not in snapshots or snapshots[case].state is None:
+                snapshots[case] = await self._snapshot(case, today, locale)
+        case_revision = snapshots[card.spec.case].revision if card.spec.case else None
+        pending = []
+        for p in card.spec.pending:
+            chosen = option.case if option is not None and option.case is not None else p.case
+            resolution: TargetResolution | None = None
+            if chosen is not None:
+                if not await self.directory.authorize(actor, chosen):
+                    resolution = Unauthorized()
+                else:
+                    resolution = Exact(case=chosen, new=p.new_case and chosen == p.case)
+            pending.append(ActInput(act=p.act, resolution=resolution, record_args=p.record_args))
+        return ClickInput(
+            response=response, interaction=card, case_revision=case_revision, pending=tuple(pending)
+        )
+
+    async def _question_cases(
+        self, actor: Actor, question: Question, handles: dict[str, CaseRef]
+    ) -> tuple[CaseRef, ...]:
+        target = question.target
+        if target is None:
+            return ()
+        if target.handles:
+            return tuple(handles[h] for h in dict.fromkeys(target.handles) if h in handles)
+        if target.find:
+            return tuple(await self.directory.find(actor, None, target.find))
+        return ()
+
+    # ----------------------------------------------------------------- finishing
+
+
+def _handle(turn_id: str, case: CaseRef) -> str:
+    """Mint the opaque per-turn handle of ``case`` (I1): no record id can be read from it."""
+    return "h" + digest(("handle", turn_id, str(case)))[:10]
+
+
+def _record_args(
+    args: Any, registry: WorkflowRegistry, operation: str | None, handles: dict[str, CaseRef]
+) -> tuple[dict[str, CaseRef], dict[str, str]]:
+    spec = registry.operation(operation) if operation else None
+    record: dict[str, CaseRef] = {}
+    bad: dict[str, str] = {}
+    if spec is None:
+        return record, bad
+    for arg in spec.arguments:
+        if arg.record_workflow is None or arg.name not in args:
+            continue
+        words = str(args[arg.name]).strip()
+        if words.lower() in arg.literals:
+            continue
+        case = handles.get(words)
+        if case is None or case.workflow != arg.record_workflow:
+            bad[arg.name] = "unknown_handle"
+        else:
+            record[arg.name] = case
+    return record, bad
