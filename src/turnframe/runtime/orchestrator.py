@@ -48,7 +48,6 @@ __all__ = ["Runtime"]
 from turnframe.runtime.finish import _Finishing
 from turnframe.runtime.prepare import _handle, _Preparing
 
-
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 
 
