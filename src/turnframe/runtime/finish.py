@@ -36,6 +36,7 @@ from turnframe.store.errors import (
 __all__: list[str] = []
 
 from turnframe.runtime._base import _STANDING, _RuntimeBase, log
+from turnframe.runtime.serial import dump
 
 
 class _Finishing(_RuntimeBase):
@@ -71,7 +72,10 @@ class _Finishing(_RuntimeBase):
                 for act_id in batch.act_ids:
                     results[act_id] = _status(results[act_id], ResultStatus.COMMITTED)
                 committed_events.extend(outcome.events)
-                if not outcome.replayed:
+                # A replayed commit is this turn's own when its events carry this turn's id
+                # (recovery after "performed, then the acknowledgement was lost").
+                own = bool(outcome.events) and all(e.turn_id == turn_id for e in outcome.events)
+                if not outcome.replayed or own:
                     commits.append(outcome)
                     commands.extend((op, batch.request.case) for op in batch.request.operations)
             for item_id, result in list(results.items()):
@@ -119,6 +123,7 @@ class _Finishing(_RuntimeBase):
                     for k, v in prepared.replayed_click.items()
                 }
             )
+            notices.append(("already_resolved", say("already_resolved", prepared.locale), None))
         receipts = await self._receipts(committed_events, prepared.locale)
         answers = await self._answers(prepared)
         ask_next = await self._ask_next(prepared, results)
@@ -135,7 +140,6 @@ class _Finishing(_RuntimeBase):
             log.error("claim guard refused %d block(s) in turn %s", len(refused), turn_id)
         try:
             await self.store.save_reply(turn_id, kept)
-            await self.store.set_turn_phase(turn_id, TurnPhase.REPLIED.value)
             await self.store.save_replay(
                 actor.account,
                 turn_id,
@@ -149,6 +153,8 @@ class _Finishing(_RuntimeBase):
                     "model_calls": prepared.model_calls,
                 },
             )
+            final = replace(prepared, results=tuple(results.values()))
+            await self.store.set_turn_phase(turn_id, TurnPhase.REPLIED.value, dump(final))
         except StoreError as exc:
             raise TurnInterrupted(turn_id, TurnPhase.COMMITTED.value, str(exc)) from exc
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.REPLIED))

@@ -75,7 +75,9 @@ class _Preparing(_RuntimeBase):
         model_calls = 0
         if turn.text:
             assert self.understander is not None
-            brief = self._brief(turn_id, turn, today, locale, entries, handles, snapshots, cards)
+            brief = self._brief(
+                actor, turn_id, turn, today, locale, entries, handles, snapshots, cards
+            )
             read = await self.understander.understand(brief)
             understanding, model_calls = read.understanding, read.model_calls
         await self.store.set_turn_phase(turn_id, TurnPhase.UNDERSTOOD.value)
@@ -218,6 +220,7 @@ class _Preparing(_RuntimeBase):
 
     def _brief(
         self,
+        actor: Actor,
         turn_id: str,
         turn: TurnInput,
         today: date,
@@ -239,7 +242,7 @@ class _Preparing(_RuntimeBase):
                     label=entry.label,
                     phase=snap.view.phase,
                     obligations=tuple(o.id for o in snap.view.obligations),
-                    offered=definition.offered(snap.view, Actor(account="", user="")),
+                    offered=definition.offered(snap.view, actor),
                     briefing=definition.briefing(snap.view),
                 )
             )

@@ -412,7 +412,7 @@ class _Reducer:
         parts = []
         for key in operations:
             spec = self.registry.operation(key)
-            parts.append(spec.summary_in(self.inp.locale) if spec else key)
+            parts.append((spec.summary_in(self.inp.locale) if spec else key).rstrip("."))
         return "; ".join(parts)
 
     def _plan_confirm_cards(self) -> None:

@@ -34,6 +34,7 @@ from turnframe.core.errors import TurnframeError, UsageError
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
+from turnframe.core.results import PlannedActResult
 from turnframe.core.turn import InteractionResponse, TurnInput
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, TurnInterrupted, TurnResult
 from turnframe.store import FaultInjectingStore, FaultPlan, InMemoryStore, TurnStore
@@ -479,11 +480,8 @@ class _Run:
         if expect.results is not None:
             for item, wanted in expect.results.items():
                 got = result.results.get(item)
-                label = got.label if got else None
-                ok = label == wanted or (
-                    label is not None and ":" not in wanted and label.split(":")[0] == wanted
-                )
-                if not ok:
+                label = _result_label(got, detailed=":" in wanted)
+                if label != wanted:
                     self._fail(number, f"results.{item}", wanted, label)
         if expect.commands is not None:
             wanted_cmds = [(c.operation, c.case) for c in expect.commands]
@@ -543,6 +541,20 @@ class _Run:
         if isinstance(value, str) and value in self.refs:
             return str(self.refs[value])
         return value
+
+
+def _result_label(result: PlannedActResult | None, *, detailed: bool) -> str | None:
+    """Return a result as a scenario spells it: ``status``, or ``status:code`` when detailed.
+
+    ``rejected:<code>`` is the format's spelling; any other status may be checked with its
+    code the same way (``needs_clarification:missing:kind``, ``superseded:cancelled``).
+    """
+    if result is None:
+        return None
+    status = result.status.value
+    if not detailed:
+        return status
+    return f"{status}:{result.code}" if result.code else status
 
 
 def _actor(model: ActorModel) -> Actor:
