@@ -18,14 +18,18 @@ What is measured
     handles, a few microseconds) is inside the figures.
 
 How
-    Each shape runs in its own fresh store. Records are seeded (untimed) from
-    ``DEMO_RECORDS`` into a fresh account every few turns, so per-case and per-account
-    state (extras, cases listed, turns per conversation) stays bounded instead of growing
-    with the repetition count. Each shape and store gets a warm-up, then ``--turns`` timed
-    turns; the report gives the median, p90 and mean in milliseconds and the SQLite/memory
-    ratio of the medians. Every timed turn is checked (untimed) to have committed what it
-    should. The understander is wrapped to count its calls: a click-only turn must make
-    zero model calls (the run exits with status 1 otherwise).
+    Each (shape, store) pair has its own fresh store and runtime (the default
+    ``RandomIds``, a fixed clock). Records are seeded (untimed) from ``DEMO_RECORDS``
+    (three trips, four travelers, a manifest) into a fresh account every few turns, so
+    per-case and per-account state (extras, cases listed, turns per conversation) stays
+    bounded instead of growing with the repetition count. Each pair gets a warm-up, then
+    the pairs take turns in rounds of ``ROUND`` timed turns until each has ``--turns``, so
+    a burst of load from elsewhere on the machine hits every pair alike. The report gives
+    the median, p90 and mean in milliseconds and the SQLite/memory ratio of the medians.
+    Every timed turn is checked (untimed) to have committed what it should. The
+    understander is wrapped to count its calls: a click-only turn must make zero model
+    calls (the run exits with status 1 otherwise). ``config.reference_loop_ms`` times a
+    fixed pure-Python loop, to compare figures across machines.
 
 Targets (from the issue): a three-act turn takes at most 2 ms median on SQLite; a
 click-only turn makes zero model calls. Timing targets are reported, never asserted.
@@ -64,8 +68,11 @@ SHAPES = ("one_act", "three_act", "click")
 STORES = ("memory", "sqlite")
 TARGET_THREE_ACT_SQLITE_MS = 2.0
 TODAY = date(2026, 5, 1)
-TURNS_PER_ACCOUNT = 20
-"""Timed text turns per seeded account before the next account (bounds state growth)."""
+ROUND = 10
+"""Turns each (shape, store) pair runs before the next pair takes its turn."""
+TURNS_PER_ACCOUNT = 10
+"""Timed turns per seeded account before the next one (bounds state growth: the May
+Lisbon trip holds 2 to 12 extras in the text shapes)."""
 
 
 class CountingUnderstander:
@@ -86,8 +93,10 @@ class CountingUnderstander:
 class Bench:
     """One store, one runtime; seeds accounts and drives the turns of one shape."""
 
-    def __init__(self, store: TurnStore) -> None:
+    def __init__(self, shape: str, store: TurnStore) -> None:
+        self.shape = shape
         self.store = store
+        self.samples: list[int] = []
         self.script = ScriptedUnderstanding()
         self.understander = CountingUnderstander(self.script)
         self.runtime = Runtime(
@@ -98,6 +107,7 @@ class Bench:
         self.refs: dict[str, CaseRef] = {}
         self.conversation = ""
         self.turns_left = 0
+        self.hotels_left: list[str] = []
         self.step = 0
         self.click_model_calls = 0
 
@@ -126,6 +136,12 @@ class Bench:
             args=args,
             evidence=dict(args),
         )
+
+    async def run(self) -> int:
+        """Run one turn of this bench's shape; return the nanoseconds of its ``run_turn``."""
+        shapes = {"one_act": self.one_act, "three_act": self.three_act, "click": self.click}
+        elapsed, _ = await shapes[self.shape]()
+        return elapsed
 
     async def text_turn(self, text: str, build: Callable[[Brief], Understanding]) -> TurnResult:
         self.script.push(build)
@@ -181,11 +197,10 @@ class Bench:
     async def click(self) -> tuple[int, TurnResult]:
         # Each of the account's three trips gets one hotel: three setup+click pairs per
         # account, each pair in a new conversation.
-        if self.turns_left <= 0:
+        if not self.hotels_left:
             await self.new_account()
-            self.turns_left = 3
-        trip = ("T1", "T2", "T3")[3 - self.turns_left]
-        self.turns_left -= 1
+            self.hotels_left = ["T1", "T2", "T3"]
+        trip = self.hotels_left.pop(0)
         self.step += 1
         self.conversation = f"conv-{self.accounts}-{self.step}"
 
@@ -242,35 +257,43 @@ def _summary(samples_ns: Sequence[int]) -> dict[str, float]:
     }
 
 
-async def _measure(shape: str, kind: str, turns: int, warmup: int) -> tuple[dict[str, Any], int]:
-    with tempfile.TemporaryDirectory(prefix="turnframe-bench-") as tmp:
-        store = await _open_store(kind, Path(tmp), shape)
-        try:
-            bench = Bench(store)
-            run = getattr(bench, shape)
-            samples: list[int] = []
-            gc.collect()
-            for i in range(warmup + turns):
-                elapsed, _ = await run()
-                if i >= warmup:
-                    samples.append(elapsed)
-            return _summary(samples), bench.click_model_calls
-        finally:
-            await store.close()
+async def _measure(turns: int, warmup: int, workdir: Path) -> dict[tuple[str, str], Bench]:
+    """Time every (shape, store) pair, interleaved in rounds so load spikes hit all alike."""
+    benches: dict[tuple[str, str], Bench] = {}
+    try:
+        for shape in SHAPES:
+            for kind in STORES:
+                benches[(shape, kind)] = Bench(shape, await _open_store(kind, workdir, shape))
+        for bench in benches.values():
+            for _ in range(warmup):
+                await bench.run()
+        gc.collect()
+        done = 0
+        while done < turns:
+            chunk = min(ROUND, turns - done)
+            for bench in benches.values():
+                for _ in range(chunk):
+                    bench.samples.append(await bench.run())
+            done += chunk
+        return benches
+    finally:
+        for bench in benches.values():
+            await bench.store.close()
 
 
 async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
     """Run every shape on every store and return the report (the ``--json`` object)."""
+    with tempfile.TemporaryDirectory(prefix="turnframe-bench-") as tmp:
+        benches = await _measure(turns, warmup, Path(tmp))
     shapes: dict[str, dict[str, Any]] = {}
-    click_calls = 0
     for shape in SHAPES:
-        figures: dict[str, Any] = {}
-        for kind in STORES:
-            figures[kind], calls = await _measure(shape, kind, turns, warmup)
-            click_calls += calls
+        figures: dict[str, Any] = {
+            kind: _summary(benches[(shape, kind)].samples) for kind in STORES
+        }
         memory, sqlite = figures["memory"]["median_ms"], figures["sqlite"]["median_ms"]
         figures["sqlite_over_memory"] = round(sqlite / memory, 2) if memory else None
         shapes[shape] = figures
+    click_calls = sum(b.click_model_calls for b in benches.values())
     three = shapes["three_act"]["sqlite"]["median_ms"]
     return {
         "shapes": shapes,
@@ -285,18 +308,31 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
             "turns": turns,
             "warmup": warmup,
             "turns_per_account": TURNS_PER_ACCOUNT,
+            "round": ROUND,
             "subtracted": "nothing (scripted understanding, zero model calls)",
+            "reference_loop_ms": _reference_ms(),
             "python": platform.python_version(),
             "platform": platform.platform(),
         },
     }
 
 
+def _reference_ms() -> float:
+    """Return the median time of a fixed pure-Python workload (to compare machines)."""
+    times = []
+    for _ in range(15):
+        start = time.perf_counter_ns()
+        sum(i * i for i in range(20_000))
+        times.append(time.perf_counter_ns() - start)
+    return round(statistics.median(times) / 1e6, 3)
+
+
 def _table(report: dict[str, Any]) -> str:
     config = report["config"]
     lines = [
         f"Turnframe turn overhead: {config['turns']} timed turns per shape and store "
-        f"(+{config['warmup']} warm-up), Python {config['python']}",
+        f"(+{config['warmup']} warm-up), Python {config['python']}, "
+        f"reference loop {config['reference_loop_ms']} ms",
         "Framework time per run_turn (scripted understanding, nothing subtracted), in ms",
         "",
         f"{'shape':<10} {'store':<7} {'median':>8} {'p90':>8} {'mean':>8}",

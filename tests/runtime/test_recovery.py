@@ -10,6 +10,7 @@ import pytest
 from turnframe.core import (
     Actor,
     CaseRef,
+    InteractionResponse,
     InteractionStatus,
     ProposedTarget,
     ResultStatus,
@@ -51,7 +52,9 @@ class _SameReading:
                         target=ProposedTarget(handles=(t1,)),
                         args={"kind": "insurance"},
                     ),
-                    SemanticAct(id="a2", operation="trip.cancel", target=ProposedTarget(handles=(t2,))),
+                    SemanticAct(
+                        id="a2", operation="trip.cancel", target=ProposedTarget(handles=(t2,))
+                    ),
                 )
             )
         )
@@ -64,7 +67,11 @@ async def _scenario(boundary: str) -> None:
     holder: list[Runtime] = []
     understander = _SameReading(holder, refs)
     runtime = Runtime(
-        travel_application(), store, understander, clock=FixedClock(date(2026, 5, 1)), ids=SequentialIds()
+        travel_application(),
+        store,
+        understander,
+        clock=FixedClock(date(2026, 5, 1)),
+        ids=SequentialIds(),
     )
     holder.append(runtime)
     for record in seed_order(RECORDS):
@@ -106,3 +113,42 @@ async def _scenario(boundary: str) -> None:
 @pytest.mark.parametrize("boundary", [b for b in BOUNDARIES if b != "put_conversation_state"])
 def test_a_turn_recovers_from_a_failure_at_every_boundary(boundary: str) -> None:
     anyio.run(_scenario, boundary)
+
+
+async def _decline_scenario() -> None:
+    plan = FaultPlan()
+    store = FaultInjectingStore(InMemoryStore(), plan)
+    refs: dict[str, CaseRef] = {}
+    holder: list[Runtime] = []
+    runtime = Runtime(
+        travel_application(),
+        store,
+        _SameReading(holder, refs),
+        clock=FixedClock(date(2026, 5, 1)),
+        ids=SequentialIds(),
+    )
+    holder.append(runtime)
+    for record in seed_order(RECORDS):
+        workflow, state = seed_state(record, refs)
+        refs[str(record["key"])] = await runtime.seed("acme", workflow, state)
+    first = await runtime.run_turn(ACTOR, "c1", TurnInput(text="Add insurance and cancel Porto."))
+    (card,) = first.interactions_created
+    plan.arm("close_interaction")
+    click = TurnInput(
+        interaction_response=InteractionResponse(
+            interaction_id=card.id, option_id="decline", expected_revision=card.spec.bound_revision
+        )
+    )
+    with pytest.raises(TurnInterrupted) as caught:
+        await runtime.run_turn(ACTOR, "c1", click)
+    assert plan.fired  # the fault really fired at close_interaction
+    result = await runtime.recover(ACTOR, caught.value.turn_id)
+    assert result.results["a2"].status is ResultStatus.NO_CHANGE
+    stored = await store.get_interaction("acme", "c1", card.id)
+    assert stored is not None and stored.status is InteractionStatus.DECLINED
+    porto = await store.load_case(refs["T2"])
+    assert porto is not None and porto.state["status"] != "cancelled"
+
+
+def test_a_decline_recovers_from_a_failure_at_close_interaction() -> None:
+    anyio.run(_decline_scenario)

@@ -1,4 +1,4 @@
-"""The ``turnframe`` command line: ``demo`` and ``scenario run``."""
+"""The ``turnframe`` command line: ``demo``, ``scenario run``, ``db``, ``relay``, ``worker``."""
 
 from __future__ import annotations
 
@@ -26,7 +26,22 @@ def _parser() -> argparse.ArgumentParser:
     run = scenario_sub.add_parser("run", help="run scenario files or directories")
     run.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
     run.add_argument("--json", action="store_true", help="one JSON object per scenario")
-    run.add_argument("--store", choices=("memory", "sqlite"), default="memory")
+    run.add_argument(
+        "--store",
+        choices=("memory", "sqlite", "postgres"),
+        default="memory",
+        help="postgres: a fresh schema per file on TURNFRAME_POSTGRES_DSN "
+        "(or TURNFRAME_TEST_POSTGRES_DSN)",
+    )
+    db = sub.add_parser("db", help="the PostgreSQL store's schema (extra `postgres`)")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    migrate = db_sub.add_parser("migrate", help="apply the shipped migrations (advisory lock)")
+    migrate.add_argument("--dsn", help="database DSN (default: $TURNFRAME_POSTGRES_DSN)")
+    migrate.add_argument("--schema", default="public")
+    print_sql = db_sub.add_parser("print-sql", help="print the migrations for your own tool")
+    print_sql.add_argument("--schema", default="public")
+    print_sql.add_argument("--after", type=int, default=0, help="skip migrations up to N")
+    print_sql.add_argument("--fresh", action="store_true", help="print schema.sql instead")
     return parser
 
 
@@ -44,6 +59,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from turnframe.cli.scenario import run_scenarios
 
         return run_scenarios(args.paths, as_json=args.json, store=args.store)
+    if args.command == "db":
+        from turnframe.cli.db import run_db
+
+        return run_db(
+            args.db_command,
+            dsn=getattr(args, "dsn", None),
+            schema=str(args.schema),
+            after=int(getattr(args, "after", 0)),
+            fresh=bool(getattr(args, "fresh", False)),
+        )
     return 2  # pragma: no cover - argparse requires a command
 
 

@@ -6,6 +6,12 @@ The adopter API is :class:`Runtime` with an :class:`Application`; the determinis
 """
 
 from turnframe.runtime.app import Application
+from turnframe.runtime.callbacks import (
+    CallbackRejected,
+    SignedCallback,
+    sign_callback,
+    verify_callback,
+)
 from turnframe.runtime.claims import guard_claims
 from turnframe.runtime.errors import CommandRejected, TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
@@ -20,11 +26,19 @@ from turnframe.runtime.ports import (
     SequentialIds,
     SystemClock,
 )
+from turnframe.runtime.relay import Delivery, DeliveryKind, EffectHandler, OutboxRelay, RelayReport
 from turnframe.runtime.turn import PreparedTurn, TurnResult
 
 __all__ = [
     "AMBIGUOUS_TARGET",
     "Application",
+    "CallbackRejected",
+    "Delivery",
+    "DeliveryKind",
+    "EffectHandler",
+    "OutboxRelay",
+    "RelayReport",
+    "SignedCallback",
     "Clock",
     "CommandRejected",
     "FixedClock",
@@ -42,5 +56,7 @@ __all__ = [
     "TurnResult",
     "UnknownTurn",
     "guard_claims",
+    "sign_callback",
+    "verify_callback",
     "origin_satisfies",
 ]

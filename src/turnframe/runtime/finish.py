@@ -12,6 +12,7 @@ from turnframe.core.events import DomainEvent, Receipt
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import (
     Interaction,
+    InteractionKind,
     InteractionResolution,
 )
 from turnframe.core.ports import Subject
@@ -25,6 +26,7 @@ from turnframe.runtime.claims import guard_claims
 from turnframe.runtime.compose import AskNext, compose_reply
 from turnframe.runtime.copy import say
 from turnframe.runtime.errors import TurnInterrupted
+from turnframe.runtime.reduce import card_prompt
 from turnframe.runtime.turn import PreparedTurn, TurnResult
 from turnframe.store.base import CommitResult, InteractionCas
 from turnframe.store.errors import (
@@ -113,16 +115,14 @@ class _Finishing(_RuntimeBase):
         if prepared.standing is None and prepared.standing_active:
             notices.append((_STANDING, say(_STANDING, prepared.locale), None))
         if prepared.replayed_click is not None:
-            results.update(
-                {
-                    k: PlannedActResult(
-                        item_id=k,
-                        status=ResultStatus(v.split(":")[0]),
-                        code=(v.split(":") + [""])[1] or None,
+            # A second click reports the card's original results; this turn's own items keep
+            # their own results (I11: exactly one result each).
+            for k, v in prepared.replayed_click.items():
+                if k not in results:
+                    status, _, code = v.partition(":")
+                    results[k] = PlannedActResult(
+                        item_id=k, status=ResultStatus(status), code=code or None
                     )
-                    for k, v in prepared.replayed_click.items()
-                }
-            )
             notices.append(("already_resolved", say("already_resolved", prepared.locale), None))
         receipts = await self._receipts(committed_events, prepared.locale)
         answers = await self._answers(prepared)
@@ -151,6 +151,8 @@ class _Finishing(_RuntimeBase):
                     "events": [e.id for e in committed_events],
                     "cards": [c.id for c in created],
                     "model_calls": prepared.model_calls,
+                    "calls": list(prepared.calls),
+                    "reading": prepared.reading,
                 },
             )
             final = replace(prepared, results=tuple(results.values()))
@@ -191,6 +193,16 @@ class _Finishing(_RuntimeBase):
             if spec.case is not None and not spec.independent:
                 row = await self.store.load_case(spec.case)
                 spec = _rebind(spec, row.revision if row else 0)
+                if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW):
+                    # D2: the prompt shows the record at the revision the card is bound to.
+                    erased = self.registry.workflow(spec.case.workflow)
+                    label = erased.definition.candidate_label(
+                        spec.case, erased.typed(row.state if row else None), prepared.locale
+                    )
+                    prompt = card_prompt(
+                        self.registry, spec.kind, label, spec.operations, prepared.locale
+                    )
+                    spec = replace(spec, prompt=prompt)
             try:
                 others = [
                     c

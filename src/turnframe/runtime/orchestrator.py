@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from turnframe.core.canonical import digest, to_json_value
+from turnframe.core.commands import PolicyDecision, VerifiedCallback
 from turnframe.core.errors import UsageError
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import Actor, CaseRef, JSONObject
@@ -111,7 +112,7 @@ class Runtime(_Preparing, _Finishing):
             state=erased.definition.dump_state(typed),
             events=(EventDraft(type=f"{workflow}.seeded", data=state, operation="seed"),),
             idempotency_key=digest(("seed", account, str(case))),
-            request_hash=digest(state),
+            request_hash=digest((to_json_value(PolicyDecision(rule="seed")), state)),
             turn_id="",
             operations=("seed",),
         )
@@ -155,7 +156,12 @@ class Runtime(_Preparing, _Finishing):
             idempotency_key=digest(
                 ("callback", account, source, reference, str(case), row.revision)
             ),
-            request_hash=digest(to_json_value(execution.events)),
+            request_hash=digest(
+                (
+                    to_json_value(VerifiedCallback(source=source, reference=reference)),
+                    execution.events,
+                )
+            ),
             turn_id="",
             operations=tuple(dict.fromkeys(e.operation for e in execution.events)),
         )

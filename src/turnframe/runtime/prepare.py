@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from turnframe.core.acts import ProposedTarget, Question, Understanding
+from turnframe.core.acts import ProposedTarget, Question, SemanticAct, Understanding
 from turnframe.core.canonical import digest, to_json_value
-from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import (
     Interaction,
     InteractionResolution,
@@ -28,8 +28,10 @@ from turnframe.core.turn import (
     TurnInput,
     TurnPhase,
     TurnPhaseChanged,
+    TurnStep,
 )
 from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.check import domain_refusal
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredStateExecutor
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET
@@ -37,7 +39,7 @@ from turnframe.runtime.plan import ActInput, CaseSnapshot, ClickInput, Reduction
 from turnframe.runtime.reduce import reduce_turn
 from turnframe.runtime.turn import BatchRequest, PreparedTurn, QuestionRef
 from turnframe.store.base import CommitRequest, InteractionCas
-from turnframe.understand.brief import Brief, BriefCard, BriefRecord
+from turnframe.understand.brief import Brief, BriefCard, BriefRecord, DomainCheck
 
 __all__: list[str] = []
 
@@ -73,6 +75,8 @@ class _Preparing(_RuntimeBase):
 
         understanding = Understanding()
         model_calls = 0
+        calls: tuple[JSONObject, ...] = ()
+        reading: JSONObject = {}
         if turn.text:
             assert self.understander is not None
             brief = self._brief(
@@ -80,6 +84,7 @@ class _Preparing(_RuntimeBase):
             )
             read = await self.understander.understand(brief)
             understanding, model_calls = read.understanding, read.model_calls
+            calls, reading = read.calls, read.trace
         await self.store.set_turn_phase(turn_id, TurnPhase.UNDERSTOOD.value)
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
 
@@ -213,6 +218,8 @@ class _Preparing(_RuntimeBase):
             model_calls=model_calls,
             ambiguous=plan.ambiguous,
             understanding=understanding,
+            calls=calls,
+            reading=reading,
         )
         if plan.ambiguous:
             self.metrics.count(AMBIGUOUS_TARGET, plan.ambiguous)
@@ -269,7 +276,43 @@ class _Preparing(_RuntimeBase):
                 for c in cards
             ),
             handles=tuple(handles),
+            operations=tuple(
+                op
+                for key in dict.fromkeys((*creatable, *(k for r in records for k in r.offered)))
+                if (op := self.registry.operation(key)) is not None
+            ),
+            topics=tuple(getattr(self.app.knowledge, "topics", ())),
+            effort=turn.effort.value if turn.effort else None,
+            check=self._domain_check(actor, handles, snapshots, today, locale),
+            on_step=lambda name, detail: self._emit(
+                TurnStep(turn_id=turn_id, name=name, detail=detail)
+            ),
         )
+
+    def _domain_check(
+        self,
+        actor: Actor,
+        handles: dict[str, CaseRef],
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> DomainCheck:
+        """Return the domain check understanding may call before reduction (§2 step 5)."""
+
+        async def check(act: SemanticAct) -> str | None:
+            if act.operation is None or len(act.target.handles) != 1:
+                return None
+            case = handles.get(act.target.handles[0])
+            if case is None or case not in snapshots:
+                return None
+            record_args, bad = _record_args(act.args, self.registry, act.operation, handles)
+            if bad:
+                return None
+            return domain_refusal(
+                self.registry, act, snapshots[case], record_args, actor, today, locale
+            )
+
+        return check
 
     async def _resolve(
         self,

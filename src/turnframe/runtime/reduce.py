@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope, EvidenceSource, SemanticAct
 from turnframe.core.canonical import digest
@@ -59,7 +59,7 @@ from turnframe.runtime.plan import (
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.values import InvalidValue, evaluate_argument
 
-__all__ = ["reduce_turn"]
+__all__ = ["card_prompt", "reduce_turn"]
 
 
 def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
@@ -74,6 +74,30 @@ def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
         result (I11) and only Exact targets were compiled (I8).
     """
     return _Reducer(inp, registry).run()
+
+
+def card_prompt(
+    registry: WorkflowRegistry,
+    kind: InteractionKind,
+    label: str,
+    operations: tuple[str, ...],
+    locale: str,
+) -> str:
+    """Return the prompt of a Confirm or Review card on the record labelled ``label``.
+
+    The runtime calls it again once the turn's commits are in, so a card always shows the
+    record as it is when the card is bound (D2: never content the user did not see).
+    """
+    key = "review.prompt" if kind is InteractionKind.REVIEW else "confirm.prompt"
+    return say(key, locale, label=label, operations=_operations_text(registry, operations, locale))
+
+
+def _operations_text(registry: WorkflowRegistry, operations: tuple[str, ...], locale: str) -> str:
+    parts = []
+    for key in operations:
+        spec = registry.operation(key)
+        parts.append((spec.summary_in(locale) if spec else key).rstrip("."))
+    return "; ".join(parts)
 
 
 @dataclass(slots=True)
@@ -225,16 +249,8 @@ class _Reducer:
                     )
                     for n, c in enumerate(candidates, start=1)
                 )
-                spec_card = InteractionSpec(
-                    kind=InteractionKind.SELECT_TARGET,
-                    case=None,
-                    prompt=self._say("select.prompt"),
-                    options=options,
-                    independent=True,
-                    pending=(PendingAct(act=act, record_args=dict(item.record_args)),),
-                    operations=(act.operation,),
-                )
-                self.s.cards.append(PlannedCard(spec=spec_card, item_ids=(act.id,)))
+                waiting = PendingAct(act=act, record_args=dict(item.record_args))
+                self._plan_selection(options, waiting)
                 self._result(
                     act.id,
                     ResultStatus.NEEDS_CLARIFICATION,
@@ -409,11 +425,35 @@ class _Reducer:
 
     # cards ----------------------------------------------------------------------------
     def _ops_text(self, operations: tuple[str, ...]) -> str:
-        parts = []
-        for key in operations:
-            spec = self.registry.operation(key)
-            parts.append((spec.summary_in(self.inp.locale) if spec else key).rstrip("."))
-        return "; ".join(parts)
+        return _operations_text(self.registry, operations, self.inp.locale)
+
+    def _plan_selection(self, options: tuple[InteractionOption, ...], waiting: PendingAct) -> None:
+        """Plan a select_target card; acts waiting on the same candidates share one card."""
+        cases = tuple(o.case for o in options)
+        for n, planned in enumerate(self.s.cards):
+            spec = planned.spec
+            if spec.kind is InteractionKind.SELECT_TARGET and (
+                tuple(o.case for o in spec.options) == cases
+            ):
+                spec = replace(
+                    spec,
+                    pending=(*spec.pending, waiting),
+                    operations=(*spec.operations, waiting.act.operation or ""),
+                )
+                self.s.cards[n] = PlannedCard(
+                    spec=spec, item_ids=(*planned.item_ids, waiting.act.id)
+                )
+                return
+        spec = InteractionSpec(
+            kind=InteractionKind.SELECT_TARGET,
+            case=None,
+            prompt=self._say("select.prompt"),
+            options=options,
+            independent=True,
+            pending=(waiting,),
+            operations=(waiting.act.operation or "",),
+        )
+        self.s.cards.append(PlannedCard(spec=spec, item_ids=(waiting.act.id,)))
 
     def _plan_confirm_cards(self) -> None:
         for case, waiting in self.s.awaiting.items():
@@ -425,18 +465,7 @@ class _Reducer:
                 prompt=self._say(
                     "confirm.prompt", label=snap.label, operations=self._ops_text(operations)
                 ),
-                options=(
-                    InteractionOption(
-                        id="confirm",
-                        label=self._say("option.confirm"),
-                        meaning=OptionMeaning.CONFIRM,
-                    ),
-                    InteractionOption(
-                        id="decline",
-                        label=self._say("option.decline"),
-                        meaning=OptionMeaning.DECLINE,
-                    ),
-                ),
+                options=self._confirm_options(),
                 bound_revision=snap.revision,
                 pending=tuple(w.pending for w in waiting),
                 operations=operations,
@@ -444,6 +473,16 @@ class _Reducer:
             self.s.cards.append(
                 PlannedCard(spec=spec, item_ids=tuple(w.pending.act.id for w in waiting))
             )
+
+    def _confirm_options(self) -> tuple[InteractionOption, ...]:
+        return (
+            InteractionOption(
+                id="confirm", label=self._say("option.confirm"), meaning=OptionMeaning.CONFIRM
+            ),
+            InteractionOption(
+                id="decline", label=self._say("option.decline"), meaning=OptionMeaning.DECLINE
+            ),
+        )
 
     def _review_card(
         self,
@@ -619,12 +658,20 @@ class _Reducer:
             progressed = len(self.s.ready) > before
             self._result(item_id, ResultStatus.READY if progressed else ResultStatus.NO_CHANGE)
         if len(self.s.ready) == before:
-            # Nothing to commit: the card is resolved by this answer alone (a selection that
-            # now awaits a confirmation, or acts the domain refused).
+            # Nothing to commit. A selection is resolved by the answer alone; a Confirm or
+            # Review card only when its authority moved on to a next card (a Review awaiting
+            # an agent). A card whose acts were refused stays open: it authorised a command
+            # that did not commit (I16).
             for p in spec.pending:
                 result = self.s.results.get(p.act.id)
                 if result is not None:
                     item_results[p.act.id] = result.label
+            if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW) and not all(
+                self.s.results.get(p.act.id) is not None
+                and self.s.results[p.act.id].status is ResultStatus.AWAITING_CONFIRMATION
+                for p in spec.pending
+            ):
+                return
             self.s.closes.append(
                 CardClose(
                     interaction_id=card.id,
@@ -647,7 +694,7 @@ class _Reducer:
             item_id,
             ResultStatus.REJECTED,
             code="stale",
-            sentence=self._say("stale" if reissue else "stale_no_reissue"),
+            sentence=self._say("stale_no_reissue"),
         )
         self.s.closes.append(
             CardClose(
@@ -663,17 +710,17 @@ class _Reducer:
         if snap is None:
             return
         # D2: a fresh card for the same acts; the runtime binds it to the revision after
-        # this turn's commits, so the user never confirms content they did not see.
+        # this turn's commits, so the user never confirms content they did not see. A stale
+        # Review restarts the chain with a Confirm: the earlier confirmation was given on
+        # content that has since changed, so it cannot carry over (I16, I17).
         fresh = InteractionSpec(
-            kind=spec.kind,
+            kind=InteractionKind.CONFIRM,
             case=spec.case,
             prompt=spec.prompt,
-            options=spec.options,
+            options=self._confirm_options(),
             bound_revision=snap.revision,
             pending=spec.pending,
             operations=spec.operations,
-            required_role=spec.required_role,
-            confirmed_by=spec.confirmed_by,
         )
         ids = tuple(p.act.id for p in spec.pending)
         self.s.cards.append(PlannedCard(spec=fresh, item_ids=ids))

@@ -8,7 +8,7 @@ from datetime import date
 
 from turnframe.core.acts import Understanding
 from turnframe.core.events import DomainEvent
-from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.results import PlannedActResult
@@ -74,6 +74,9 @@ class PreparedTurn:
         replayed_click: the original results of a card clicked again.
         model_calls: model calls understanding made.
         ambiguous: ambiguity count (metric).
+        understanding: the proposal understanding returned.
+        calls: one record per model call (prompt, model, tokens, latency, verdict; I20).
+        reading: how understanding read the turn (effort, brief, steps, typed error).
     """
 
     turn_id: str
@@ -95,6 +98,8 @@ class PreparedTurn:
     model_calls: int = 0
     ambiguous: int = 0
     understanding: Understanding = field(default_factory=Understanding)
+    calls: tuple[JSONObject, ...] = ()
+    reading: JSONObject = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -67,6 +67,13 @@ class IdempotencyKeyReused(StoreError):
         key: the key.
     """
 
+    default_class = FailureClass(
+        retryable=False,
+        effect_may_have_happened=False,
+        message_key="error.idempotency_key_reused",
+        severity=Severity.ERROR,
+    )
+
     def __init__(self, key: str) -> None:
         super().__init__(f"idempotency key {key[:16]}… was used for a different request")
         self.key = key
@@ -79,6 +86,13 @@ class InteractionAlreadyResolved(StoreError):
         interaction_id: the card.
         status: the status found.
     """
+
+    default_class = FailureClass(
+        retryable=False,
+        effect_may_have_happened=False,
+        message_key="error.already_resolved",
+        severity=Severity.INFO,
+    )
 
     def __init__(self, interaction_id: str, status: str) -> None:
         super().__init__(f"interaction {interaction_id} is {status}, not open")

@@ -1,17 +1,34 @@
 """Understanding: reads a message into a proposal (guide §5).
 
-Only the interface and the scripted implementation ship so far; model-backed tasks plug
-in behind :class:`Understander`.
+:class:`ModelUnderstanding` runs the chain of small verified tasks (one module per task,
+chained only by :mod:`turnframe.understand.pipeline`); :class:`ScriptedUnderstanding`
+serves proposals from a script for tests and the demo.
 """
 
 from turnframe.understand.base import ScriptedUnderstanding, Understander, UnderstandingResult
-from turnframe.understand.brief import Brief, BriefCard, BriefRecord
+from turnframe.understand.brief import (
+    Brief,
+    BriefCard,
+    BriefRecord,
+    DomainCheck,
+    StepListener,
+    brief_from_json,
+    brief_to_json,
+)
+from turnframe.understand.pipeline import EffortProfile, ModelUnderstanding, effort_profile
 
 __all__ = [
     "Brief",
     "BriefCard",
     "BriefRecord",
+    "DomainCheck",
+    "EffortProfile",
+    "ModelUnderstanding",
     "ScriptedUnderstanding",
+    "StepListener",
     "Understander",
     "UnderstandingResult",
+    "brief_from_json",
+    "brief_to_json",
+    "effort_profile",
 ]

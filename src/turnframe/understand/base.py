@@ -26,11 +26,13 @@ class UnderstandingResult:
         understanding: the proposal.
         model_calls: how many model calls it took.
         calls: one JSON record per model call (prompt, model, tokens, latency, verdict).
+        trace: how the turn was read: effort, the brief, the steps and any typed error.
     """
 
     understanding: Understanding
     model_calls: int = 0
     calls: tuple[JSONObject, ...] = field(default=())
+    trace: JSONObject = field(default_factory=dict)
 
 
 class Understander(Protocol):

@@ -8,9 +8,31 @@ handle table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
 
-__all__ = ["Brief", "BriefCard", "BriefRecord"]
+from turnframe.core.acts import SemanticAct
+from turnframe.core.canonical import to_json_value
+from turnframe.core.ids import JSONObject
+from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
+
+__all__ = [
+    "Brief",
+    "BriefCard",
+    "BriefRecord",
+    "DomainCheck",
+    "StepListener",
+    "brief_from_json",
+    "brief_to_json",
+]
+
+DomainCheck = Callable[[SemanticAct], Awaitable["str | None"]]
+"""The runtime's domain check (guide §2 step 5): checks an act as the workflow would
+compile it and returns the domain's refusal sentence, or ``None`` when it would pass."""
+
+StepListener = Callable[[str, str], None]
+"""Called with (step name, detail) as each understanding step is decided (``TurnEvent.Step``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,6 +88,12 @@ class Brief:
         creatable: operation keys that create a new record.
         cards: the open cards on screen.
         asked: what the last reply asked for, if anything.
+        handles: every handle of the turn.
+        operations: the specs of every operation on offer (summaries, argument labels).
+        topics: the knowledge topics questions may name.
+        effort: ``low``, ``medium`` or ``high``; ``None`` for the understander's default.
+        check: the runtime's domain check, when it offers one (not data; never shown).
+        on_step: the runtime's step listener (not data; never shown).
     """
 
     turn_id: str
@@ -77,6 +105,11 @@ class Brief:
     cards: tuple[BriefCard, ...] = ()
     asked: str | None = None
     handles: tuple[str, ...] = field(default=())
+    operations: tuple[OperationSpec, ...] = ()
+    topics: tuple[str, ...] = ()
+    effort: str | None = None
+    check: DomainCheck | None = field(default=None, compare=False, repr=False)
+    on_step: StepListener | None = field(default=None, compare=False, repr=False)
 
     def offered_operations(self) -> tuple[str, ...]:
         """Return every operation key on offer in this brief (the closed catalog, I2)."""
@@ -84,3 +117,80 @@ class Brief:
         for record in self.records:
             seen.update(dict.fromkeys(record.offered))
         return tuple(seen)
+
+    def operation(self, key: str) -> OperationSpec | None:
+        """Return the spec of offered operation ``key``, or ``None``."""
+        return next((op for op in self.operations if op.key == key), None)
+
+
+def brief_to_json(brief: Brief) -> JSONObject:
+    """Return the brief as JSON for the replay record (the runtime's callbacks left out)."""
+    data = {
+        f.name: to_json_value(getattr(brief, f.name))
+        for f in fields(brief)
+        if f.name not in ("check", "on_step")
+    }
+    return data
+
+
+def brief_from_json(data: JSONObject) -> Brief:
+    """Return the brief a replay record holds (inverse of :func:`brief_to_json`)."""
+
+    def arg(a: Any) -> ArgumentSpec:
+        return ArgumentSpec(
+            name=a["name"],
+            kind=ArgumentKind(a["kind"]),
+            required=bool(a["required"]),
+            choices=tuple(a["choices"]),
+            record_workflow=a["record_workflow"],
+            label=a["label"],
+            description=a["description"],
+            labels=dict(a["labels"]),
+            literals=tuple(a["literals"]),
+        )
+
+    raw: Any = data
+    return Brief(
+        turn_id=raw["turn_id"],
+        text=raw["text"],
+        locale=raw["locale"],
+        today=raw["today"],
+        records=tuple(
+            BriefRecord(
+                handle=r["handle"],
+                workflow=r["workflow"],
+                label=r["label"],
+                phase=r["phase"],
+                obligations=tuple(r["obligations"]),
+                offered=tuple(r["offered"]),
+                briefing=r["briefing"],
+            )
+            for r in raw["records"]
+        ),
+        creatable=tuple(raw["creatable"]),
+        cards=tuple(
+            BriefCard(
+                interaction_id=c["interaction_id"],
+                kind=c["kind"],
+                prompt=c["prompt"],
+                options=tuple((o[0], o[1]) for o in c["options"]),
+            )
+            for c in raw["cards"]
+        ),
+        asked=raw["asked"],
+        handles=tuple(raw["handles"]),
+        operations=tuple(
+            OperationSpec(
+                key=o["key"],
+                workflow=o["workflow"],
+                summary=o["summary"],
+                arguments=tuple(arg(a) for a in o["arguments"]),
+                summaries=dict(o["summaries"]),
+                creates_case=bool(o["creates_case"]),
+                submission=bool(o["submission"]),
+            )
+            for o in raw["operations"]
+        ),
+        topics=tuple(raw["topics"]),
+        effort=raw["effort"],
+    )

@@ -57,10 +57,14 @@ class Rejected(Exception):
         self.params = params
 
 
-def refusal(rejected: Rejected, locale: str) -> Refusal:
-    """Return the :class:`Refusal` for ``rejected``, worded in ``locale`` (guide §2 step 5)."""
+def refusal(rejected: Rejected, locale: str, *, variant: str | None = None) -> Refusal:
+    """Return the :class:`Refusal` for ``rejected``, worded in ``locale`` (guide §2 step 5).
+
+    ``variant`` picks another wording of the same code (``refusal.<code>.<variant>``).
+    """
     params = {key: copy.param(locale, key, value) for key, value in rejected.params.items()}
-    sentence = copy.text(locale, f"refusal.{rejected.code}", **params)
+    key = f"refusal.{rejected.code}" + (f".{variant}" if variant else "")
+    sentence = copy.text(locale, key, **params)
     return Refusal(code=rejected.code, sentence=sentence)
 
 

@@ -205,6 +205,8 @@ _TEXT: dict[str, dict[str, str]] = {
         "refusal.end_before_start": "The end date can't be before the start date.",
         "refusal.date_in_past": "The trip's dates can't be in the past (today is {today}).",
         "refusal.second_hotel": "Trip {trip} already has a hotel ({extra}); a trip holds one hotel.",
+        "refusal.second_hotel.planned": "Your message already asks for a hotel on trip {trip} "
+        "({extra}); a trip holds one hotel.",
         "refusal.payer_not_traveler": "The payer must be a traveler on trip {trip} or the company.",
         "refusal.dates_locked": "Trip {trip} is {trip_status}; its dates can only change while it is planned.",
         "refusal.trip_closed": "Trip {trip} is {trip_status}; it can't change any more.",
@@ -317,6 +319,8 @@ _TEXT: dict[str, dict[str, str]] = {
         "refusal.end_before_start": "A data de fim não pode ser anterior à data de início.",
         "refusal.date_in_past": "As datas da viagem não podem estar no passado (hoje é {today}).",
         "refusal.second_hotel": "A viagem {trip} já tem um hotel ({extra}); uma viagem tem um só hotel.",
+        "refusal.second_hotel.planned": "A sua mensagem já pede um hotel para a viagem {trip} "
+        "({extra}); uma viagem tem um só hotel.",
         "refusal.payer_not_traveler": "O pagador tem de ser um viajante da viagem {trip} ou a empresa.",
         "refusal.dates_locked": "A viagem {trip} está {trip_status}; as datas só mudam enquanto está em "
         "planeamento.",

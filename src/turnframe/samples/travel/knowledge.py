@@ -87,6 +87,9 @@ class TravelKnowledge:
     apart from being async by protocol; reads nothing but its arguments and the table.
     """
 
+    topics: tuple[str, ...] = TOPICS
+    """The topics questions may name (understanding offers exactly these)."""
+
     def __init__(self) -> None:
         self._workflows = {
             w.name: w for w in (TripWorkflow(), TravelerWorkflow(), ManifestWorkflow())

@@ -382,7 +382,10 @@ class TripWorkflow:
             planned = self.planned_state(request)
             _check(planned, command, request.today)
         except Rejected as rejected:
-            return refusal(rejected, request.locale)
+            # A hotel only planned earlier in this turn (D3) is not one the trip "already has".
+            stored = request.state.hotel if request.state is not None else None
+            variant = "planned" if rejected.code == "second_hotel" and stored is None else None
+            return refusal(rejected, request.locale, variant=variant)
         if planned is not None and not _transition(planned, command).events:
             return Compiled()
         return Compiled(commands=(command,))

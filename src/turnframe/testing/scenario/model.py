@@ -179,7 +179,9 @@ class TurnModel(_Strict):
     """One entry of ``turns:``."""
 
     text: str | None = None
-    understanding: UnderstandingModel | None = None
+    understanding: UnderstandingModel | Literal["model"] | None = None
+    model_answers: dict[str, Any] | None = None
+    effort: Literal["low", "medium", "high"] | None = None
     click: ClickModel | None = None
     crash: CrashModel | None = None
     external: ExternalModel | None = None

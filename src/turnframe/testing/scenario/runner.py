@@ -9,7 +9,7 @@ expectation, expected and actual.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -35,7 +35,7 @@ from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.results import PlannedActResult
-from turnframe.core.turn import InteractionResponse, TurnInput
+from turnframe.core.turn import Effort, InteractionResponse, TurnInput
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, TurnInterrupted, TurnResult
 from turnframe.store import FaultInjectingStore, FaultPlan, InMemoryStore, TurnStore
 from turnframe.testing.scenario.model import (
@@ -59,7 +59,7 @@ __all__ = [
     "run_scenario_file",
 ]
 
-_STORES = ("memory", "sqlite")
+_STORES = ("memory", "sqlite", "postgres")
 
 
 class ScenarioFileError(UsageError):
@@ -172,13 +172,20 @@ def load_scenario(path: str | Path) -> ScenarioModel:
 
 
 class _ScenarioUnderstanding:
-    """Serves the current turn's scripted proposal; re-reads (recovery) get the same one."""
+    """Serves the current turn's scripted proposal; re-reads (recovery) get the same one.
+
+    A turn with ``understanding: model`` is read by ``reader`` instead: the model chain over
+    the turn's ``model_answers`` (a scripted provider) or over the provider a caller gave.
+    """
 
     def __init__(self) -> None:
         self.current: Understanding | None = None
         self.builder: Any = None
+        self.reader: Callable[[Brief], Awaitable[UnderstandingResult]] | None = None
 
     async def understand(self, brief: Brief) -> UnderstandingResult:
+        if self.reader is not None:
+            return await self.reader(brief)
         if self.builder is None:
             raise UsageError("a text turn in a scenario needs an `understanding:` block")
         return UnderstandingResult(understanding=self.builder(brief), model_calls=0)
@@ -191,6 +198,13 @@ async def _open_store(kind: str, workdir: Path) -> TurnStore:
         from turnframe.store.sqlite import SqliteStore
 
         return await SqliteStore.open(workdir / "scenario.db")
+    if kind == "postgres":
+        # A fresh schema per file, dropped on close; DSN from TURNFRAME_POSTGRES_DSN or
+        # TURNFRAME_TEST_POSTGRES_DSN. Imported lazily: psycopg is the `postgres` extra.
+        from turnframe.testing.postgres import open_temporary_store
+
+        store: TurnStore = await open_temporary_store(prefix="tf_scenario")
+        return store
     raise UsageError(f"unknown store {kind!r} (choose from {', '.join(_STORES)})")
 
 
@@ -206,10 +220,30 @@ def run_scenario_file(path: str | Path, *, store: str = "memory") -> ScenarioOut
     return anyio.run(run_scenario, model, str(path), store)
 
 
+ModelReader = Callable[["_Run", TurnModel, Brief], Awaitable[UnderstandingResult]]
+"""Reads a turn marked ``understanding: model`` (default: the chain over ``model_answers``)."""
+
+TurnHook = Callable[["_Run", int, TurnModel, TurnResult], Awaitable[None]]
+"""Called after each turn with the run, the turn's number, its model and its result."""
+
+
 async def run_scenario(
-    model: ScenarioModel, file: str, store_kind: str = "memory"
+    model: ScenarioModel,
+    file: str,
+    store_kind: str = "memory",
+    *,
+    model_reader: ModelReader | None = None,
+    on_turn: TurnHook | None = None,
 ) -> ScenarioOutcome:
     """Run a validated scenario in a fresh store and return its outcome.
+
+    Args:
+        model: the scenario.
+        file: its file name, for reports.
+        store_kind: ``memory``, ``sqlite`` or ``postgres``.
+        model_reader: reads turns marked ``understanding: model`` (default: the model
+            chain over each turn's ``model_answers`` with a scripted provider).
+        on_turn: called after each turn (the evaluation harness collects results).
 
     Raises:
         ScenarioFileError: when records cannot be seeded or a reference names nothing.
@@ -217,7 +251,10 @@ async def run_scenario(
     with tempfile.TemporaryDirectory(prefix="turnframe-scenario-") as tmp:
         inner = await _open_store(store_kind, Path(tmp))
         try:
-            return await _Run(model, file, inner).run()
+            run = _Run(model, file, inner)
+            run.model_reader = model_reader
+            run.on_turn = on_turn
+            return await run.run()
         finally:
             await inner.close()
 
@@ -230,6 +267,8 @@ class _Run:
     failures: list[Failure] = field(default_factory=list)
     refs: dict[str, CaseRef] = field(default_factory=dict)
     cards: list[Interaction] = field(default_factory=list)
+    model_reader: ModelReader | None = None
+    on_turn: TurnHook | None = None
 
     def __post_init__(self) -> None:
         self.sample = sample_named(self.model.sample)
@@ -320,19 +359,26 @@ class _Run:
             response = InteractionResponse(
                 interaction_id=card_id, option_id=option, expected_revision=expected
             )
-        if turn.text is not None:
-            self.understander.builder = self._builder(
-                turn.understanding or UnderstandingModel(), where
-            )
+        self.understander.reader = None
+        if turn.text is not None and turn.understanding == "model":
+            self.understander.reader = self._model_reader(turn, where)
+            self.understander.builder = None
+        elif turn.text is not None:
+            spec = turn.understanding
+            assert spec != "model"
+            self.understander.builder = self._builder(spec or UnderstandingModel(), where)
         else:
             self.understander.builder = None
         turn_input = TurnInput(
             text=turn.text,
             interaction_response=response,
             locale=turn.locale or self.model.locale,
+            effort=Effort(turn.effort) if turn.effort else None,
         )
         result = await self._run_with_recovery(actor, turn_input)
         self.cards.extend(result.interactions_created)
+        if self.on_turn is not None:
+            await self.on_turn(self, number, turn, result)
         if turn.expect is not None:
             await self._check(number, turn.expect, result)
 
@@ -390,6 +436,45 @@ class _Run:
                     actual=str(exc),
                 )
             )
+
+    def _model_reader(
+        self, turn: TurnModel, where: str
+    ) -> Callable[[Brief], Awaitable[UnderstandingResult]]:
+        if self.model_reader is not None:
+            reader = self.model_reader
+
+            async def custom(brief: Brief) -> UnderstandingResult:
+                return await reader(self, turn, brief)
+
+            return custom
+        answers = turn.model_answers
+        if answers is None:
+            raise ScenarioFileError(
+                self.file, f"{where}.model_answers", "`understanding: model` needs `model_answers`"
+            )
+
+        async def scripted(brief: Brief) -> UnderstandingResult:
+            from turnframe.providers import ScriptedProvider
+            from turnframe.understand import ModelUnderstanding
+
+            table = {task: self.with_handles(brief, value) for task, value in answers.items()}
+            provider = ScriptedProvider(table)
+            return await ModelUnderstanding(provider, effort="low").understand(brief)
+
+        return scripted
+
+    def with_handles(self, brief: Brief, value: Any) -> Any:
+        """Return ``value`` with record keys made the turn's handles and ``card:last`` a card id."""
+        if isinstance(value, dict):
+            return {k: self.with_handles(brief, v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.with_handles(brief, v) for v in value]
+        if isinstance(value, str):
+            if value in self.refs:
+                return self.runtime.handle_for(brief.turn_id, self.refs[value])
+            if value.startswith("card:"):
+                return self._card_id(value[5:], "model_answers")
+        return value
 
     def _builder(self, spec: UnderstandingModel, where: str) -> Any:
         def handle(brief: Brief, key: str) -> str:

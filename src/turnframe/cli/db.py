@@ -1,0 +1,52 @@
+"""``turnframe db migrate|print-sql``: the PostgreSQL store's schema (decision D10).
+
+``migrate`` applies the shipped numbered SQL files under an advisory lock (``schema.sql``
+for an empty schema); ``print-sql`` prints the same statements for an adopter's own
+migration tool (Alembic, Django, Flyway). The DSN comes from ``--dsn`` or
+``TURNFRAME_POSTGRES_DSN``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["run_db"]
+
+DSN_VAR = "TURNFRAME_POSTGRES_DSN"
+
+
+def run_db(command: str, *, dsn: str | None, schema: str, after: int, fresh: bool) -> int:
+    """Run ``migrate`` or ``print-sql``; return the exit code (0 ok, 2 usage, 1 failure)."""
+    try:
+        from turnframe.store.postgres import migrate, print_sql
+    except ImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from turnframe.core.errors import TurnframeError
+
+    if command == "print-sql":
+        try:
+            sys.stdout.write(
+                print_sql(after=after, schema=None if schema == "public" else schema, fresh=fresh)
+            )
+        except TurnframeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    target = dsn or os.environ.get(DSN_VAR, "").strip()
+    if not target:
+        print(f"error: give --dsn or set {DSN_VAR}", file=sys.stderr)
+        return 2
+    import anyio
+
+    try:
+        applied = anyio.run(lambda: migrate(target, schema=schema))
+    except TurnframeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if applied:
+        print(f"schema {schema}: applied {', '.join(applied)}")
+    else:
+        print(f"schema {schema}: up to date")
+    return 0

@@ -1,0 +1,124 @@
+"""Evaluation sets: user messages with the acts, targets, arguments and results expected.
+
+A set is a directory of YAML files. Each file shares ``sample``, ``today``, ``actor`` and
+``records`` (as scenario files do) and lists ``cases``; each case is one message read in a
+fresh store, optionally after ``before`` turns written as scenario turns (to put a card on
+screen). Acts are numbered ``a1``, ``a2``... in message order, as the pipeline numbers them.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from turnframe.core.errors import UsageError
+
+__all__ = ["EvalAct", "EvalCase", "EvalFile", "load_set"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EvalAct(_Strict):
+    """An expected act: its unit's words, operation, target keys and argument values."""
+
+    unit: str
+    op: str
+    target: list[str] | Literal["new"] | dict[str, str] = Field(default_factory=list)
+    args: dict[str, str] = Field(default_factory=dict)
+    evidence: dict[str, str] = Field(default_factory=dict)
+    hypothetical: bool = False
+    corrects: str | None = None
+    source: Literal["user", "record", "attachment"] = "user"
+
+
+class EvalQuestion(_Strict):
+    """An expected question."""
+
+    unit: str
+    topic: str
+    target: list[str] = Field(default_factory=list)
+
+
+class EvalConstraint(_Strict):
+    """An expected constraint."""
+
+    unit: str
+    kind: Literal["do_not_submit", "allow_submit"]
+    scope: Literal["turn", "standing"] = "turn"
+
+
+class EvalCancellation(_Strict):
+    """An expected cancellation of an earlier unit of the message."""
+
+    unit: str
+    cancels: str
+
+
+class EvalCardAnswer(_Strict):
+    """An expected answer to the card on screen (``card`` is ``last`` or ``#n``)."""
+
+    unit: str
+    card: str = "last"
+    option: str
+
+
+class EvalCase(_Strict):
+    """One message and what reading it must give."""
+
+    id: str
+    text: str
+    tags: list[str] = Field(default_factory=list)
+    before: list[dict[str, Any]] = Field(default_factory=list)
+    acts: list[EvalAct] = Field(default_factory=list)
+    questions: list[EvalQuestion] = Field(default_factory=list)
+    constraints: list[EvalConstraint] = Field(default_factory=list)
+    cancellations: list[EvalCancellation] = Field(default_factory=list)
+    card_answers: list[EvalCardAnswer] = Field(default_factory=list)
+    results: dict[str, str] = Field(default_factory=dict)
+    commands: list[dict[str, str]] | None = None
+
+
+class EvalFile(_Strict):
+    """One file of a set."""
+
+    sample: str
+    today: str
+    actor: dict[str, Any]
+    records: list[dict[str, Any]] = Field(default_factory=list)
+    cases: list[EvalCase]
+
+
+def _dates_as_words(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _dates_as_words(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dates_as_words(v) for v in value]
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def load_set(path: str | Path) -> list[tuple[Path, EvalFile]]:
+    """Return every file of the set at ``path`` (a file or a directory of ``*.yaml``).
+
+    Raises:
+        UsageError: when a file is missing or breaks the format.
+    """
+    root = Path(path)
+    files = sorted(root.rglob("*.yaml")) if root.is_dir() else [root]
+    if not files or not all(f.is_file() for f in files):
+        raise UsageError(f"no evaluation set at {root}")
+    out = []
+    for file in files:
+        try:
+            raw = _dates_as_words(yaml.safe_load(file.read_text(encoding="utf-8")))
+            out.append((file, EvalFile.model_validate(raw)))
+        except Exception as exc:
+            raise UsageError(f"{file}: {exc}") from exc
+    return out

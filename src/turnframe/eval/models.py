@@ -1,0 +1,50 @@
+"""Choosing a provider by name: ``scripted:FILE``, ``replay:FILE``, ``hostile[:SEED]``.
+
+Vendor ids come with their adapters (a later issue); until then an unknown name is a
+usage error that says what exists.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from turnframe.core.errors import UsageError
+from turnframe.providers import Provider, ReplayProvider, ScriptedProvider
+
+__all__ = ["KNOWN_MODELS", "provider_from_spec"]
+
+KNOWN_MODELS = "scripted:FILE (a JSON or YAML table of answers per task), replay:FILE (a turn's replay record), hostile[:SEED]"
+
+
+def provider_from_spec(spec: str) -> Provider:
+    """Return the provider ``spec`` names.
+
+    Raises:
+        UsageError: for an unknown name or an unreadable file.
+    """
+    kind, _, rest = spec.partition(":")
+    if kind == "scripted":
+        return ScriptedProvider(_read(rest))
+    if kind == "replay":
+        data = _read(rest)
+        calls: list[Any] = data.get("calls", []) if isinstance(data, dict) else list(data)
+        return ReplayProvider(calls)
+    if kind == "hostile":
+        from turnframe.testing.hostile import HostileProvider
+
+        return HostileProvider(int(rest or 0))
+    raise UsageError(f"unknown model {spec!r}; known: {KNOWN_MODELS}")
+
+
+def _read(path: str) -> Any:
+    if not path:
+        raise UsageError("name a file after the colon, e.g. scripted:answers.yaml")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+    return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)

@@ -1,0 +1,61 @@
+"""One record per model call, for the turn's replay record (I20)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from turnframe.core.ids import JSONObject
+from turnframe.providers.base import ModelRequest, ModelResponse
+
+__all__ = ["CallRecord"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallRecord:
+    """A model call: the prompt it ran under, who served it, what it cost and its verdict.
+
+    Attributes:
+        task: the task's name.
+        attempt: ``first``, ``resend``, ``repair``, ``vote``, ``tiebreak`` or ``escalate``.
+        depth: its depth in the turn's chain of dependent calls.
+        request: the request sent.
+        response: the response, ``None`` when the call failed.
+        verdict: ``ok``, ``invalid: <exact error>``, ``resend: <why>`` or ``error: <class>``.
+    """
+
+    task: str
+    attempt: str
+    depth: int
+    request: ModelRequest
+    response: ModelResponse | None
+    verdict: str
+
+    def to_json(self) -> JSONObject:
+        """Return the record as JSON: prompt, model, tokens, latency, verdict, response."""
+        response = self.response
+        return {
+            "task": self.task,
+            "attempt": self.attempt,
+            "depth": self.depth,
+            "prompt_id": self.request.prompt_id,
+            "fingerprint": self.request.fingerprint(),
+            "prompt": [{"role": m.role, "content": m.content} for m in self.request.messages],
+            "model": response.model if response else None,
+            "prompt_tokens": response.usage.prompt_tokens if response else 0,
+            "completion_tokens": response.usage.completion_tokens if response else 0,
+            "latency_ms": round(response.latency_ms, 3) if response else 0.0,
+            "verdict": self.verdict,
+            "response": (
+                {
+                    "text": response.text,
+                    "stop": response.stop.value,
+                    "model": response.model,
+                    "usage": {
+                        "prompt_tokens": response.usage.prompt_tokens,
+                        "completion_tokens": response.usage.completion_tokens,
+                    },
+                }
+                if response
+                else None
+            ),
+        }

@@ -1,0 +1,293 @@
+"""Running a task: full validation, one repair round, in-place resend, votes, escalation.
+
+Only an answer that passes the full schema and the task's own check is ever returned.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+
+from turnframe.core.canonical import canonical_json
+from turnframe.providers.base import (
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    StopReason,
+    require,
+)
+from turnframe.providers.errors import ProviderError
+from turnframe.tasks.budget import BudgetMeter, TurnBudget
+from turnframe.tasks.errors import TaskFailed
+from turnframe.tasks.record import CallRecord
+from turnframe.tasks.schema import validate
+from turnframe.tasks.task import Task
+
+__all__ = ["TaskModels", "TaskRunner", "read_answer"]
+
+_RESEND = (StopReason.REFUSAL, StopReason.CONTENT_FILTER, StopReason.EMPTY)
+
+REPAIR_MESSAGE = (
+    "Your answer broke its contract and was not used. The exact error:\n{error}\n"
+    "Answer the same question again with one JSON object that follows the schema."
+)
+TIEBREAK_MESSAGE = (
+    "Independent readings of this same input disagreed. They were:\n{answers}\n"
+    "Read the input once more and give the one answer you judge right."
+)
+
+
+class TaskModels:
+    """Which provider serves each task, and the stronger one a failing task escalates to.
+
+    Args:
+        default: serves every task not named in ``per_task``.
+        stronger: a stronger model for escalation, or ``None``.
+        per_task: task name → provider.
+    """
+
+    def __init__(
+        self,
+        default: Provider,
+        *,
+        stronger: Provider | None = None,
+        per_task: Mapping[str, Provider] | None = None,
+    ) -> None:
+        self.default = default
+        self.stronger = stronger
+        self.per_task = dict(per_task or {})
+
+    def for_task(self, name: str) -> Provider:
+        """Return the provider that serves task ``name``."""
+        return self.per_task.get(name, self.default)
+
+
+def read_answer(task: Task, text: str) -> tuple[Any, str | None]:
+    """Parse ``text`` and check it against the task's full schema and its own check.
+
+    Returns:
+        ``(answer, None)`` when it passes, else ``(None or the parsed value, exact error)``.
+    """
+    try:
+        answer = json.loads(text)
+    except ValueError as exc:
+        return None, f"the answer is not valid JSON: {exc}"
+    errors = validate(task.schema, answer)
+    if errors:
+        return answer, "; ".join(errors[:5])
+    problem = task.check(answer)
+    if problem:
+        return answer, problem
+    return answer, None
+
+
+class TaskRunner:
+    """Runs a turn's tasks under one budget and records every call (I20).
+
+    Args:
+        models: the providers.
+        budget: the turn's budget.
+        meter: an existing meter to share (default: a new one for ``budget``).
+    """
+
+    def __init__(
+        self,
+        models: TaskModels,
+        budget: TurnBudget | None = None,
+        *,
+        meter: BudgetMeter | None = None,
+    ) -> None:
+        self.models = models
+        self.meter = meter or BudgetMeter(budget or TurnBudget())
+        self.records: list[CallRecord] = []
+
+    # ------------------------------------------------------------------- public
+    async def run(self, task: Task, *, depth: int = 1) -> Any:
+        """Return the task's answer, read as many times as its profile says.
+
+        Raises:
+            TaskFailed: when no answer passed (after the repair round and escalation).
+            BudgetExceeded: when the turn's budget ran out.
+            CapabilityMissing: when the provider cannot meet the task's needs.
+            ProviderError: a non-retryable provider failure (authentication, bad request).
+        """
+        provider = self.models.for_task(task.name)
+        require(provider.profile, task.needs)
+        if task.votes <= 1:
+            return await self._read_or_escalate(task, provider, depth)
+        results: list[tuple[int, Any]] = []
+        failures: list[str] = []
+
+        async def vote(n: int) -> None:
+            try:
+                results.append((n, await self._read(task, provider, depth, attempt="vote")))
+            except TaskFailed as exc:
+                failures.append(exc.error)
+
+        async with anyio.create_task_group() as group:
+            for n in range(task.votes):
+                group.start_soon(vote, n)
+        if not results:
+            return await self._escalate(task, depth, failures[-1] if failures else "no answer")
+        results.sort(key=lambda r: r[0])
+        answers = [a for _, a in results]
+        return await self.decide(task, answers, depth)
+
+    async def decide(self, task: Task, answers: list[Any], depth: int) -> Any:
+        """Return the majority answer of ``answers``; a split is read once more if allowed."""
+        key = task.vote_key or (lambda a: a)
+        counts = Counter(canonical_json(key(a)) for a in answers)
+        best, count = counts.most_common(1)[0]
+        if count * 2 > len(answers) or len(counts) == 1:
+            return next(a for a in answers if canonical_json(key(a)) == best)
+        if task.tiebreak:
+            shown = "\n".join(json.dumps(a, ensure_ascii=False) for a in answers)
+            extra = (Message(role="user", content=TIEBREAK_MESSAGE.format(answers=shown)),)
+            provider = self.models.for_task(task.name)
+            try:
+                return await self._read(task, provider, depth + 1, attempt="tiebreak", extra=extra)
+            except TaskFailed:
+                pass
+        # No majority and no tiebreak: the earliest of the most common readings.
+        return next(a for a in answers if canonical_json(key(a)) == best)
+
+    # ----------------------------------------------------------------- internals
+    async def _read_or_escalate(self, task: Task, provider: Provider, depth: int) -> Any:
+        try:
+            return await self._read(task, provider, depth, attempt="first")
+        except TaskFailed as exc:
+            return await self._escalate(task, depth, exc.error)
+
+    async def _escalate(self, task: Task, depth: int, error: str) -> Any:
+        stronger = self.models.stronger
+        if stronger is None or not task.escalate:
+            raise TaskFailed(task.name, error)
+        require(stronger.profile, task.needs)
+        return await self._read(task, stronger, depth + 1, attempt="escalate")
+
+    def _request(
+        self, task: Task, provider: Provider, messages: tuple[Message, ...]
+    ) -> ModelRequest:
+        reasoning = task.reasoning if provider.profile.capabilities.reasoning_effort else None
+        return ModelRequest(
+            task=task.name,
+            messages=messages,
+            schema=task.schema,
+            schema_name=task.name,
+            reasoning=reasoning,
+            prompt_id=task.prompt_id,
+        )
+
+    async def _read(
+        self,
+        task: Task,
+        provider: Provider,
+        depth: int,
+        *,
+        attempt: str,
+        extra: tuple[Message, ...] = (),
+    ) -> Any:
+        """One read with at most one repair round; raises TaskFailed with the exact error."""
+        messages = (
+            Message(role="system", content=task.instructions),
+            Message(role="user", content=json.dumps(task.data, ensure_ascii=False, indent=1)),
+            *extra,
+        )
+        request = self._request(task, provider, messages)
+        response = await self._call(task, provider, request, depth, attempt)
+        answer, error = read_answer(task, response.text)
+        self._record(
+            task, attempt, depth, request, response, "ok" if error is None else f"invalid: {error}"
+        )
+        if error is None:
+            return answer
+        repair = (
+            *messages,
+            Message(role="assistant", content=response.text),
+            Message(role="user", content=REPAIR_MESSAGE.format(error=error)),
+        )
+        request = self._request(task, provider, repair)
+        response = await self._call(task, provider, request, depth + 1, "repair")
+        answer, error = read_answer(task, response.text)
+        self._record(
+            task,
+            "repair",
+            depth + 1,
+            request,
+            response,
+            "ok" if error is None else f"invalid: {error}",
+        )
+        if error is None:
+            return answer
+        raise TaskFailed(task.name, error)
+
+    async def _call(
+        self, task: Task, provider: Provider, request: ModelRequest, depth: int, attempt: str
+    ) -> ModelResponse:
+        """Send ``request``; a refused, filtered, empty or dropped call is sent again in place once."""
+        for round_ in (0, 1):
+            self.meter.before_call(depth)
+            started = time.perf_counter()
+            try:
+                response = await provider.complete(request)
+            except ProviderError as exc:
+                if not exc.failure.retryable:
+                    self._record(
+                        task, attempt, depth, request, None, f"error: {type(exc).__name__}"
+                    )
+                    raise
+                self._record(task, attempt, depth, request, None, f"resend: {type(exc).__name__}")
+                if round_ == 1:
+                    raise TaskFailed(
+                        task.name, f"the provider dropped the call twice ({type(exc).__name__})"
+                    ) from exc
+                continue
+            if not response.latency_ms:
+                response = ModelResponse(
+                    text=response.text,
+                    stop=response.stop,
+                    usage=response.usage,
+                    model=response.model,
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                )
+            self.meter.after_call(response.usage.prompt_tokens + response.usage.completion_tokens)
+            if response.stop in _RESEND:
+                self._record(
+                    task, attempt, depth, request, response, f"resend: {response.stop.value}"
+                )
+                if round_ == 1:
+                    raise TaskFailed(
+                        task.name, f"the provider answered {response.stop.value} twice"
+                    )
+                continue
+            if response.stop is StopReason.TRUNCATED:
+                self._record(task, attempt, depth, request, response, "invalid: truncated")
+                raise TaskFailed(task.name, "the answer was truncated")
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _record(
+        self,
+        task: Task,
+        attempt: str,
+        depth: int,
+        request: ModelRequest,
+        response: ModelResponse | None,
+        verdict: str,
+    ) -> None:
+        self.records.append(
+            CallRecord(
+                task=task.name,
+                attempt=attempt,
+                depth=depth,
+                request=request,
+                response=response,
+                verdict=verdict,
+            )
+        )

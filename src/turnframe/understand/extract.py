@@ -1,0 +1,134 @@
+"""Extract: each argument's value as the user's words, pointed at by word number (task 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from turnframe.core.ids import JSONObject
+from turnframe.core.operations import ArgumentKind, OperationSpec
+from turnframe.providers.base import Needs
+from turnframe.tasks import schema as s
+from turnframe.tasks.task import Task
+from turnframe.understand.brief import BriefRecord
+from turnframe.understand.prompts import prompt
+from turnframe.understand.units import Unit, operation_data, owned_by_other, record_data
+from turnframe.understand.words import Words
+
+__all__ = ["extract_task", "read_values"]
+
+
+def _value_schema(
+    spec: OperationSpec, candidates: Mapping[str, Sequence[BriefRecord]]
+) -> JSONObject:
+    options = []
+    for arg in spec.arguments:
+        props: dict[str, JSONObject] = {
+            "argument": s.const(arg.name),
+            "from": s.integer(),
+            "to": s.integer(),
+            "copy": s.string(max_length=200),
+        }
+        if arg.kind is ArgumentKind.CHOICE:
+            props["choice"] = s.enum(arg.choices)
+        if arg.kind is ArgumentKind.RECORD:
+            props["record"] = s.enum(
+                [c.handle for c in candidates.get(arg.name, ())], nullable=True
+            )
+            props["literal"] = s.enum(arg.literals, nullable=True)
+        options.append(s.obj(props))
+    return s.obj({"values": s.array(s.any_of(options), max_items=max(1, len(options)))})
+
+
+def extract_task(
+    words: Words,
+    unit: Unit,
+    units: Sequence[Unit],
+    spec: OperationSpec,
+    locale: str,
+    candidates: Mapping[str, Sequence[BriefRecord]],
+    *,
+    finding: str | None = None,
+    key: str = "",
+) -> Task:
+    """Return the extract task for one act of ``unit`` under operation ``spec``.
+
+    Args:
+        words: the message.
+        unit: the act's unit.
+        units: every unit (a value in another unit's words is read again, told whose).
+        spec: the routed operation.
+        locale: the turn's language (argument labels in it).
+        candidates: record argument name → the records in view it may name.
+        finding: a verifier's finding or the domain's refusal to read again against.
+        key: the act this extraction is for (distinguishes requests in records).
+    """
+    instructions, prompt_id = prompt("extract")
+    own = [unit] + [u for u in units if u.id == unit.continues]
+
+    def check(answer: Any) -> str | None:
+        seen: set[str] = set()
+        for n, v in enumerate(answer["values"]):
+            where = f"values[{n}] ({v['argument']})"
+            if v["argument"] in seen:
+                return f"{where}: the argument is given twice"
+            seen.add(v["argument"])
+            problem = words.pointer_error(v["copy"], v["from"], v["to"])
+            if problem:
+                return f"{where}: {problem}"
+            other = owned_by_other(unit, units, v["from"], v["to"])
+            if other is not None:
+                return (
+                    f"{where}: words {v['from']}-{v['to']} belong to unit {other.id} "
+                    f"({other.text(words)!r}), not to this request; take values from its own words"
+                )
+            if "record" in v and v["record"] is not None and v["literal"] is not None:
+                return f"{where}: give a record or an allowed word, not both"
+        return None
+
+    data: dict[str, Any] = {
+        "message": words.numbered(),
+        "unit": {
+            "id": unit.id,
+            "words": " | ".join(words.numbered(u.start, u.end) for u in own),
+        },
+        "operation": operation_data(spec, locale),
+        "data": {
+            "record_candidates": {
+                name: record_data(recs, briefing=False) for name, recs in candidates.items()
+            },
+            "allowed_words": {a.name: list(a.literals) for a in spec.arguments if a.literals},
+        },
+        **({"for": key} if key else {}),
+    }
+    if finding:
+        data["read_again"] = finding
+    return Task(
+        name="extract",
+        instructions=instructions,
+        prompt_id=prompt_id,
+        data=data,
+        schema=_value_schema(spec, candidates),
+        check=check,
+        needs=Needs(),
+    )
+
+
+def read_values(answer: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """Return ``(args, evidence)`` of a checked extract answer.
+
+    A choice's value is the choice, a record's its handle (or allowed word); any other
+    value is the copied words, which code evaluates (dates, amounts) against today.
+    """
+    args: dict[str, str] = {}
+    evidence: dict[str, str] = {}
+    for v in answer["values"]:
+        name = v["argument"]
+        evidence[name] = v["copy"]
+        if "choice" in v:
+            args[name] = v["choice"]
+        elif "record" in v and (v["record"] or v["literal"]):
+            args[name] = v["record"] or v["literal"]
+        else:
+            args[name] = v["copy"]
+    return args, evidence

@@ -1,0 +1,506 @@
+"""The understanding chain: segment → coverage ∥ route → locate ∥ extract → check → verify.
+
+The only module that chains the task modules (import-linter contract
+``understand-steps-independent``). Independent calls run concurrently; every answer is
+checked by code before the next task sees it; a unit that cannot be read becomes a
+notice; the turn's budget ends understanding with a typed error and a notice, never a
+half-read plan (guide §5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+
+from turnframe.core.acts import (
+    CardAnswer,
+    Constraint,
+    ConstraintKind,
+    ConstraintScope,
+    EvidenceSource,
+    Link,
+    ProposedTarget,
+    Question,
+    SemanticAct,
+    Understanding,
+)
+from turnframe.core.ids import JSONObject
+from turnframe.core.operations import OperationSpec
+from turnframe.core.turn import Effort
+from turnframe.providers.base import Provider
+from turnframe.tasks.budget import TurnBudget
+from turnframe.tasks.errors import BudgetExceeded, TaskFailed
+from turnframe.tasks.run import TaskModels, TaskRunner
+from turnframe.understand.base import UnderstandingResult
+from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
+from turnframe.understand.coverage import coverage_task, gaps, read_missed
+from turnframe.understand.extract import extract_task, read_values
+from turnframe.understand.locate import locate_task, read_target
+from turnframe.understand.route import Route, read_routes, route_task
+from turnframe.understand.segment import read_units, segment_task
+from turnframe.understand.units import Unit
+from turnframe.understand.verify import Verdict, read_verdict, verify_task
+from turnframe.understand.words import Words
+
+__all__ = ["EffortProfile", "ModelUnderstanding", "effort_profile"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EffortProfile:
+    """How hard a turn is read (guide §5 "Effort"); never changes what policy allows.
+
+    Attributes:
+        split_votes: reads of segmentation (a split vote is read once more).
+        route_votes: reads of routing.
+        verify_votes: reads of every verification.
+        fault_revotes: extra reads of a verification that found fault.
+        reasoning: reasoning effort for the reading tasks but extraction.
+        reply_review: the reply's acknowledgement is reviewed.
+        step_prose: steps are narrated in the user's language.
+    """
+
+    split_votes: int
+    route_votes: int
+    verify_votes: int
+    fault_revotes: int
+    reasoning: str | None
+    reply_review: bool
+    step_prose: bool
+
+
+def effort_profile(effort: Effort | str) -> EffortProfile:
+    """Return the reading profile of ``effort`` (low, medium or high)."""
+    match Effort(effort):
+        case Effort.LOW:
+            return EffortProfile(
+                split_votes=1,
+                route_votes=1,
+                verify_votes=1,
+                fault_revotes=0,
+                reasoning=None,
+                reply_review=False,
+                step_prose=False,
+            )
+        case Effort.MEDIUM:
+            return EffortProfile(
+                split_votes=3,
+                route_votes=3,
+                verify_votes=1,
+                fault_revotes=2,
+                reasoning=None,
+                reply_review=True,
+                step_prose=True,
+            )
+        case Effort.HIGH:
+            return EffortProfile(
+                split_votes=3,
+                route_votes=3,
+                verify_votes=3,
+                fault_revotes=0,
+                reasoning="low",
+                reply_review=True,
+                step_prose=True,
+            )
+
+
+class ModelUnderstanding:
+    """Reads a turn with the chain of small verified tasks (implements ``Understander``).
+
+    Args:
+        models: the provider (or providers per task, with a stronger one to escalate to).
+        effort: the default effort; a turn's ``Brief.effort`` overrides it.
+        budget: the per-turn budget.
+    """
+
+    def __init__(
+        self,
+        models: TaskModels | Provider,
+        *,
+        effort: Effort | str = Effort.MEDIUM,
+        budget: TurnBudget | None = None,
+    ) -> None:
+        self.models = models if isinstance(models, TaskModels) else TaskModels(models)
+        self.effort = Effort(effort)
+        self.budget = budget or TurnBudget()
+
+    async def understand(self, brief: Brief) -> UnderstandingResult:
+        """Return the proposal for ``brief.text`` with every call recorded (I20).
+
+        Raises:
+            CapabilityMissing: the provider cannot give genuine structured output.
+            ProviderError: a non-retryable provider failure (authentication...).
+        """
+        effort = Effort(brief.effort) if brief.effort else self.effort
+        runner = TaskRunner(self.models, self.budget)
+        reading = _Reading(brief, runner, effort_profile(effort))
+        error: str | None = None
+        try:
+            understanding = await reading.run()
+        except BudgetExceeded as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            understanding = Understanding(notices=("budget_exceeded",))
+            reading.step("budget", exc.which)
+        trace: JSONObject = {
+            "effort": effort.value,
+            "brief": brief_to_json(brief),
+            "error": error,
+            "steps": [list(s) for s in reading.steps],
+        }
+        return UnderstandingResult(
+            understanding=understanding,
+            model_calls=len(runner.records),
+            calls=tuple(r.to_json() for r in runner.records),
+            trace=trace,
+        )
+
+
+@dataclass(slots=True)
+class _Act:
+    id: str
+    unit: Unit
+    spec: OperationSpec
+    target: ProposedTarget = field(default_factory=ProposedTarget)
+    args: dict[str, str] = field(default_factory=dict)
+    evidence: dict[str, str] = field(default_factory=dict)
+    source: EvidenceSource = EvidenceSource.USER
+    dropped: bool = False
+
+
+class _Reading:
+    def __init__(self, brief: Brief, runner: TaskRunner, profile: EffortProfile) -> None:
+        self.brief = brief
+        self.runner = runner
+        self.profile = profile
+        self.words = Words.of(brief.text)
+        self.notices: list[str] = []
+        self.steps: list[tuple[str, str]] = []
+
+    def step(self, name: str, detail: str) -> None:
+        self.steps.append((name, detail))
+        if self.brief.on_step is not None:
+            self.brief.on_step(name, detail)
+
+    async def _try(self, what: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        try:
+            return await call()
+        except TaskFailed as exc:
+            self.notices.append("unreadable")
+            self.step(what, f"unreadable: {exc.error}")
+            return None
+
+    # ---------------------------------------------------------------------- chain
+    async def run(self) -> Understanding:
+        if not len(self.words):
+            return Understanding()
+        answer = await self._try(
+            "segment",
+            lambda: self.runner.run(
+                segment_task(
+                    self.brief,
+                    self.words,
+                    votes=self.profile.split_votes,
+                    reasoning=self.profile.reasoning,
+                ),
+                depth=1,
+            ),
+        )
+        if answer is None:
+            return Understanding(notices=tuple(self.notices))
+        units = list(read_units(answer))
+        self.step("segment", ", ".join(f"{u.id}:{u.kind}" for u in units))
+        routes = await self._cover_and_route(units)
+        return await self._read_items(units, routes)
+
+    async def _cover_and_route(self, units: list[Unit]) -> dict[str, Route]:
+        runs = gaps(self.words, units)
+        missed: list[Unit] = []
+        routes: dict[str, Route] = {}
+
+        async def cover() -> None:
+            task = coverage_task(self.words, units, runs, reasoning=self.profile.reasoning)
+            answer = await self._try("coverage", lambda: self.runner.run(task, depth=2))
+            if answer is not None:
+                missed.extend(read_missed(answer, units))
+
+        async def route(which: list[Unit], depth: int, note: str | None = None) -> None:
+            if not which:
+                return
+            task = route_task(
+                self.brief,
+                self.words,
+                which,
+                units,
+                votes=self.profile.route_votes,
+                reasoning=self.profile.reasoning,
+                note=note,
+            )
+            answer = await self._try("route", lambda: self.runner.run(task, depth=depth))
+            if answer is not None:
+                routes.update(read_routes(answer))
+
+        async with anyio.create_task_group() as group:
+            if runs:
+                group.start_soon(cover)
+            group.start_soon(route, [u for u in units if u.kind != "other"], 2)
+        if missed:
+            units.extend(missed)
+            units.sort(key=lambda u: u.start)
+            self.step("coverage", ", ".join(f"{u.id}:{u.kind}" for u in missed))
+            await route([u for u in missed if u.kind != "other"], 3)
+        for unit_id, r in routes.items():
+            self.step(
+                "route",
+                f"{unit_id} → {', '.join(r.operations) or r.topic or r.constraint or r.card or '-'}",
+            )
+        return routes
+
+    async def _read_items(self, units: list[Unit], routes: dict[str, Route]) -> Understanding:
+        acts: list[_Act] = []
+        by_unit: dict[str, list[_Act]] = {}
+        questions: list[tuple[str, Unit, str]] = []
+        constraints: list[Constraint] = []
+        card_answers: list[CardAnswer] = []
+        cancels: list[tuple[str, str]] = []
+        cancellation_ids: list[str] = []
+        corrections: list[tuple[str, str]] = []
+        n_act = n_q = n_c = n_k = 0
+        for unit in units:
+            r = routes.get(unit.id)
+            if r is None:
+                continue
+            if unit.kind == "request":
+                if not r.operations:
+                    self.notices.append("not_on_offer")
+                for key in r.operations:
+                    spec = self.brief.operation(key)
+                    if spec is None:
+                        continue
+                    n_act += 1
+                    act = _Act(id=f"a{n_act}", unit=unit, spec=spec)
+                    acts.append(act)
+                    by_unit.setdefault(unit.id, []).append(act)
+                if r.corrects:
+                    corrections.append((unit.id, r.corrects))
+            elif unit.kind == "question" and r.topic:
+                n_q += 1
+                questions.append((f"q{n_q}", unit, r.topic))
+            elif unit.kind == "constraint" and r.constraint:
+                n_c += 1
+                constraints.append(
+                    Constraint(
+                        id=f"c{n_c}",
+                        kind=ConstraintKind(r.constraint[0]),
+                        scope=ConstraintScope(r.constraint[1]),
+                    )
+                )
+            elif unit.kind == "card_answer" and r.card:
+                n_k += 1
+                card_answers.append(
+                    CardAnswer(id=f"k{n_k}", interaction=r.card[0], option=r.card[1])
+                )
+            elif unit.kind == "cancellation" and r.cancels:
+                n_act += 1
+                cancellation_ids.append(f"a{n_act}")
+                cancels.append((f"a{n_act}", r.cancels))
+        targets: dict[str, ProposedTarget | None] = {}
+
+        async with anyio.create_task_group() as group:
+            for act in acts:
+                group.start_soon(self._locate_act, act)
+                if act.spec.arguments and not act.unit.hypothetical:
+                    group.start_soon(self._extract, act, units, None, 3)
+            for qid, unit, topic in questions:
+                group.start_soon(self._locate_question, qid, unit, topic, targets)
+        async with anyio.create_task_group() as group:
+            for act in acts:
+                if not act.dropped and not act.unit.hypothetical:
+                    group.start_soon(self._check_and_verify, act, units)
+        links: list[Link] = []
+        for unit_id, corrected in corrections:
+            earlier = by_unit.get(corrected, [])
+            for act in by_unit.get(unit_id, []):
+                if act.dropped or not earlier:
+                    continue
+                same = next((e for e in earlier if e.spec.key == act.spec.key), earlier[0])
+                links.append(Link(act=act.id, corrects=same.id))
+        for act_id, unit_id in cancels:
+            for cancelled in by_unit.get(unit_id, []):
+                links.append(Link(act=act_id, cancels=cancelled.id))
+        semantic = [
+            SemanticAct(
+                id=a.id,
+                operation=a.spec.key,
+                target=a.target,
+                args=dict(a.args),
+                evidence=dict(a.evidence),
+                evidence_source=a.source,
+                hypothetical=a.unit.hypothetical,
+            )
+            for a in acts
+            if not a.dropped
+        ]
+        semantic.extend(SemanticAct(id=i, operation=None) for i in cancellation_ids)
+        semantic.sort(key=lambda a: int(a.id[1:]))
+        return Understanding(
+            acts=tuple(semantic),
+            questions=tuple(
+                Question(
+                    id=qid,
+                    topic=topic,
+                    target=targets.get(qid),
+                    basis="hypothetical" if unit.hypothetical else "current_state",
+                )
+                for qid, unit, topic in questions
+            ),
+            constraints=tuple(constraints),
+            card_answers=tuple(card_answers),
+            links=tuple(links),
+            notices=tuple(dict.fromkeys(self.notices)),
+        )
+
+    # ------------------------------------------------------------------ per item
+    def _candidates(self, spec: OperationSpec) -> list[BriefRecord]:
+        return [r for r in self.brief.records if spec.key in r.offered]
+
+    async def _locate_act(self, act: _Act) -> None:
+        if act.spec.creates_case:
+            act.target = ProposedTarget(new=True)
+            return
+        candidates = self._candidates(act.spec)
+        if len(candidates) == 1:
+            act.target = ProposedTarget(handles=(candidates[0].handle,))
+            return
+        if not candidates:
+            candidates = [r for r in self.brief.records if r.workflow == act.spec.workflow]
+        task = locate_task(
+            self.words,
+            act.unit,
+            act.spec.summary_in(self.brief.locale),
+            candidates,
+            reasoning=self.profile.reasoning,
+            key=act.id,
+        )
+        answer = await self._try("locate", lambda: self.runner.run(task, depth=3))
+        if answer is None:
+            act.dropped = True
+            return
+        act.target = read_target(answer, self.words, act.unit)
+        self.step("locate", f"{act.id} → {len(act.target.handles) or act.target.find}")
+
+    async def _locate_question(
+        self, qid: str, unit: Unit, topic: str, targets: dict[str, ProposedTarget | None]
+    ) -> None:
+        records = list(self.brief.records)
+        if len(records) <= 1:
+            targets[qid] = ProposedTarget(handles=(records[0].handle,)) if records else None
+            return
+        task = locate_task(
+            self.words, unit, topic, records, reasoning=self.profile.reasoning, key=qid
+        )
+        answer = await self._try("locate", lambda: self.runner.run(task, depth=3))
+        targets[qid] = read_target(answer, self.words, unit) if answer is not None else None
+
+    def _record_candidates(self, spec: OperationSpec) -> dict[str, list[BriefRecord]]:
+        return {
+            a.name: [r for r in self.brief.records if r.workflow == a.record_workflow]
+            for a in spec.arguments
+            if a.record_workflow
+        }
+
+    async def _extract(self, act: _Act, units: list[Unit], finding: str | None, depth: int) -> bool:
+        task = extract_task(
+            self.words,
+            act.unit,
+            units,
+            act.spec,
+            self.brief.locale,
+            self._record_candidates(act.spec),
+            finding=finding,
+            key=act.id,
+        )
+        answer = await self._try("extract", lambda: self.runner.run(task, depth=depth))
+        if answer is None:
+            act.dropped = True
+            return False
+        act.args, act.evidence = read_values(answer)
+        self.step("extract", f"{act.id}: {', '.join(act.args) or '-'}")
+        return True
+
+    async def _check_and_verify(self, act: _Act, units: list[Unit]) -> None:
+        depth = 4
+        if (
+            self.brief.check is not None
+            and act.spec.arguments
+            and (act.target.new or len(act.target.handles) == 1)
+        ):
+            refusal = await self.brief.check(self._semantic(act))
+            if refusal:
+                self.step("check", f"{act.id}: refused")
+                finding = f"The application refused this reading: {refusal}"
+                if not await self._extract(act, units, finding, depth):
+                    return
+                depth += 1
+        label = self._label(act)
+        task = verify_task(
+            self.words,
+            act.unit,
+            act.spec,
+            self.brief.locale,
+            label,
+            {k: (v, act.evidence.get(k, v)) for k, v in act.args.items()},
+            asked=self.brief.asked,
+            hypothetical=act.unit.hypothetical,
+            votes=self.profile.verify_votes,
+            key=act.id,
+        )
+        answer = await self._try("verify", lambda: self.runner.run(task, depth=depth))
+        if answer is None:
+            act.dropped = True
+            return
+        if answer["verdict"] == "fault" and self.profile.fault_revotes:
+            more: list[Any] = []
+
+            async def again() -> None:
+                try:
+                    more.append(await self.runner.run(replace(task, votes=1), depth=depth + 1))
+                except TaskFailed:
+                    pass
+
+            async with anyio.create_task_group() as group:
+                for _ in range(self.profile.fault_revotes):
+                    group.start_soon(again)
+            answer = await self.runner.decide(task, [answer, *more], depth + 1)
+        verdict = read_verdict(answer)
+        self.step("verify", f"{act.id}: {'ok' if verdict.ok else verdict.text()}")
+        self._ground(act, verdict)
+        if verdict.ok:
+            return
+        if verdict.value_findings() and len(verdict.value_findings()) == len(verdict.findings):
+            await self._extract(act, units, verdict.text(), depth + 2)
+            return
+        act.dropped = True
+        self.notices.append("unreadable")
+
+    def _ground(self, act: _Act, verdict: Verdict) -> None:
+        if verdict.grounding == "record":
+            act.source = EvidenceSource.RECORD
+        elif verdict.grounding == "attachment":
+            act.source = EvidenceSource.ATTACHMENT
+
+    def _label(self, act: _Act) -> str:
+        if act.target.new:
+            return "(a new record)"
+        labels = [r.label for r in self.brief.records if r.handle in act.target.handles]
+        return " / ".join(labels) or (act.target.find or "")
+
+    def _semantic(self, act: _Act) -> SemanticAct:
+        return SemanticAct(
+            id=act.id,
+            operation=act.spec.key,
+            target=act.target,
+            args=dict(act.args),
+            evidence=dict(act.evidence),
+        )

@@ -1,0 +1,92 @@
+"""Segment: split a message into units (guide §5, task 1 of the chain)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from turnframe.providers.base import Needs
+from turnframe.tasks import schema as s
+from turnframe.tasks.task import Task
+from turnframe.understand.brief import Brief
+from turnframe.understand.prompts import prompt
+from turnframe.understand.units import UNIT_KINDS, Unit, card_data
+from turnframe.understand.words import Words
+
+__all__ = ["read_units", "segment_task"]
+
+_ID = re.compile(r"^u[1-9][0-9]*$")
+
+
+def segment_task(
+    brief: Brief, words: Words, *, votes: int = 1, reasoning: str | None = None
+) -> Task:
+    """Return the segment task for ``brief``'s message."""
+    kinds = [k for k in UNIT_KINDS if k != "card_answer" or brief.cards]
+    unit = s.obj(
+        {
+            "id": s.string(max_length=8),
+            "kind": s.enum(kinds),
+            "from": s.integer(),
+            "to": s.integer(),
+            "hypothetical": s.boolean(),
+            "continues": s.string(nullable=True, max_length=8),
+        }
+    )
+    instructions, prompt_id = prompt("segment")
+    last = len(words) - 1
+
+    def check(answer: Any) -> str | None:
+        units = answer["units"]
+        if not units and len(words):
+            return "the message has words, so it has at least one unit"
+        seen: list[str] = []
+        taken: dict[int, str] = {}
+        for n, u in enumerate(units):
+            where = f"units[{n}]"
+            if not _ID.match(u["id"]) or u["id"] in seen:
+                return f"{where}.id {u['id']!r} must be a new id of the form u1, u2, ..."
+            if u["from"] > u["to"] or u["to"] > last:
+                return f"{where} spans words {u['from']}-{u['to']}; the message has words 0-{last}"
+            for i in range(u["from"], u["to"] + 1):
+                if i in taken:
+                    return f"{where} overlaps {taken[i]} at word {i}"
+                taken[i] = u["id"]
+            if u["continues"] is not None and u["continues"] not in seen:
+                return f"{where}.continues must name an earlier unit, not {u['continues']!r}"
+            seen.append(u["id"])
+        return None
+
+    return Task(
+        name="segment",
+        instructions=instructions,
+        prompt_id=prompt_id,
+        data={
+            "message": words.numbered(),
+            "locale": brief.locale,
+            "last_reply_asked": brief.asked,
+            "data": {"cards_on_screen": card_data(brief)},
+        },
+        schema=s.obj({"units": s.array(unit, max_items=24)}),
+        check=check,
+        needs=Needs(),
+        votes=votes,
+        tiebreak=votes > 1,
+        reasoning=reasoning,
+    )
+
+
+def read_units(answer: Any) -> tuple[Unit, ...]:
+    """Return the units of a checked segment answer, in message order."""
+    units = [
+        Unit(
+            id=u["id"],
+            kind=u["kind"],
+            start=u["from"],
+            end=u["to"],
+            hypothetical=bool(u["hypothetical"]),
+            continues=u["continues"],
+        )
+        for u in answer["units"]
+    ]
+    return tuple(sorted(units, key=lambda u: u.start))

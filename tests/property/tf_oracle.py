@@ -1,0 +1,506 @@
+"""Independent invariant oracles for the property tests (I4, I5, I6, I8, I11, I15, I16).
+
+Nothing here trusts the runtime's own reporting. The oracles observe three seams:
+
+* the reducer, by wrapping ``turnframe.runtime.prepare.reduce_turn``: its input (the
+  resolutions) and its plan (the batches) are checked for I8 and I11;
+* the executor, by wrapping ``StoredStateExecutor.apply``: every ``CommandEnvelope`` is
+  recorded with its origin and policy and checked for I4/I17 against the turn's actual
+  click and the card as it was stored before the turn;
+* the store, by subclassing ``InMemoryStore``: every ``CommitRequest`` that reaches
+  ``commit`` is matched with the envelopes the executor saw, so a commit whose origins
+  were never observed (or are not server-issued) is a violation.
+
+After each turn, ``turn_violations`` checks the ``TurnResult`` against what the store
+really holds: one result per item (I11), receipts citing journaled events of their case
+and operation (I15), cards in the reply persisted (I6), one open card per case (I5), and a
+card resolved with a "committed" result only by a commit that carried it (I16).
+
+Every checker is a plain function returning a list of violation strings, so the tests in
+``test_prop_oracle.py`` can feed them planted violations and prove they fire.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnframe.core import (
+    Actor,
+    CaseRef,
+    CommandEnvelope,
+    ConfirmedInteraction,
+    DirectUserAct,
+    DomainEvent,
+    Exact,
+    Interaction,
+    InteractionBlock,
+    InteractionKind,
+    InteractionResponse,
+    InteractionStatus,
+    OptionMeaning,
+    PlannedActResult,
+    ReceiptBlock,
+    ReplyBlock,
+    ResultStatus,
+    Understanding,
+    WorkflowRegistry,
+    origin_is_server_issued,
+)
+from turnframe.runtime import prepare as prepare_module
+from turnframe.runtime.executor import StoredStateExecutor
+from turnframe.runtime.plan import Plan, ReductionInput
+from turnframe.runtime.policy import origin_satisfies
+from turnframe.runtime.turn import TurnResult
+from turnframe.store import CommitRequest, CommitResult, InMemoryStore
+
+__all__ = [
+    "CommitSeen",
+    "ObservingStore",
+    "Oracle",
+    "TurnContext",
+    "commit_violations",
+    "envelope_violations",
+    "plan_violations",
+    "receipt_violations",
+    "result_violations",
+]
+
+
+# --------------------------------------------------------------------------- checkers
+def envelope_violations(
+    envelope: CommandEnvelope,
+    *,
+    turn_id: str,
+    actor: Actor,
+    click: InteractionResponse | None,
+    card_before: Interaction | None,
+    registry: WorkflowRegistry,
+    state_json: Any,
+) -> list[str]:
+    """I4/I9/I17: the envelope's origin is server-issued, specific, and backed by reality."""
+    out: list[str] = []
+    origin: Any = envelope.origin
+    where = f"{envelope.act_id}/{getattr(envelope.command, 'operation', '?')} on {envelope.case}"
+    if not origin_is_server_issued(origin):
+        return [f"I4 {where}: origin {origin!r} is not one of the four server-issued variants"]
+    erased = registry.workflow(envelope.case.workflow)
+    expected_policy = erased.policy(erased.typed(state_json), envelope.command)
+    if envelope.policy != expected_policy:
+        out.append(f"I4 {where}: policy {envelope.policy} is not the workflow's {expected_policy}")
+    if not origin_satisfies(expected_policy, origin):
+        out.append(f"I17 {where}: origin {origin.kind} does not satisfy {expected_policy}")
+    if envelope.actor != actor:
+        out.append(f"I4 {where}: envelope actor {envelope.actor} is not the turn's {actor}")
+    if registry.operation(envelope.operation) is None or not envelope.operation.startswith(
+        envelope.case.workflow + "."
+    ):
+        out.append(f"I4 {where}: operation does not belong to the case's workflow")
+    if isinstance(origin, DirectUserAct):
+        if origin.turn_id != turn_id:
+            out.append(f"I4 {where}: DirectUserAct of turn {origin.turn_id}, not {turn_id}")
+    elif isinstance(origin, ConfirmedInteraction):
+        # Only the structured click of this very turn can confirm (D5, I9, I17).
+        if click is None or click.interaction_id != origin.interaction_id:
+            out.append(f"I9 {where}: ConfirmedInteraction {origin.interaction_id} was not clicked")
+        elif click.option_id != origin.option_id:
+            out.append(f"I7 {where}: origin option {origin.option_id} is not the clicked one")
+        if card_before is None:
+            out.append(f"I16 {where}: confirming card {origin.interaction_id} is not visible")
+        else:
+            option = card_before.spec.option(origin.option_id)
+            if card_before.status is not InteractionStatus.OPEN:
+                out.append(f"I16 {where}: card was {card_before.status.value} before the turn")
+            if option is None or option.meaning not in (
+                OptionMeaning.CONFIRM,
+                OptionMeaning.APPROVE,
+            ):
+                out.append(f"I17 {where}: option {origin.option_id} does not confirm")
+            if card_before.spec.kind.value != origin.interaction_kind:
+                out.append(f"I17 {where}: origin kind differs from the card's")
+            if card_before.payload_hash != origin.payload_hash:
+                out.append(f"I7 {where}: origin payload hash differs from the stored card's")
+            if envelope.operation not in card_before.spec.operations:
+                out.append(f"I17 {where}: card does not list {envelope.operation}")
+            role = card_before.spec.required_role
+            if role and not actor.has_role(role):
+                out.append(f"I17 {where}: review needs role {role}, actor lacks it")
+            if card_before.spec.kind is InteractionKind.REVIEW and not origin.confirmed_by:
+                out.append(f"I17 {where}: review not preceded by a confirmation")
+    else:
+        out.append(f"I4 {where}: a user turn produced a {origin.kind} origin")
+    return out
+
+
+def commit_violations(
+    request: CommitRequest, envelopes: Sequence[CommandEnvelope] | None
+) -> list[str]:
+    """I4: a commit is only ever the product of observed, server-originated envelopes."""
+    where = f"commit {request.idempotency_key[:8]} on {request.case}"
+    if envelopes is None:
+        return [f"I4 {where}: no envelope was applied for it (origin unknown)"]
+    out = []
+    if not envelopes:
+        out.append(f"I4 {where}: empty envelope list")
+    if tuple(e.operation for e in envelopes) != tuple(request.operations):
+        out.append(f"I4 {where}: operations {request.operations} differ from the envelopes'")
+    for e in envelopes:
+        if not origin_is_server_issued(e.origin):
+            out.append(f"I4 {where}: origin {e.origin!r} is not server-issued")
+        if e.case != request.case or e.idempotency_key != request.idempotency_key:
+            out.append(f"I4 {where}: envelope for {e.case} / another key")
+        if e.expected_revision != request.expected_revision:
+            out.append(f"I12 {where}: envelope revision differs from the commit's")
+    if request.interaction is not None:
+        confirmed = {
+            e.origin.interaction_id for e in envelopes if isinstance(e.origin, ConfirmedInteraction)
+        }
+        if confirmed and request.interaction.interaction_id not in confirmed:
+            out.append(f"I16 {where}: resolves a card other than the one that confirmed it")
+    return out
+
+
+def _exact_sources(inp: ReductionInput) -> set[tuple[str, CaseRef]]:
+    """Return (act id, case) pairs the reducer may compile: only Exact resolutions (I8)."""
+    sources = {
+        (a.act.id, a.resolution.case) for a in inp.acts if isinstance(a.resolution, Exact)
+    }
+    if inp.click is not None:
+        sources |= {
+            (p.act.id, p.resolution.case)
+            for p in inp.click.pending
+            if isinstance(p.resolution, Exact)
+        }
+    cards = {c.id: c for c in inp.cards_on_screen}
+    for answer in inp.understanding.card_answers:
+        card = cards.get(answer.interaction)
+        option = card.spec.option(answer.option) if card else None
+        if card is None or option is None:
+            continue
+        for p in card.spec.pending:
+            # A stored card's option or pending case was itself an Exact choice.
+            case = option.case if option.meaning is OptionMeaning.SELECT else p.case
+            if case is not None:
+                sources.add((p.act.id, case))
+    return sources
+
+
+def plan_violations(inp: ReductionInput, plan: Plan) -> list[str]:
+    """I8, I11, I4 on one reduction: only Exact compiles, one result per item, origins ok."""
+    out: list[str] = []
+    ids = [r.item_id for r in plan.results]
+    for item_id, n in Counter(ids).items():
+        if n > 1:
+            out.append(f"I11 plan: item {item_id} has {n} results")
+    results = {r.item_id: r for r in plan.results}
+    for item_id in inp.understanding.item_ids():
+        if item_id not in results:
+            out.append(f"I11 plan: item {item_id} has no result")
+    if inp.click is not None and plan.replayed_click is None and "click" not in results:
+        card = inp.click.interaction
+        missing = [p.act.id for p in card.spec.pending if p.act.id not in results] if card else []
+        if card is None or missing:
+            out.append(f"I11 plan: the click has no result (pending without one: {missing})")
+    sources = _exact_sources(inp)
+    for batch in plan.batches:
+        for e in batch.envelopes:
+            if (e.act_id, e.case) not in sources:
+                out.append(f"I8 plan: {e.act_id} on {e.case} compiled without an Exact target")
+            if not origin_is_server_issued(e.origin):
+                out.append(f"I4 plan: {e.act_id} has origin {e.origin!r}")
+            elif not origin_satisfies(e.policy, e.origin):
+                out.append(f"I17 plan: {e.act_id} origin {e.origin.kind} vs {e.policy}")
+            result = results.get(e.act_id)
+            if result is None or result.status is not ResultStatus.READY:
+                out.append(f"I11 plan: batched act {e.act_id} is not reported ready ({result})")
+            elif result.operation not in (None, e.operation) or result.case not in (None, e.case):
+                out.append(
+                    f"I11 plan: batched {e.operation} on {e.case} is reported as "
+                    f"{result.operation} on {result.case} under {e.act_id}"
+                )
+            if e.case != batch.case:
+                out.append(f"I14 plan: envelope for {e.case} in the batch of {batch.case}")
+        for act_id in batch.act_ids:
+            if not any(e.act_id == act_id for e in batch.envelopes):
+                out.append(f"I11 plan: batch lists {act_id} without a command")
+    return out
+
+
+def receipt_violations(
+    blocks: Sequence[ReplyBlock], journal: Mapping[str, DomainEvent]
+) -> list[str]:
+    """I15: every receipt cites at least one journaled event of its own case and operation."""
+    out = []
+    for block in blocks:
+        if not isinstance(block, ReceiptBlock):
+            continue
+        r = block.receipt
+        if not r.event_ids:
+            out.append(f"I15 receipt {r.operation} on {r.case} cites no event")
+        for event_id in r.event_ids:
+            event = journal.get(event_id)
+            if event is None:
+                out.append(f"I15 receipt {r.operation} on {r.case} cites missing {event_id}")
+            elif event.case != r.case or event.operation != r.operation:
+                out.append(
+                    f"I15 receipt {r.operation} on {r.case} cites {event_id}, an event of "
+                    f"{event.operation} on {event.case}"
+                )
+    return out
+
+
+def result_violations(
+    understanding: Understanding | None,
+    results: Mapping[str, PlannedActResult],
+    committed: set[tuple[str, str, CaseRef]],
+    *,
+    any_commit: bool,
+    replayed: bool,
+) -> list[str]:
+    """I11 and I15 on a finished turn.
+
+    Args:
+        understanding: the proposal the turn read (``None`` for a click-only turn).
+        results: the turn's results.
+        committed: (act id, operation, case) of every envelope in a commit that succeeded
+            in this turn (replays of the journal included).
+        any_commit: whether any commit of this turn succeeded.
+        replayed: the turn replayed a resolved card's original results.
+    """
+    out = []
+    acts = {a.id: a for a in (understanding.acts if understanding else ())}
+    if understanding is not None:
+        for item_id in understanding.item_ids():
+            if item_id not in results:
+                out.append(f"I11 turn: item {item_id} has no result")
+        for act in understanding.acts:
+            result = results.get(act.id)
+            if result is not None and result.operation != act.operation:
+                out.append(
+                    f"I11 turn: act {act.id} ({act.operation}) reported with the result of "
+                    f"{result.operation} ({result.label})"
+                )
+    for (act_id, operation, case) in committed:
+        result = results.get(act_id)
+        if result is None or result.status is not ResultStatus.COMMITTED:
+            out.append(f"I11 turn: {operation} on {case} committed, but {act_id} says {result}")
+    for item_id, result in results.items():
+        if result.status is not ResultStatus.COMMITTED:
+            continue
+        if result.operation is not None and result.case is not None:
+            if (item_id, result.operation, result.case) not in committed:
+                out.append(
+                    f"I15 turn: {item_id} claims {result.operation} on {result.case} "
+                    "committed without a commit"
+                )
+        elif not any_commit and not (replayed and item_id not in acts):
+            out.append(f"I15 turn: {item_id} claims committed, yet nothing committed")
+    return out
+
+
+# --------------------------------------------------------------------------- observers
+@dataclass
+class CommitSeen:
+    """One ``CommitRequest`` that reached the store, and how it ended."""
+
+    request: CommitRequest
+    result: CommitResult | None = None
+    error: BaseException | None = None
+
+    @property
+    def performed(self) -> bool:
+        """Whether the commit was written (a lost acknowledgement still wrote it)."""
+        return self.result is not None or bool(getattr(self.error, "performed", False))
+
+
+@dataclass
+class TurnContext:
+    """What the oracle knows about the running turn, from outside the runtime."""
+
+    actor: Actor
+    conversation_id: str
+    click: InteractionResponse | None = None
+    card_before: Interaction | None = None
+    understanding: Understanding | None = None
+    turn_id: str | None = None
+    reductions: list[tuple[ReductionInput, Plan]] = field(default_factory=list)
+    applied: dict[tuple[str, CaseRef, str], tuple[CommandEnvelope, ...]] = field(
+        default_factory=dict
+    )
+    commits: list[CommitSeen] = field(default_factory=list)
+
+
+class Oracle:
+    """Collects violations from the reducer, executor and store seams.
+
+    Args:
+        registry: the application's workflows (to recompute policies independently).
+    """
+
+    def __init__(self, registry: WorkflowRegistry) -> None:
+        self.registry = registry
+        self.violations: list[str] = []
+        self.current: TurnContext | None = None
+        self.applied: dict[tuple[str, CaseRef, str], tuple[CommandEnvelope, ...]] = {}
+        self.card_commits: dict[str, list[CommitSeen]] = {}
+        self.turns = 0
+
+    # seams ---------------------------------------------------------------------
+    def on_reduce(self, inp: ReductionInput, plan: Plan) -> None:
+        ctx = self.current
+        if ctx is not None:
+            ctx.turn_id = inp.turn_id
+            ctx.reductions.append((inp, plan))
+        self.violations.extend(plan_violations(inp, plan))
+
+    def on_apply(self, turn_id: str, state_json: Any, envelopes: Sequence[CommandEnvelope]) -> None:
+        ctx = self.current
+        if ctx is None:
+            self.violations.append("I4 apply: an executor ran outside any observed turn")
+            return
+        for e in envelopes:
+            self.violations.extend(
+                envelope_violations(
+                    e,
+                    turn_id=turn_id,
+                    actor=ctx.actor,
+                    click=ctx.click,
+                    card_before=ctx.card_before,
+                    registry=self.registry,
+                    state_json=state_json,
+                )
+            )
+        if envelopes:
+            key = (turn_id, envelopes[0].case, envelopes[0].idempotency_key)
+            ctx.applied[key] = tuple(envelopes)
+            self.applied[key] = tuple(envelopes)
+
+    def on_commit(self, seen: CommitSeen) -> None:
+        request = seen.request
+        if not request.turn_id:  # seeding and callbacks: not a user turn
+            return
+        key = (request.turn_id, request.case, request.idempotency_key)
+        envelopes = self.applied.get(key)
+        self.violations.extend(commit_violations(request, envelopes))
+        if self.current is not None:
+            self.current.commits.append(seen)
+        if request.interaction is not None:
+            self.card_commits.setdefault(request.interaction.interaction_id, []).append(seen)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[Oracle]:
+        """Patch the reducer and executor seams for the duration of the block."""
+        real_reduce = prepare_module.reduce_turn
+        real_apply = StoredStateExecutor.apply
+        oracle = self
+
+        def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
+            plan = real_reduce(inp, registry)
+            oracle.on_reduce(inp, plan)
+            return plan
+
+        async def apply(self: StoredStateExecutor, loaded: Any, commands: Any) -> Any:
+            oracle.on_apply(self.turn_id, loaded.state, tuple(commands))
+            return await real_apply(self, loaded, commands)
+
+        prepare_module.reduce_turn = reduce_turn  # type: ignore[assignment]
+        StoredStateExecutor.apply = apply  # type: ignore[method-assign]
+        try:
+            yield self
+        finally:
+            prepare_module.reduce_turn = real_reduce
+            StoredStateExecutor.apply = real_apply  # type: ignore[method-assign]
+
+    # turns ---------------------------------------------------------------------
+    def begin(self, ctx: TurnContext) -> TurnContext:
+        self.current = ctx
+        return ctx
+
+    async def finish(self, store: ObservingStore, result: TurnResult) -> list[str]:
+        """Check a finished turn against the store; returns (and records) new violations."""
+        ctx = self.current
+        assert ctx is not None
+        self.current = None
+        self.turns += 1
+        found: list[str] = []
+        committed: set[tuple[str, str, CaseRef]] = set()
+        any_commit = False
+        for seen in ctx.commits:
+            if not seen.performed:
+                continue
+            any_commit = True
+            r = seen.request
+            for e in self.applied.get((r.turn_id, r.case, r.idempotency_key), ()):
+                committed.add((e.act_id, e.operation, e.case))
+        replayed = any(plan.replayed_click is not None for _, plan in ctx.reductions)
+        found += result_violations(
+            ctx.understanding, result.results, committed, any_commit=any_commit, replayed=replayed
+        )
+        persisted = await store.load_reply(ctx.actor.account, result.turn_id) or ()
+        if tuple(persisted) != tuple(result.blocks):
+            found.append("guide §9: the persisted reply differs from the returned one")
+        found += receipt_violations(result.blocks, store.journal())
+        if result.refused_blocks:
+            found.append(f"I15 turn: the claim guard had to refuse {result.refused_blocks}")
+        for block in result.blocks:
+            if isinstance(block, InteractionBlock):
+                card = await store.get_interaction(
+                    ctx.actor.account, ctx.conversation_id, block.interaction_id
+                )
+                if card is None:
+                    found.append(f"I6 turn: the reply shows unpersisted card {block.interaction_id}")
+        found += self.card_state_violations(store)
+        self.violations.extend(found)
+        return found
+
+    def card_state_violations(self, store: ObservingStore) -> list[str]:
+        """I5 and I16 over every card the store holds."""
+        out = []
+        open_per_case = Counter(
+            (c.account, c.spec.case)
+            for c in store.all_interactions()
+            if c.status is InteractionStatus.OPEN and c.spec.case is not None
+        )
+        for (account, case), n in open_per_case.items():
+            if n > 1:
+                out.append(f"I5: {n} open cards on {case} for {account}")
+        for card in store.all_interactions():
+            successes = [s for s in self.card_commits.get(card.id, ()) if s.performed]
+            claims_commit = card.resolution is not None and any(
+                v == ResultStatus.COMMITTED.value for v in card.resolution.results.values()
+            )
+            if claims_commit and not successes:
+                out.append(f"I16: card {card.id} resolved as committed without a commit")
+            if successes and card.status is not InteractionStatus.RESOLVED:
+                out.append(f"I16: card {card.id} committed but is {card.status.value}")
+        return out
+
+
+class ObservingStore(InMemoryStore):
+    """An ``InMemoryStore`` that reports every ``CommitRequest`` to an :class:`Oracle`."""
+
+    def __init__(self, oracle: Oracle, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.oracle = oracle
+
+    async def commit(self, request: CommitRequest) -> CommitResult:
+        seen = CommitSeen(request=request)
+        try:
+            seen.result = await super().commit(request)
+        except BaseException as exc:
+            seen.error = exc
+            raise
+        finally:
+            self.oracle.on_commit(seen)
+        return seen.result
+
+    def journal(self) -> dict[str, DomainEvent]:
+        """Return the event journal by id (read directly, not through the runtime)."""
+        return dict(self._event_index)
+
+    def all_interactions(self) -> list[Interaction]:
+        """Return every stored card, any account, any status."""
+        return list(self._interactions.values())
