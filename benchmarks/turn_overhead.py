@@ -34,7 +34,7 @@ How
 Targets (from the issue): a three-act turn takes at most 2 ms median on SQLite; a
 click-only turn makes zero model calls. Timing targets are reported, never asserted.
 
-Usage: ``python benchmarks/turn_overhead.py [--json] [--turns N]``
+Usage: ``python benchmarks/turn_overhead.py [--json] [--turns N] [--warmup N]``
 """
 
 from __future__ import annotations

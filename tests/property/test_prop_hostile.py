@@ -25,6 +25,7 @@ are printed (``pytest -s``) and recorded as test properties.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -37,8 +38,23 @@ from tf_oracle import Oracle
 from turnframe.samples.travel import travel_application
 
 MIN_TURNS = 10_000
-EXAMPLES = 20
+EXAMPLES = 356
 TALLY = {"turns": 0, "conversations": 0}
+STATS: Counter[str] = Counter()
+COVERAGE_FLOORS = {
+    "origin:direct_user_act": 500,
+    "origin:confirmed_interaction": 100,
+    "commit:written": 500,
+    "block:receipt": 500,
+    "card:confirm": 300,
+    "card:select_target": 100,
+    "card:review": 1,
+    "click:open": 500,
+    "click:resolved": 100,
+    "click:stale": 5,
+    "click:superseded": 5,
+    "click:unseen": 100,
+}
 
 
 @settings(
@@ -61,6 +77,7 @@ def _hostile_conversation(data: Any, length: int) -> None:
                 await conversation.turn()
         finally:
             TALLY["turns"] += conversation.turns
+            STATS.update(oracle.stats)
         TALLY["conversations"] += 1
 
     with oracle.installed():
@@ -72,14 +89,22 @@ def test_hostile_understanding_runs_10000_turns_with_zero_violations(
     record_property: Callable[[str, object], None],
 ) -> None:
     before = TALLY["turns"]
+    STATS.clear()
     started = time.perf_counter()
+    cpu = time.process_time()
     _hostile_conversation()
+    cpu = time.process_time() - cpu
     elapsed = time.perf_counter() - started
     turns = TALLY["turns"] - before
     record_property("hostile_turns", turns)
     record_property("hostile_seconds", round(elapsed, 2))
+    record_property("hostile_cpu_seconds", round(cpu, 2))
     print(
         f"\nhostile understanding: {turns} turns in {TALLY['conversations']} conversations, "
-        f"{elapsed:.1f} s ({1000 * elapsed / max(turns, 1):.2f} ms/turn), 0 violations"
+        f"{elapsed:.1f} s wall, {cpu:.1f} s CPU ({1000 * cpu / max(turns, 1):.2f} ms/turn), "
+        f"0 violations\ncoverage: {dict(sorted(STATS.items()))}"
     )
     assert turns >= MIN_TURNS, f"only {turns} hostile turns ran; the floor is {MIN_TURNS}"
+    # The run must exercise what it guards, or zero violations would mean nothing.
+    for key, floor in COVERAGE_FLOORS.items():
+        assert STATS[key] >= floor, f"coverage {key}: {STATS[key]} < {floor}"

@@ -20,16 +20,19 @@ inside Hypothesis's per-example budget and shrinks to a short repro.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 from tf_oracle import ObservingStore, Oracle, TurnContext
 
 from turnframe.core import (
     Actor,
+    ArgumentKind,
     CardAnswer,
     CaseRef,
     Constraint,
@@ -38,6 +41,7 @@ from turnframe.core import (
     EvidenceSource,
     Interaction,
     InteractionResponse,
+    InteractionStatus,
     Link,
     ProposedTarget,
     Question,
@@ -51,6 +55,10 @@ from turnframe.understand import Brief, ScriptedUnderstanding
 
 __all__ = [
     "ACME",
+    "Chooser",
+    "DrawChooser",
+    "SeededChooser",
+    "make_hostile_understanding",
     "AGENT",
     "COLLEAGUE",
     "RIVAL",
@@ -68,6 +76,7 @@ RIVAL = Actor(account="rival", user="r1", roles=frozenset({"customer", "agent"})
 CONVERSATION = "conv-1"
 OTHER_CONVERSATION = "conv-2"
 
+T = TypeVar("T")
 _REGISTRY = travel_application().registry
 OPERATIONS: tuple[str, ...] = tuple(
     op.key for name in _REGISTRY.names() for op in _REGISTRY.workflow(name).operations()
@@ -148,97 +157,205 @@ class Memory:
         del self.handles[:-12]
 
 
-def _target(draw: Any, handles: Sequence[str]) -> ProposedTarget:
-    shape = draw(st.sampled_from(("handles", "handles", "handles", "find", "new", "none", "mix")))
+class Chooser:
+    """The source of every hostile choice: ``pick`` one of a sequence, or a ``count``.
+
+    Two sources share the generators below: :class:`DrawChooser` draws each choice from
+    Hypothesis (shrinkable choice by choice), :class:`SeededChooser` replays a seeded
+    ``random.Random`` (one Hypothesis draw per turn, so 10,000 turns stay cheap).
+    """
+
+    def pick(self, options: Sequence[T]) -> T:
+        raise NotImplementedError
+
+    def count(self, low: int, high: int) -> int:
+        return self.pick(range(low, high + 1))
+
+    def some(self, options: Sequence[T], low: int, high: int) -> list[T]:
+        return [self.pick(options) for _ in range(self.count(low, high))]
+
+    def shuffle(self, items: Sequence[T]) -> list[T]:
+        out = list(items)
+        for n in range(len(out) - 1, 0, -1):  # Fisher-Yates
+            k = self.count(0, n)
+            out[n], out[k] = out[k], out[n]
+        return out
+
+
+@functools.cache
+def _index(n: int) -> st.SearchStrategy[int]:
+    return st.integers(0, n - 1)
+
+
+class DrawChooser(Chooser):
+    """Choices drawn from Hypothesis, one draw each (``draw`` is a composite's ``draw``)."""
+
+    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
+        self.draw = draw
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[self.draw(_index(len(options)))]
+
+
+class SeededChooser(Chooser):
+    """Choices from ``random.Random(seed)``: the seed is the turn's one Hypothesis draw."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[self.rng.randrange(len(options))]
+
+
+def _target(c: Chooser, handles: Sequence[str]) -> ProposedTarget:
+    shape = c.pick(("handles", "handles", "handles", "find", "new", "none", "mix"))
     if shape == "none":
         return ProposedTarget()
     if shape == "new":
-        return ProposedTarget(new=True, mention=draw(st.sampled_from((None, "a new one"))))
+        return ProposedTarget(new=True, mention=c.pick((None, "a new one")))
     if shape == "find":
-        return ProposedTarget(find=draw(st.sampled_from(_FIND_WORDS)))
-    chosen = tuple(draw(st.lists(st.sampled_from(handles), min_size=1, max_size=3)))
+        return ProposedTarget(find=c.pick(_FIND_WORDS))
+    chosen = tuple(c.some(handles, 1, 3))
     if shape == "mix":
-        return ProposedTarget(
-            handles=chosen, find=draw(st.sampled_from(_FIND_WORDS)), new=draw(st.booleans())
-        )
+        return ProposedTarget(handles=chosen, find=c.pick(_FIND_WORDS), new=c.pick((False, True)))
     return ProposedTarget(handles=chosen, mention="it")
 
 
-def _args(draw: Any, operation: str | None, values: Sequence[str]) -> dict[str, str]:
+def _args(c: Chooser, operation: str | None, values: Sequence[str]) -> dict[str, str]:
     spec = _REGISTRY.operation(operation or "")
     own = tuple(a.name for a in spec.arguments) if spec else ()
-    names = draw(
-        st.lists(
-            st.sampled_from(own * 3 + _ARG_NAMES + _BAD_ARG_NAMES), max_size=4, unique=True
-        )
+    names = c.some(own * 3 + _ARG_NAMES + _BAD_ARG_NAMES, 0, 4)
+    # Random field order: the names come in the order they were chosen.
+    return {name: c.pick(values) for name in dict.fromkeys(names)}
+
+
+_VALID: dict[ArgumentKind, tuple[str, ...]] = {
+    ArgumentKind.TEXT: ("Hotel Avenida", "Sintra", "window", "E1", "E2", "E3", "Lisbon"),
+    ArgumentKind.DATE: ("2026-05-20", "2026-05-24", "2026-06-10", "2026-07-01", "May 22"),
+    ArgumentKind.INTEGER: ("1", "2", "3", "5"),
+    ArgumentKind.EMAIL: ("ana@example.com", "kim.lee@example.org"),
+}
+
+
+def _plausible_act(
+    c: Chooser, act_id: str, brief: Brief, values: Sequence[str]
+) -> SemanticAct | None:
+    """An act a model could well propose: a record in view, one of its workflow's
+    operations (offered or not), arguments of the right kind, then maybe one corruption."""
+    if not brief.records:
+        return None
+    manifests = tuple(r for r in brief.records if r.workflow == "manifest")
+    record = c.pick(tuple(brief.records) + manifests * 2)
+    same = tuple(r.handle for r in brief.records if r.workflow == record.workflow)
+    ops = tuple(op.key for op in _REGISTRY.workflow(record.workflow).operations())
+    operation = c.pick(tuple(record.offered) * 3 + ops)
+    spec = _REGISTRY.operation(operation)
+    assert spec is not None
+    shape = c.pick(("one",) * 6 + ("two", "find", "new"))
+    if shape == "two" and len(same) > 1:
+        target = ProposedTarget(handles=(record.handle, c.pick(same)), mention="that one")
+    elif shape == "find":
+        target = ProposedTarget(find=c.pick((record.label.split(" ")[0], *_FIND_WORDS)))
+    elif shape == "new" or spec.creates_case:
+        target = ProposedTarget(new=c.pick((True, True, False)))
+    else:
+        target = ProposedTarget(handles=(record.handle,), mention=record.label)
+    args: dict[str, str] = {}
+    for arg in spec.arguments:
+        if not arg.required and c.pick((False, True)):
+            continue
+        if arg.kind is ArgumentKind.CHOICE:
+            args[arg.name] = c.pick(arg.choices)
+        elif arg.kind is ArgumentKind.RECORD:
+            fitting = tuple(r.handle for r in brief.records if r.workflow == arg.record_workflow)
+            args[arg.name] = c.pick(fitting + arg.literals + ("h0000000000",))
+        else:
+            args[arg.name] = c.pick(_VALID[arg.kind])
+    if args and c.pick((False, False, False, True)):  # one corruption
+        name = c.pick(tuple(args))
+        if c.pick((False, True)):
+            del args[name]
+        else:
+            args[name] = c.pick(values)
+    shuffled = {n: args[n] for n in c.shuffle(tuple(args))}  # random field order
+    return SemanticAct(
+        id=act_id,
+        operation=operation,
+        target=target,
+        args=shuffled,
+        evidence=dict(shuffled) if c.pick((False, True)) else {},
+        evidence_source=c.pick((EvidenceSource.USER,) * 9 + (EvidenceSource.RECORD,)),
+        hypothetical=c.pick((False,) * 9 + (True,)),
     )
-    return {name: draw(st.sampled_from(values)) for name in names}
 
 
-@st.composite
-def hostile_understanding(draw: Any, brief: Brief, memory: Memory) -> Understanding:
+def _hostile_act(
+    c: Chooser, act_id: str, handles: Sequence[str], values: Sequence[str]
+) -> SemanticAct:
+    """An act no sane model would propose: any operation, any target, garbage args."""
+    operation = c.pick(OPERATIONS * 2 + _BAD_OPERATIONS + (None,))
+    args = _args(c, operation, values)
+    return SemanticAct(
+        id=act_id,
+        operation=operation,
+        target=_target(c, handles),
+        args=args,
+        evidence=dict(args) if c.pick((False, True)) else {},
+        evidence_source=c.pick(_SOURCES),
+        hypothetical=c.pick((False,) * 6 + (True,)),
+    )
+
+
+def make_hostile_understanding(c: Chooser, brief: Brief, memory: Memory) -> Understanding:
     """Any schema-valid reading of a turn, however hostile (see the module docstring)."""
     handles = tuple(brief.handles) + tuple(memory.handles[-6:]) + ("h0000000000", "T1", "")
     values = _GARBAGE + tuple(brief.handles) * 2 + tuple(memory.handles[-4:])
-    ids = draw(st.permutations(_ITEM_IDS))
-    n_acts = draw(st.integers(0, 4))
-    n_questions = draw(st.integers(0, 2))
-    n_answers = draw(st.integers(0, 2))
+    ids = c.shuffle(_ITEM_IDS)  # unique within the turn, any order
+    n_acts = c.pick((0, 1, 1, 1, 2, 2, 3, 4))
+    n_questions = c.pick((0, 0, 0, 1, 2))
+    n_answers = c.pick((0, 0, 0, 1, 2))
     act_ids = ids[:n_acts]
     acts = []
     for act_id in act_ids:
-        operation = draw(st.sampled_from(OPERATIONS * 2 + _BAD_OPERATIONS + (None,)))
-        args = _args(draw, operation, values)
-        acts.append(
-            SemanticAct(
-                id=act_id,
-                operation=operation,
-                target=_target(draw, handles),
-                args=args,
-                evidence=dict(args) if draw(st.booleans()) else {},
-                evidence_source=draw(st.sampled_from(_SOURCES)),
-                hypothetical=draw(st.sampled_from((False,) * 6 + (True,))),
-            )
-        )
+        act = None
+        if c.pick((True, True, True, False, False)):
+            act = _plausible_act(c, act_id, brief, values)
+        acts.append(act or _hostile_act(c, act_id, handles, values))
     questions = tuple(
         Question(
             id=qid,
-            topic=draw(st.sampled_from(_TOPICS)),
-            target=draw(st.sampled_from((None, "target"))) and _target(draw, handles),
-            basis=draw(st.sampled_from(("current_state", "hypothetical", "tomorrow"))),
+            topic=c.pick(_TOPICS),
+            target=_target(c, handles) if c.pick((False, True)) else None,
+            basis=c.pick(("current_state", "hypothetical", "tomorrow")),
         )
         for qid in ids[n_acts : n_acts + n_questions]
     )
-    card_ids = tuple(c.interaction_id for c in brief.cards) * 3 + tuple(
-        c.id for c, _ in memory.cards[-4:]
+    card_ids = tuple(x.interaction_id for x in brief.cards) * 3 + tuple(
+        card.id for card, _ in memory.cards[-4:]
     )
     card_ids += ("card-999", "")
     answers = tuple(
-        CardAnswer(
-            id=aid,
-            interaction=draw(st.sampled_from(card_ids)),
-            option=draw(st.sampled_from(_OPTIONS)),
-        )
+        CardAnswer(id=aid, interaction=c.pick(card_ids), option=c.pick(_OPTIONS))
         for aid in ids[n_acts + n_questions : n_acts + n_questions + n_answers]
     )
     link_ends = tuple(act_ids) * 2 + ("zz", "q1")
     links = tuple(
         Link(
-            act=draw(st.sampled_from(link_ends)),
-            corrects=draw(st.sampled_from((None, *link_ends))),
-            cancels=draw(st.sampled_from((None, None, *link_ends))),
+            act=c.pick(link_ends),
+            corrects=c.pick((None, *link_ends)),
+            cancels=c.pick((None, None, *link_ends)),
         )
-        for _ in range(draw(st.integers(0, 3 if act_ids else 1)))
+        for _ in range(c.pick((0, 0, 0, 1, 2, 3) if act_ids else (0, 0, 1)))
     )
     constraints = tuple(
         Constraint(
             id=f"k{n}",
-            kind=draw(st.sampled_from(tuple(ConstraintKind))),
-            scope=draw(st.sampled_from(tuple(ConstraintScope))),
+            kind=c.pick(tuple(ConstraintKind)),
+            scope=c.pick(tuple(ConstraintScope)),
         )
-        for n in range(draw(st.sampled_from((0, 0, 0, 1, 2))))
+        for n in range(c.pick((0, 0, 0, 1, 2)))
     )
-    notices = ("unreadable_unit",) if draw(st.sampled_from((False,) * 5 + (True,))) else ()
+    notices = ("unreadable_unit",) if c.pick((False,) * 5 + (True,)) else ()
     return Understanding(
         acts=tuple(acts),
         questions=questions,
@@ -249,17 +366,29 @@ def hostile_understanding(draw: Any, brief: Brief, memory: Memory) -> Understand
     )
 
 
+@st.composite
+def hostile_understanding(draw: Any, brief: Brief, memory: Memory | None = None) -> Understanding:
+    """Hypothesis strategy: any schema-valid hostile reading of ``brief``, shrinkable."""
+    return make_hostile_understanding(DrawChooser(draw), brief, memory or Memory())
+
+
+_SEEDS = st.integers(0, 2**32 - 1)
+
+
 class Conversation:
     """One conversation of hostile turns over a fresh, seeded, observed store.
 
     Args:
-        data: the Hypothesis ``data`` object every draw is made from.
+        data: the Hypothesis ``data`` object the turns are drawn from.
         oracle: the oracle the store and the patched seams report to.
+        seeded: one Hypothesis draw per turn feeding a :class:`SeededChooser` (fast);
+            otherwise every choice is its own draw (:class:`DrawChooser`, finer shrinking).
     """
 
-    def __init__(self, data: Any, oracle: Oracle) -> None:
+    def __init__(self, data: Any, oracle: Oracle, *, seeded: bool = True) -> None:
         self.data = data
         self.oracle = oracle
+        self.seeded = seeded
         self.store = ObservingStore(oracle)
         self.understander = ScriptedUnderstanding()
         self.runtime = Runtime(
@@ -282,49 +411,60 @@ class Conversation:
             await self.runtime.seed(RIVAL.account, case.workflow, state, case_id=case.case_id)
             self.refs[f"rival-{key}"] = case
 
-    def _draw(self, strategy: st.SearchStrategy[Any]) -> Any:
-        return self.data.draw(strategy)
+    def _chooser(self) -> Chooser:
+        if self.seeded:
+            return SeededChooser(self.data.draw(_SEEDS))
+        return DrawChooser(self.data.draw)
 
-    def _click(self, actor: Actor) -> tuple[Actor, InteractionResponse]:
+    def _click(self, c: Chooser, actor: Actor, conversation: str) -> tuple[Actor, str, Any]:
+        """Choose a click: mostly an open card, as its owner; sometimes anything at all."""
         memory = self.memory
-        shape = self._draw(st.sampled_from(("card",) * 5 + ("again", "garbage")))
+        live = [i for i in self.store.all_interactions() if i.status is InteractionStatus.OPEN]
+        shape = c.pick(("open",) * 6 + ("any", "any", "again", "garbage"))
         if shape == "again" and memory.last_click is not None:
-            same_actor = self._draw(st.booleans())
-            previous_actor, _, response = memory.last_click
-            return (previous_actor if same_actor else actor), response
-        if shape == "garbage" or not memory.cards:
-            card_id = self._draw(st.sampled_from(("card-999", "", "card-1", "turn-1")))
-            return actor, InteractionResponse(interaction_id=card_id, option_id="confirm")
-        card, shown = self._draw(st.sampled_from(memory.cards[-8:]))
+            previous_actor, previous_conversation, response = memory.last_click
+            return (
+                c.pick((previous_actor, previous_actor, actor)),
+                c.pick((previous_conversation, previous_conversation, conversation)),
+                response,
+            )
+        pool = live if shape == "open" and live else [card for card, _ in memory.cards[-8:]]
+        if shape == "garbage" or not pool:
+            card_id = c.pick(("card-999", "", "card-1", "turn-1"))
+            return actor, conversation, InteractionResponse(interaction_id=card_id, option_id="o1")
+        card = c.pick(pool)
+        shown = next((r for x, r in memory.cards if x.id == card.id), card.spec.bound_revision)
         options = tuple(o.id for o in card.spec.options)
-        option = self._draw(st.sampled_from(options * 3 + _OPTIONS[:4]))
-        revision = self._draw(st.sampled_from((shown, shown, shown, None, 0, 99)))
-        return actor, InteractionResponse(
-            interaction_id=card.id, option_id=option, expected_revision=revision
+        option = c.pick(options * 3 + _OPTIONS[:4])
+        revision = c.pick((shown,) * 5 + (None, 0, 99))
+        owner = AGENT if card.spec.required_role else ACME
+        actor = c.pick((owner,) * 6 + (ACME, AGENT, COLLEAGUE, RIVAL))
+        other = OTHER_CONVERSATION if card.conversation_id == CONVERSATION else CONVERSATION
+        conversation = c.pick((card.conversation_id,) * 7 + (other,))
+        return (
+            actor,
+            conversation,
+            InteractionResponse(
+                interaction_id=card.id, option_id=option, expected_revision=revision
+            ),
         )
 
     async def turn(self) -> TurnResult:
         """Draw and run one turn, then let the oracle check it; returns the result."""
-        kind = self._draw(st.sampled_from(("text",) * 5 + ("click",) * 3 + ("both",) * 2))
-        actor = self._draw(st.sampled_from((ACME,) * 6 + (AGENT, COLLEAGUE, RIVAL)))
-        conversation = self._draw(st.sampled_from((CONVERSATION,) * 7 + (OTHER_CONVERSATION,)))
+        c = self._chooser()
+        kind = c.pick(("text",) * 5 + ("click",) * 3 + ("both",) * 2)
+        actor = c.pick((ACME,) * 6 + (AGENT, COLLEAGUE, RIVAL))
+        conversation = c.pick((CONVERSATION,) * 7 + (OTHER_CONVERSATION,))
         response = None
         if kind != "text":
-            actor, response = self._click(actor)
+            actor, conversation, response = self._click(c, actor, conversation)
             self.memory.last_click = (actor, conversation, response)
-        origin_ref = self._draw(
-            st.sampled_from(
-                (None,) * 10
-                + (self.refs["T3"], self.refs["P1"], self.refs["rival-T1"], CaseRef("trip", "T9"))
-            )
+        refs = self.refs
+        origin_ref = c.pick(
+            (None,) * 10 + (refs["T3"], refs["P1"], refs["rival-T1"], CaseRef("trip", "T9"))
         )
-        in_view = self._draw(
-            st.sampled_from(
-                (None,) * 8
-                + ((self.refs["T1"], self.refs["T2"]), (self.refs["D1"], self.refs["rival-P1"]))
-            )
-        )
-        locale = self._draw(st.sampled_from(("en",) * 4 + ("pt-PT",)))
+        in_view = c.pick((None,) * 8 + ((refs["T1"], refs["T2"]), (refs["D1"], refs["rival-P1"])))
+        locale = c.pick(("en",) * 4 + ("pt-PT",))
         card_before = None
         if response is not None:
             card_before = await self.store.get_interaction(
@@ -332,10 +472,7 @@ class Conversation:
             )
         ctx = self.oracle.begin(
             TurnContext(
-                actor=actor,
-                conversation_id=conversation,
-                click=response,
-                card_before=card_before,
+                actor=actor, conversation_id=conversation, click=response, card_before=card_before
             )
         )
         text = None
@@ -343,7 +480,10 @@ class Conversation:
             text = "hostile words"
 
             def read(brief: Brief) -> Understanding:
-                proposal = self._draw(hostile_understanding(brief, self.memory))
+                if self.seeded:
+                    proposal = make_hostile_understanding(c, brief, self.memory)
+                else:
+                    proposal = self.data.draw(hostile_understanding(brief, self.memory))
                 ctx.understanding = proposal
                 self.memory.remember_handles(brief)
                 return proposal
@@ -353,20 +493,21 @@ class Conversation:
             actor,
             conversation,
             TurnInput(
-                text=text,
-                interaction_response=response,
-                origin_ref=origin_ref,
-                locale=locale,
+                text=text, interaction_response=response, origin_ref=origin_ref, locale=locale
             ),
             in_view=None if in_view is None else list(in_view),
         )
         self.turns += 1
         found = await self.oracle.finish(self.store, result)
         assert not found, "\n".join(
-            [*found, f"turn {self.turns}: {kind} by {actor.user}@{actor.account} in {conversation}",
-             f"click: {response}", f"card before: {card_before}",
-             f"understanding: {ctx.understanding}",
-             f"results: { {k: (v.label, v.operation, v.case) for k, v in result.results.items()} }"]
+            [
+                *found,
+                f"turn {self.turns}: {kind} by {actor.user}@{actor.account} in {conversation}",
+                f"click: {response}",
+                f"card before: {card_before}",
+                f"understanding: {ctx.understanding}",
+                f"results: { {k: (v.label, v.operation, v.case) for k, v in result.results.items()} }",
+            ]
         )
         for card in result.interactions_created:
             self.memory.cards.append((card, card.spec.bound_revision))

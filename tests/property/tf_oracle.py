@@ -11,7 +11,7 @@ Nothing here trusts the runtime's own reporting. The oracles observe three seams
   ``commit`` is matched with the envelopes the executor saw, so a commit whose origins
   were never observed (or are not server-issued) is a violation.
 
-After each turn, ``turn_violations`` checks the ``TurnResult`` against what the store
+After each turn, ``Oracle.finish`` checks the ``TurnResult`` against what the store
 really holds: one result per item (I11), receipts citing journaled events of their case
 and operation (I15), cards in the reply persisted (I6), one open card per case (I5), and a
 card resolved with a "committed" result only by a commit that carried it (I16).
@@ -165,15 +165,17 @@ def commit_violations(
 
 def _exact_sources(inp: ReductionInput) -> set[tuple[str, CaseRef]]:
     """Return (act id, case) pairs the reducer may compile: only Exact resolutions (I8)."""
-    sources = {
-        (a.act.id, a.resolution.case) for a in inp.acts if isinstance(a.resolution, Exact)
-    }
-    if inp.click is not None:
-        sources |= {
-            (p.act.id, p.resolution.case)
-            for p in inp.click.pending
-            if isinstance(p.resolution, Exact)
-        }
+    sources = {(a.act.id, a.resolution.case) for a in inp.acts if isinstance(a.resolution, Exact)}
+    # A card's pending act may report under ``<card id>:<act id>`` when this turn already
+    # uses its id (I11); it is the same act either way.
+    if inp.click is not None and inp.click.interaction is not None:
+        prefix = inp.click.interaction.id
+        for p in inp.click.pending:
+            if isinstance(p.resolution, Exact):
+                sources |= {
+                    (p.act.id, p.resolution.case),
+                    (f"{prefix}:{p.act.id}", p.resolution.case),
+                }
     cards = {c.id: c for c in inp.cards_on_screen}
     for answer in inp.understanding.card_answers:
         card = cards.get(answer.interaction)
@@ -184,7 +186,7 @@ def _exact_sources(inp: ReductionInput) -> set[tuple[str, CaseRef]]:
             # A stored card's option or pending case was itself an Exact choice.
             case = option.case if option.meaning is OptionMeaning.SELECT else p.case
             if case is not None:
-                sources.add((p.act.id, case))
+                sources |= {(p.act.id, case), (f"{card.id}:{p.act.id}", case)}
     return sources
 
 
@@ -283,7 +285,7 @@ def result_violations(
                     f"I11 turn: act {act.id} ({act.operation}) reported with the result of "
                     f"{result.operation} ({result.label})"
                 )
-    for (act_id, operation, case) in committed:
+    for act_id, operation, case in committed:
         result = results.get(act_id)
         if result is None or result.status is not ResultStatus.COMMITTED:
             out.append(f"I11 turn: {operation} on {case} committed, but {act_id} says {result}")
@@ -331,6 +333,7 @@ class TurnContext:
         default_factory=dict
     )
     commits: list[CommitSeen] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
 
 
 class Oracle:
@@ -347,22 +350,28 @@ class Oracle:
         self.applied: dict[tuple[str, CaseRef, str], tuple[CommandEnvelope, ...]] = {}
         self.card_commits: dict[str, list[CommitSeen]] = {}
         self.turns = 0
+        self.stats: Counter[str] = Counter()
 
     # seams ---------------------------------------------------------------------
     def on_reduce(self, inp: ReductionInput, plan: Plan) -> None:
+        self._report(plan_violations(inp, plan))
         ctx = self.current
         if ctx is not None:
             ctx.turn_id = inp.turn_id
             ctx.reductions.append((inp, plan))
-        self.violations.extend(plan_violations(inp, plan))
+
+    def _report(self, found: list[str]) -> None:
+        self.violations.extend(found)
+        if self.current is not None:
+            self.current.violations.extend(found)
 
     def on_apply(self, turn_id: str, state_json: Any, envelopes: Sequence[CommandEnvelope]) -> None:
         ctx = self.current
         if ctx is None:
-            self.violations.append("I4 apply: an executor ran outside any observed turn")
+            self._report(["I4 apply: an executor ran outside any observed turn"])
             return
         for e in envelopes:
-            self.violations.extend(
+            self._report(
                 envelope_violations(
                     e,
                     turn_id=turn_id,
@@ -373,6 +382,7 @@ class Oracle:
                     state_json=state_json,
                 )
             )
+        self.stats.update(f"origin:{e.origin.kind}" for e in envelopes)
         if envelopes:
             key = (turn_id, envelopes[0].case, envelopes[0].idempotency_key)
             ctx.applied[key] = tuple(envelopes)
@@ -384,7 +394,8 @@ class Oracle:
             return
         key = (request.turn_id, request.case, request.idempotency_key)
         envelopes = self.applied.get(key)
-        self.violations.extend(commit_violations(request, envelopes))
+        self._report(commit_violations(request, envelopes))
+        self.stats["commit:" + ("written" if seen.performed else "refused")] += 1
         if self.current is not None:
             self.current.commits.append(seen)
         if request.interaction is not None:
@@ -425,7 +436,7 @@ class Oracle:
         assert ctx is not None
         self.current = None
         self.turns += 1
-        found: list[str] = []
+        found: list[str] = list(ctx.violations)
         committed: set[tuple[str, str, CaseRef]] = set()
         any_commit = False
         for seen in ctx.commits:
@@ -443,6 +454,12 @@ class Oracle:
         if tuple(persisted) != tuple(result.blocks):
             found.append("guide §9: the persisted reply differs from the returned one")
         found += receipt_violations(result.blocks, store.journal())
+        self.stats.update(f"block:{b.kind}" for b in result.blocks)
+        self.stats.update(f"card:{c.spec.kind.value}" for c in result.interactions_created)
+        if ctx.click is not None:
+            self.stats[
+                "click:" + (ctx.card_before.status.value if ctx.card_before else "unseen")
+            ] += 1
         if result.refused_blocks:
             found.append(f"I15 turn: the claim guard had to refuse {result.refused_blocks}")
         for block in result.blocks:
@@ -451,9 +468,11 @@ class Oracle:
                     ctx.actor.account, ctx.conversation_id, block.interaction_id
                 )
                 if card is None:
-                    found.append(f"I6 turn: the reply shows unpersisted card {block.interaction_id}")
+                    found.append(
+                        f"I6 turn: the reply shows unpersisted card {block.interaction_id}"
+                    )
         found += self.card_state_violations(store)
-        self.violations.extend(found)
+        self.violations.extend(found[len(ctx.violations) :])
         return found
 
     def card_state_violations(self, store: ObservingStore) -> list[str]:

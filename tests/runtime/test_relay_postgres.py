@@ -67,7 +67,7 @@ class World:
         row = await self.store.load_case(self.manifest)
         wf = ManifestWorkflow()
         state = wf.load_state(row.state)
-        from turnframe.core import ExecutionContext, Actor
+        from turnframe.core import Actor, ExecutionContext
 
         ctx = ExecutionContext(
             case=self.manifest,
@@ -98,6 +98,7 @@ class World:
 
     def relay(self, timeout: float = 2.0, **kw: Any) -> OutboxRelay:
         self.saga.client.timeout = timeout
+        kw.setdefault("reconcile_after", 0.0)
         return OutboxRelay(
             self.store, [self.saga], owner=kw.pop("owner", "relay-1"), retry_in=0.0, **kw
         )
@@ -195,11 +196,12 @@ def test_timeout_after_transmission_is_unknown_then_reconciled_without_resending
     async def body(w: World) -> None:
         outbox_id = await w.submit()
         w.airline.mode = "timeout"
-        report = await w.relay(timeout=0.3).run_once()
+        report = await w.relay(timeout=0.3, reconcile_after=0.3).run_once()
         assert report.unknown == 1
         assert await w.status() == "outcome_unknown"
         assert (await w.store.outbox_row(outbox_id)).message.status == "outcome_unknown"
         w.airline.mode = "accept"
+        await anyio.sleep(0.35)
         report = await w.relay().run_once()  # reconciliation asks by outbox id
         assert report.reconciled == 1 and report.delivered == 0
         assert await w.status() == "submitted"
@@ -322,3 +324,40 @@ def test_skip_locked_claims_are_exclusive_across_relays() -> None:
         assert len(claimed) == 200 and len(set(claimed)) == 200
 
     run(body)
+
+
+def test_relay_cli_runs_a_round(capsys: pytest.CaptureFixture[str]) -> None:
+    from turnframe.cli import main
+
+    captured: dict[str, Any] = {}
+
+    async def body(w: World) -> None:
+        captured["outbox"] = await w.submit()
+        captured["dsn"], captured["schema"], captured["url"] = (
+            w.store.dsn,
+            w.store.schema,
+            w.airline.url,
+        )
+
+        def cli() -> int:
+            return main(
+                [
+                    "relay",
+                    "--dsn",
+                    w.store.dsn,
+                    "--schema",
+                    w.store.schema,
+                    "--airline-url",
+                    w.airline.url,
+                    "--once",
+                    "--owner",
+                    "cli-relay",
+                ]
+            )
+
+        assert await anyio.to_thread.run_sync(cli) == 0
+        assert await w.status() == "submitted"
+        assert w.airline.deliveries == {captured["outbox"]: 1}
+
+    run(body)
+    assert "relay cli-relay: delivered 1" in capsys.readouterr().out

@@ -44,6 +44,13 @@ def _checked_reduce(violations: list[str]) -> Any:
     def reduce(inp: ReductionInput, registry: Any) -> Plan:
         plan = original(inp, registry)
         resolutions = {a.act.id: a.resolution for a in inp.acts}
+        # A card answered in words resumes the card's own pending acts, on the cases the
+        # server stored for the card (its pending case or a selected option's case).
+        on_cards: dict[str, set[Any]] = {}
+        for card in inp.cards_on_screen:
+            cases = {o.case for o in card.spec.options if o.case is not None}
+            for pending in card.spec.pending:
+                on_cards.setdefault(pending.act.id, set()).update(cases | {pending.case})
         for batch in plan.batches:
             for envelope in batch.envelopes:
                 origin = envelope.origin
@@ -54,9 +61,9 @@ def _checked_reduce(violations: list[str]) -> Any:
                 if not origin_satisfies(envelope.policy, origin):
                     violations.append(f"origin does not satisfy policy: {envelope}")
                 resolution = resolutions.get(envelope.act_id)
-                if inp.click is None and not (
-                    isinstance(resolution, Exact) and resolution.case == batch.case
-                ):
+                exact = isinstance(resolution, Exact) and resolution.case == batch.case
+                from_card = batch.case in on_cards.get(envelope.act_id, set())
+                if inp.click is None and not (exact or from_card):
                     violations.append(f"compiled from a non-Exact target: {resolution!r}")
         return plan
 

@@ -29,7 +29,9 @@ def _sample_vocabulary() -> set[str]:
             value = record.get(key)
             if isinstance(value, str):
                 words.add(value)
-    words.update({"planning", "confirmed", "cancelled", "completed", "deleted", "manifest", "airline"})
+    words.update(
+        {"planning", "confirmed", "cancelled", "completed", "deleted", "manifest", "airline"}
+    )
     return {w.lower() for w in words if len(w) > 1}
 
 
@@ -39,7 +41,9 @@ def test_no_core_prompt_names_a_sample_domain() -> None:
     found: dict[str, list[str]] = {}
     for name in ("_shared", *PROMPT_NAMES):
         text = prompt_text(name).lower()
-        hits = [w for w in sorted(vocabulary) if re.search(rf"(?<![\w.]){re.escape(w)}(?![\w])", text)]
+        hits = [
+            w for w in sorted(vocabulary) if re.search(rf"(?<![\w.]){re.escape(w)}(?![\w])", text)
+        ]
         if hits:
             found[name] = hits
     assert found == {}

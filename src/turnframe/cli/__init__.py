@@ -42,6 +42,24 @@ def _parser() -> argparse.ArgumentParser:
     print_sql.add_argument("--schema", default="public")
     print_sql.add_argument("--after", type=int, default=0, help="skip migrations up to N")
     print_sql.add_argument("--fresh", action="store_true", help="print schema.sql instead")
+    recipe = db_sub.add_parser("recipe", help="print an adoption recipe's SQL")
+    recipe.add_argument("recipe_name", choices=("no-revision-column",))
+    recipe.add_argument("--table", required=True, help="your table")
+    recipe.add_argument("--key", default="id", help="its key column")
+    recipe.add_argument("--column", default="tf_revision", help="the revision column")
+
+    relay = sub.add_parser("relay", help="run an outbox relay on PostgreSQL (extra `postgres`)")
+    relay.add_argument("--dsn", help="database DSN (default: $TURNFRAME_POSTGRES_DSN)")
+    relay.add_argument("--schema", default="public")
+    relay.add_argument("--airline-url", default="http://127.0.0.1:8081")
+    relay.add_argument("--callback-port", type=int, help="serve signed airline callbacks")
+    relay.add_argument("--once", action="store_true", help="run one round and exit")
+    relay.add_argument("--lease", type=float, default=30.0, help="lease seconds")
+    relay.add_argument("--poll", type=float, default=0.5, help="idle poll seconds")
+    relay.add_argument("--owner", help="this relay's lease name")
+    from turnframe.cli.chat import add_commands
+
+    add_commands(sub)
     return parser
 
 
@@ -51,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit codes: 0 success; 1 a scenario failed; 2 a usage error or an invalid file.
     """
     args = _parser().parse_args(argv)
+    if args.command in ("chat", "replay", "eval"):
+        from turnframe.cli.chat import run_command
+
+        return run_command(args)
     if args.command == "demo":
         from turnframe.cli.demo import run_demo
 
@@ -59,6 +81,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         from turnframe.cli.scenario import run_scenarios
 
         return run_scenarios(args.paths, as_json=args.json, store=args.store)
+    if args.command == "relay":
+        from turnframe.cli.relay import run_relay
+
+        return run_relay(
+            dsn=args.dsn,
+            schema=str(args.schema),
+            airline_url=str(args.airline_url),
+            callback_port=args.callback_port,
+            once=bool(args.once),
+            lease_seconds=float(args.lease),
+            poll=float(args.poll),
+            owner=args.owner,
+        )
+    if args.command == "db" and args.db_command == "recipe":
+        from turnframe.cli.db import run_recipe
+
+        return run_recipe(str(args.table), str(args.key), str(args.column))
     if args.command == "db":
         from turnframe.cli.db import run_db
 

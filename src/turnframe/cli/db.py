@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["run_db"]
+__all__ = ["run_db", "run_recipe"]
 
 DSN_VAR = "TURNFRAME_POSTGRES_DSN"
 
@@ -49,4 +49,21 @@ def run_db(command: str, *, dsn: str | None, schema: str, after: int, fresh: boo
         print(f"schema {schema}: applied {', '.join(applied)}")
     else:
         print(f"schema {schema}: up to date")
+    return 0
+
+
+def run_recipe(table: str, key: str, column: str) -> int:
+    """Print the no-revision-column recipe's SQL (docs/recipes/no-revision-column.md)."""
+    try:
+        from turnframe.store.postgres.recipes import compare_and_set_sql, no_revision_column_sql
+    except ImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        ddl = no_revision_column_sql(table, column=column)
+        cas = compare_and_set_sql(table, key, column=column)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(f"{ddl}\n-- the executor's compare-and-set (zero rows: stale)\n{cas}")
     return 0

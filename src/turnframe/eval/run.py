@@ -264,6 +264,7 @@ def _score(
     u = record.get("understanding") or {}
     acts = [a for a in u.get("acts", []) if a.get("operation")]
     s = report.scores
+    same = {k: k for k in keys.values()}
     before = {t: (sc.hits, sc.produced, sc.expected) for t, sc in s.items()}
     steps = (record.get("reading") or {}).get("steps", [])
     produced_units = [d for name, d in steps if name == "segment"]
@@ -279,7 +280,7 @@ def _score(
     )
     s["extract"].add(
         [(a["operation"], k, _value(v, keys)) for a in acts for k, v in a["args"].items()],
-        [(a.op, k, _value(v, {})) for a in case.acts for k, v in a.args.items()],
+        [(a.op, k, _value(v, same)) for a in case.acts for k, v in a.args.items()],
     )
     s["acts"].add(
         [
@@ -298,7 +299,7 @@ def _score(
                 reading.act_id(i),
                 a.op,
                 _expected_target(a.target),
-                tuple(sorted((k, _value(v, {})) for k, v in a.args.items())),
+                tuple(sorted((k, _value(v, same)) for k, v in a.args.items())),
                 a.hypothetical,
                 a.source,
             )

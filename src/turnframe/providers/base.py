@@ -8,6 +8,7 @@ short (:class:`~turnframe.providers.errors.CapabilityMissing`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from abc import ABC, abstractmethod
@@ -15,12 +16,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from turnframe.core.canonical import digest
 from turnframe.core.ids import JSONObject
 from turnframe.providers.errors import CapabilityMissing
 
 __all__ = [
     "Capabilities",
+    "Enforcement",
     "Message",
     "ModelProfile",
     "ModelRequest",
@@ -28,6 +29,8 @@ __all__ = [
     "Needs",
     "Provider",
     "StopReason",
+    "ToolCall",
+    "ToolSpec",
     "Usage",
     "estimate_tokens",
     "require",
@@ -49,6 +52,13 @@ class Capabilities:
         streaming: it streams output.
         reasoning_effort: it takes a reasoning-effort setting.
         max_context: its context window, in tokens.
+        structured_mode: how the schema is enforced (``strict json_schema``, ``forced
+            tool``, ``output_config.format``...); ``""`` when not by a vendor.
+        schema_subset: the JSON-Schema keywords enforced at decode time (``None``: all).
+            Every other keyword of a request's schema is left out of what is sent and
+            only checked afterwards against the full schema; the response says so.
+        tool_calls: it returns tool calls with identifiers.
+        refusal_state: it reports a refusal as its own state (others show a filter).
     """
 
     structured_output: bool = True
@@ -56,6 +66,10 @@ class Capabilities:
     streaming: bool = False
     reasoning_effort: bool = False
     max_context: int = 32_000
+    structured_mode: str = ""
+    schema_subset: frozenset[str] | None = None
+    tool_calls: bool = False
+    refusal_state: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,6 +142,39 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    """A tool the model may call.
+
+    Attributes:
+        name: the tool's name.
+        description: what it does.
+        schema: the JSON schema of its arguments.
+    """
+
+    name: str
+    description: str
+    schema: JSONObject
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """One tool call the model made, in the order it made them.
+
+    Attributes:
+        id: the vendor's call identifier (echo it back with the tool's result).
+        name: the tool's name.
+        arguments: the arguments as JSON text (vendors send a string or an object).
+        synthetic_id: the vendor sent no identifier; ``id`` was made up from the
+            call's position (``call_<index>``), stable for one response.
+    """
+
+    id: str
+    name: str
+    arguments: str
+    synthetic_id: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """A normalized request: messages and the strict output schema.
 
@@ -139,6 +186,13 @@ class ModelRequest:
         reasoning: ``None`` or a reasoning effort (``"low"``) when the profile supports it.
         max_output_tokens: an output cap.
         prompt_id: the prompt's identity (name and content digest) for records.
+        tools: tools the model may call instead of answering (adapters with
+            ``tool_calls``); empty for the framework's own tasks.
+        stream: ask the vendor to stream; the adapter rebuilds the same response.
+        strict_schema: fail before sending when a keyword of ``schema`` is outside the
+            profile's enforced subset (default: send the subset, validate the rest).
+        allow_prompt_only_json: accept a profile that can only be asked for JSON in
+            the prompt (explicit opt-in, never the default).
     """
 
     task: str
@@ -148,17 +202,23 @@ class ModelRequest:
     reasoning: str | None = None
     max_output_tokens: int = 1024
     prompt_id: str = ""
+    tools: tuple[ToolSpec, ...] = ()
+    stream: bool = False
+    strict_schema: bool = False
+    allow_prompt_only_json: bool = False
 
     def fingerprint(self) -> str:
-        """Return the digest of what decides an answer: task, messages, schema, reasoning."""
-        return digest(
-            (
-                self.task,
-                [(m.role, m.content) for m in self.messages],
-                self.schema,
-                self.reasoning,
-            )
+        """Return the digest of what decides an answer: task, messages, schema, reasoning.
+
+        It equals ``digest((task, [(role, content)...], schema, reasoning))``; every part
+        is already plain JSON, so the canonical text is written directly (no conversion).
+        """
+        text = json.dumps(
+            (self.task, [(m.role, m.content) for m in self.messages], self.schema, self.reasoning),
+            sort_keys=True,
+            separators=(",", ":"),
         )
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def prompt_tokens(self) -> int:
         """Return the estimated prompt size in tokens (messages and schema)."""
@@ -167,13 +227,33 @@ class ModelRequest:
 
 
 class StopReason(StrEnum):
-    """How a call that came back ended (providers.md §3.1); none of these is an error."""
+    """How a call that came back ended (providers.md §3.1); none of these is an error.
+
+    ``MALFORMED``: the output is not JSON or breaks the full schema (the vendor's own
+    malformed states included). ``TOOL_CALLS``: the model called tools instead.
+    """
 
     COMPLETE = "complete"
     REFUSAL = "refusal"
     CONTENT_FILTER = "content_filter"
     TRUNCATED = "truncated"
     EMPTY = "empty"
+    MALFORMED = "malformed"
+    TOOL_CALLS = "tool_calls"
+
+
+class Enforcement(StrEnum):
+    """How much of a response's schema the vendor enforced while decoding.
+
+    ``GENUINE``: every keyword. ``SUBSET``: the profile's enforced subset; the rest was
+    checked only afterwards. ``PROMPT_ONLY``: JSON asked for in the prompt (explicit
+    opt-in). ``NONE``: not a vendor call (scripted, replayed).
+    """
+
+    GENUINE = "genuine"
+    SUBSET = "subset"
+    PROMPT_ONLY = "prompt_only"
+    NONE = "none"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,6 +274,12 @@ class ModelResponse:
         usage: tokens used.
         model: the model that served it (``provider:model``).
         latency_ms: how long it took.
+        tool_calls: the tool calls, in order (``stop`` is ``TOOL_CALLS``).
+        enforcement: how much of the schema the vendor enforced.
+        unenforced: the schema keywords left to the full-schema check.
+        problems: why the output is ``MALFORMED`` (parse or full-schema errors).
+        detail: the vendor's own reason (``finish_reason``, a refusal's words, a
+            filter category), redacted; for logs, never for users.
     """
 
     text: str
@@ -201,6 +287,11 @@ class ModelResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     latency_ms: float = 0.0
+    tool_calls: tuple[ToolCall, ...] = ()
+    enforcement: Enforcement = Enforcement.NONE
+    unenforced: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+    detail: str = ""
 
 
 class Provider(ABC):

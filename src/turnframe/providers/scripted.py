@@ -168,6 +168,20 @@ class FixedLatencyProvider(Provider):
         self.prompt_tokens = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        self.spans: list[tuple[float, float]] = []
+
+    def critical_path(self) -> int:
+        """Return the longest chain of calls each sent after the previous one came back.
+
+        That is the turn's critical path in units of one call's latency, whatever time
+        the code spent between calls: calls sent together count once.
+        """
+        depth: list[int] = []
+        spans = sorted(self.spans)
+        for n, (start, _end) in enumerate(spans):
+            before = [depth[m] for m in range(n) if spans[m][1] <= start]
+            depth.append(1 + max(before, default=0))
+        return max(depth, default=0)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Wait ``latency`` seconds, then return the inner provider's answer."""
@@ -180,6 +194,7 @@ class FixedLatencyProvider(Provider):
             response = await self.inner.complete(request)
         finally:
             self.in_flight -= 1
+            self.spans.append((started, time.perf_counter()))
         self.prompt_tokens += response.usage.prompt_tokens
         elapsed = (time.perf_counter() - started) * 1000
         return ModelResponse(

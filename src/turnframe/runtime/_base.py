@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 from turnframe.core.ids import CaseRef
 from turnframe.core.ports import CaseDirectory
@@ -16,7 +17,7 @@ from turnframe.runtime.app import Application
 from turnframe.runtime.metrics import Metrics
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
-from turnframe.store.base import TurnStore
+from turnframe.store.base import CaseRow, TurnStore
 from turnframe.understand.base import Understander
 
 __all__: list[str] = []
@@ -42,16 +43,21 @@ class _RuntimeBase:
 
     async def _snapshot(self, case: CaseRef, today: date, locale: str) -> CaseSnapshot:
         row = await self.store.load_case(case)
-        erased = self.registry.workflow(case.workflow)
-        state_json = row.state if row else None
-        typed = erased.typed(state_json)
+        typed = self.registry.workflow(case.workflow).typed(row.state if row else None)
+        return self._snapshot_of(case, row, typed, today, locale)
+
+    def _snapshot_of(
+        self, case: CaseRef, row: CaseRow | None, typed: Any, today: date, locale: str
+    ) -> CaseSnapshot:
+        """Return the snapshot of ``case`` from its row and the typed state read from it."""
+        definition = self.registry.workflow(case.workflow).definition
         return CaseSnapshot(
             case=case,
             state=typed,
-            state_json=state_json,
+            state_json=row.state if row else None,
             revision=row.revision if row else 0,
-            view=erased.definition.project(typed, today),
-            label=erased.definition.candidate_label(case, typed, locale),
+            view=definition.project(typed, today),
+            label=definition.candidate_label(case, typed, locale),
         )
 
     def _emit(self, event: TurnEvent) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from typing import Any
 
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.errors import InvariantBroken
@@ -19,7 +20,7 @@ from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.policy import origin_satisfies
-from turnframe.store.base import TurnStore
+from turnframe.store.base import CaseRow, TurnStore
 
 __all__ = ["StoredCaseDirectory", "StoredStateExecutor"]
 
@@ -100,15 +101,27 @@ class StoredCaseDirectory:
         self._store = store
         self.locale = locale
 
+    @property
+    def store(self) -> TurnStore:
+        """The store whose case table this directory reads."""
+        return self._store
+
     async def list_for_actor(self, actor: Actor) -> Sequence[DirectoryEntry]:
         """Return every case of the actor's account, in creation order, with labels."""
+        return [entry for entry, _, _ in await self.list_with_states(actor)]
+
+    async def list_with_states(self, actor: Actor) -> list[tuple[DirectoryEntry, CaseRow, Any]]:
+        """Return :meth:`list_for_actor`'s entries with the row and typed state read for each.
+
+        One read of the account's cases: the runtime builds the turn's snapshots from it
+        instead of loading every listed case a second time.
+        """
         out = []
         for row in await self._store.list_cases(actor.account):
             workflow = self._registry.workflow(row.case.workflow)
-            label = workflow.definition.candidate_label(
-                row.case, workflow.typed(row.state), self.locale
-            )
-            out.append(DirectoryEntry(case=row.case, label=label))
+            typed = workflow.typed(row.state)
+            label = workflow.definition.candidate_label(row.case, typed, self.locale)
+            out.append((DirectoryEntry(case=row.case, label=label), row, typed))
         return out
 
     async def find(self, actor: Actor, workflow: str | None, words: str) -> Sequence[CaseRef]:

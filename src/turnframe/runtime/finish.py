@@ -84,7 +84,6 @@ class _Finishing(_RuntimeBase):
                 if result.status is ResultStatus.READY:
                     results[item_id] = _status(result, ResultStatus.COMMITTED)
             phase = TurnPhase.COMMITTED
-            await self.store.set_turn_phase(turn_id, phase.value)
             self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
             for close in prepared.closes:
                 await self.store.close_interaction(
@@ -155,8 +154,9 @@ class _Finishing(_RuntimeBase):
                     "reading": prepared.reading,
                 },
             )
-            final = replace(prepared, results=tuple(results.values()))
-            await self.store.set_turn_phase(turn_id, TurnPhase.REPLIED.value, dump(final))
+            await self.store.set_turn_phase(
+                turn_id, TurnPhase.REPLIED.value, {"results": [dump(r) for r in results.values()]}
+            )
         except StoreError as exc:
             raise TurnInterrupted(turn_id, TurnPhase.COMMITTED.value, str(exc)) from exc
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.REPLIED))
@@ -257,12 +257,13 @@ class _Finishing(_RuntimeBase):
 
     async def _receipts(self, events: Sequence[DomainEvent], locale: str) -> list[Receipt]:
         receipts = []
+        states: dict[CaseRef, Any] = {}  # one read per case, however many events it has
         for event in events:
             erased = self.registry.workflow(event.case.workflow)
-            row = await self.store.load_case(event.case)
-            text = erased.definition.render_receipt(
-                event, erased.typed(row.state if row else None), locale
-            )
+            if event.case not in states:
+                row = await self.store.load_case(event.case)
+                states[event.case] = erased.typed(row.state if row else None)
+            text = erased.definition.render_receipt(event, states[event.case], locale)
             if text:
                 receipts.append(
                     Receipt(

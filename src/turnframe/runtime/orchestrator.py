@@ -36,7 +36,7 @@ from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
-from turnframe.runtime.serial import dump
+from turnframe.runtime.serial import dump, load_result
 from turnframe.runtime.turn import PreparedTurn, TurnResult
 from turnframe.store.base import CommitRequest, CommitResult, TurnRecord, TurnStore
 from turnframe.store.errors import (
@@ -246,10 +246,13 @@ class Runtime(_Preparing, _Finishing):
     async def recover(self, actor: Actor, turn_id: str) -> TurnResult:
         """Resume a turn from its persisted phase (guide §14).
 
-        Nothing journaled (``received``/``understood``/``planned``) → the turn runs again
-        from its stored input, understanding included. ``committing``/``committed`` → the
-        stored plan resumes: commits replay by idempotency key, nothing re-executes, and
-        the reply is rebuilt from events. ``replied`` → the stored reply is returned.
+        The runtime persists three phases: ``received`` (nothing journaled) → the turn runs
+        again from its stored input, understanding included; ``committing`` (the plan is
+        stored with every commit request) → the plan resumes: commits replay by idempotency
+        key, nothing re-executes, cards are created once and the reply is rebuilt from
+        events; ``replied`` → the stored reply and results are returned. ``understood``,
+        ``planned`` and ``committed`` are streamed as events but not written, since recovery
+        would treat them exactly like their predecessor.
 
         Raises:
             UnknownTurn: no such turn for this account.
@@ -262,13 +265,18 @@ class Runtime(_Preparing, _Finishing):
             prepared = _PREPARED.validate_python(record.data)
             return await self._finish(prepared)
         if record.phase == TurnPhase.REPLIED.value:
-            prepared = _PREPARED.validate_python(record.data)
+            stored = record.data.get("results")
+            results = (
+                [load_result(r) for r in stored if isinstance(r, dict)]
+                if isinstance(stored, list)
+                else []
+            )
             blocks = await self.store.load_reply(actor.account, turn_id) or ()
             return TurnResult(
                 turn_id=turn_id,
                 conversation_id=record.conversation_id,
                 blocks=blocks,
-                results={r.item_id: r for r in prepared.results},
+                results={r.item_id: r for r in results},
             )
         turn, in_view = _input_from_json(record.input)
         return await self.run_turn(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -33,12 +35,12 @@ from turnframe.core.turn import (
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.check import domain_refusal
 from turnframe.runtime.errors import CommandRejected
-from turnframe.runtime.executor import StoredStateExecutor
+from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET
 from turnframe.runtime.plan import ActInput, CaseSnapshot, ClickInput, ReductionInput
 from turnframe.runtime.reduce import reduce_turn
 from turnframe.runtime.turn import BatchRequest, PreparedTurn, QuestionRef
-from turnframe.store.base import CommitRequest, InteractionCas
+from turnframe.store.base import CaseRow, CommitRequest, InteractionCas
 from turnframe.understand.brief import Brief, BriefCard, BriefRecord, DomainCheck
 
 __all__: list[str] = []
@@ -62,7 +64,7 @@ class _Preparing(_RuntimeBase):
     ) -> tuple[PreparedTurn, dict[str, CaseRef]]:
         conversation = await self.store.get_conversation_state(actor.account, conversation_id)
         standing_before = bool(conversation.get(_STANDING, False))
-        entries = await self.directory.list_for_actor(actor)
+        entries, listed = await self._list_entries(actor)
         if in_view is not None:
             wanted = set(in_view)
             entries = [e for e in entries if e.case in wanted]
@@ -70,7 +72,11 @@ class _Preparing(_RuntimeBase):
         labels = {e.case: e.label for e in entries}
         snapshots: dict[CaseRef, CaseSnapshot] = {}
         for entry in entries:
-            snapshots[entry.case] = await self._snapshot(entry.case, today, locale)
+            if entry.case in listed:
+                row, typed = listed[entry.case]
+                snapshots[entry.case] = self._snapshot_of(entry.case, row, typed, today, locale)
+            else:
+                snapshots[entry.case] = await self._snapshot(entry.case, today, locale)
         cards = tuple(await self.store.open_interactions(actor.account, conversation_id))
 
         understanding = Understanding()
@@ -85,7 +91,6 @@ class _Preparing(_RuntimeBase):
             read = await self.understander.understand(brief)
             understanding, model_calls = read.understanding, read.model_calls
             calls, reading = read.calls, read.trace
-        await self.store.set_turn_phase(turn_id, TurnPhase.UNDERSTOOD.value)
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
 
         acts: list[ActInput] = []
@@ -128,7 +133,7 @@ class _Preparing(_RuntimeBase):
             ),
             self.registry,
         )
-        await self.store.set_turn_phase(turn_id, TurnPhase.PLANNED.value)
+        self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.PLANNED))
 
         executor = StoredStateExecutor(self.registry, self.store, today)
         executor.turn_id = turn_id
@@ -224,6 +229,20 @@ class _Preparing(_RuntimeBase):
         if plan.ambiguous:
             self.metrics.count(AMBIGUOUS_TARGET, plan.ambiguous)
         return prepared, handles
+
+    async def _list_entries(
+        self, actor: Actor
+    ) -> tuple[Sequence[DirectoryEntry], dict[CaseRef, tuple[CaseRow, Any]]]:
+        """Return the actor's directory entries, with the rows read for them when known.
+
+        The default directory over this store reads (and types) every case to label it;
+        those rows then serve as the turn's snapshots instead of a second read per case.
+        """
+        directory = self.directory
+        if type(directory) is StoredCaseDirectory and directory.store is self.store:
+            listed = await directory.list_with_states(actor)
+            return [e for e, _, _ in listed], {e.case: (row, typed) for e, row, typed in listed}
+        return await directory.list_for_actor(actor), {}
 
     def _brief(
         self,
@@ -424,8 +443,14 @@ class _Preparing(_RuntimeBase):
 
 
 def _handle(turn_id: str, case: CaseRef) -> str:
-    """Mint the opaque per-turn handle of ``case`` (I1): no record id can be read from it."""
-    return "h" + digest(("handle", turn_id, str(case)))[:10]
+    """Mint the opaque per-turn handle of ``case`` (I1): no record id can be read from it.
+
+    The handle is ``"h"`` + the first 10 hex digits of ``digest(("handle", turn_id,
+    str(case)))``; a list of strings is its own canonical JSON, so the text is hashed
+    directly (one handle per listed record per turn).
+    """
+    text = json.dumps(["handle", turn_id, str(case)], separators=(",", ":"))
+    return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
 def _record_args(

@@ -580,6 +580,7 @@ class _Reducer:
         item_id: str,
     ) -> None:
         spec = card.spec
+        pending = self._resumed(card, pending)
         item_results: dict[str, str] = {}
         if option.meaning in (OptionMeaning.DECLINE, OptionMeaning.REJECT):
             code = "declined" if option.meaning is OptionMeaning.DECLINE else "review_rejected"
@@ -596,7 +597,7 @@ class _Reducer:
                     sentence=self._say("not_authorized", role=spec.required_role),
                 )
                 return
-            for p in spec.pending:
+            for p in pending:
                 self._result(p.act.id, status, code=code, sentence=self._say(code))
                 item_results[p.act.id] = self.s.results[p.act.id].label
             if not structured:
@@ -662,14 +663,14 @@ class _Reducer:
             # Review card only when its authority moved on to a next card (a Review awaiting
             # an agent). A card whose acts were refused stays open: it authorised a command
             # that did not commit (I16).
-            for p in spec.pending:
+            for p in pending:
                 result = self.s.results.get(p.act.id)
                 if result is not None:
                     item_results[p.act.id] = result.label
             if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW) and not all(
                 self.s.results.get(p.act.id) is not None
                 and self.s.results[p.act.id].status is ResultStatus.AWAITING_CONFIRMATION
-                for p in spec.pending
+                for p in pending
             ):
                 return
             self.s.closes.append(
@@ -680,6 +681,19 @@ class _Reducer:
                     results=item_results,
                 )
             )
+
+    def _resumed(self, card: Interaction, pending: tuple[ActInput, ...]) -> tuple[ActInput, ...]:
+        """Return a card's pending acts under ids no other item of this turn uses (I11).
+
+        A resumed act reports under its own id unless this turn's understanding, the click
+        or an earlier card already took it; then under ``<card id>:<act id>``, so neither
+        result replaces the other and no commit is reported under another act's id.
+        """
+        taken = {*self.inp.understanding.item_ids(), "click", *self.s.results}
+        return tuple(
+            replace(p, act=replace(p.act, id=f"{card.id}:{p.act.id}")) if p.act.id in taken else p
+            for p in pending
+        )
 
     def _is_submission(self, act: SemanticAct) -> bool:
         spec = self.registry.operation(act.operation or "")
@@ -722,7 +736,7 @@ class _Reducer:
             pending=spec.pending,
             operations=spec.operations,
         )
-        ids = tuple(p.act.id for p in spec.pending)
+        ids = tuple(p.act.id for p in pending)
         self.s.cards.append(PlannedCard(spec=fresh, item_ids=ids))
         for act_id in ids:
             self._result(
@@ -731,7 +745,7 @@ class _Reducer:
                 code="reissued",
                 case=spec.case,
             )
-        del pending, touched
+        del touched
 
     # batches ------------------------------------------------------------------------
     def _batches(self) -> tuple[PlannedBatch, ...]:

@@ -118,7 +118,9 @@ class OutboxRelay:
         lease_seconds: how long a claim lasts.
         max_attempts: claims before a row that keeps failing goes to ``dead_letter``.
         batch: rows per claim.
-        retry_in: seconds before a ``not_received`` row is offered again.
+        retry_in: seconds before a ``not_received`` row is offered again (doubled per
+            attempt).
+        reconcile_after: seconds before an ``outcome_unknown`` row is first reconciled.
     """
 
     def __init__(
@@ -131,6 +133,7 @@ class OutboxRelay:
         max_attempts: int = 5,
         batch: int = 10,
         retry_in: float = 1.0,
+        reconcile_after: float = 1.0,
     ) -> None:
         self.store = store
         self.handlers = {h.topic: h for h in handlers}
@@ -139,6 +142,7 @@ class OutboxRelay:
         self.max_attempts = max_attempts
         self.batch = batch
         self.retry_in = retry_in
+        self.reconcile_after = reconcile_after
 
     async def run_once(self) -> RelayReport:
         """Expire stale leases, deliver pending rows, reconcile unknown ones; report."""
@@ -224,7 +228,9 @@ class OutboxRelay:
                 await self._settled(handler, claim.message, delivery)
         elif kind is DeliveryKind.NOT_RECEIVED or handler.retry_safe:
             await self._retry_or_dead(claim, report, delivery, "pending")
-        elif await self._settle(claim, "outcome_unknown", report, detail=delivery.detail):
+        elif await self._settle(
+            claim, "outcome_unknown", report, detail=delivery.detail, delay=self.reconcile_after
+        ):
             report.unknown += 1
             await self._settled(handler, claim.message, delivery)
 

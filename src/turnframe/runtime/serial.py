@@ -10,6 +10,7 @@ from turnframe.core.ids import JSONObject
 from turnframe.core.interactions import InteractionSpec
 from turnframe.core.results import PlannedActResult
 from turnframe.runtime.plan import CardClose
+from turnframe.runtime.turn import PreparedTurn
 from turnframe.store.base import CommitRequest
 
 __all__ = ["dump", "load_card_close", "load_commit_request", "load_result", "load_spec"]
@@ -19,11 +20,17 @@ _RESULT: TypeAdapter[PlannedActResult] = TypeAdapter(PlannedActResult)
 _CLOSE: TypeAdapter[CardClose] = TypeAdapter(CardClose)
 _REQUEST: TypeAdapter[CommitRequest] = TypeAdapter(CommitRequest)
 _ANY: TypeAdapter[Any] = TypeAdapter(Any)
+_PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 
 
 def dump(value: object) -> JSONObject:
     """Return ``value`` (a runtime or core dataclass) as a JSON object."""
-    out = _ANY.dump_python(value, mode="json")
+    # The schema-driven adapter writes a PreparedTurn alike, about twice as fast as
+    # inferring every value's type (it is dumped twice per turn).
+    if type(value) is PreparedTurn:
+        out = _PREPARED.dump_python(value, mode="json")
+    else:
+        out = _ANY.dump_python(value, mode="json")
     assert isinstance(out, dict)
     return out
 

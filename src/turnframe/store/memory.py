@@ -73,9 +73,12 @@ class InMemoryStore:
         self._lock = new_lock()
         self._conversations: dict[tuple[str, str], JSONObject] = {}
         self._turns: dict[str, TurnRecord] = {}
+        self._turn_counts: dict[tuple[str, str], int] = {}  # (account, conversation) → turns
         self._replies: dict[str, list[JSONValue]] = {}
         self._interactions: dict[str, Interaction] = {}
+        self._cards_by_conversation: dict[tuple[str, str], list[str]] = {}  # in seq order
         self._cases: dict[CaseRef, CaseRow] = {}
+        self._cases_by_account: dict[str, list[CaseRef]] = {}  # in creation order
         self._events: list[DomainEvent] = []
         self._event_index: dict[str, DomainEvent] = {}
         self._outbox: dict[str, OutboxMessage] = {}
@@ -117,13 +120,11 @@ class InMemoryStore:
         async with self._lock:
             if record.turn_id in self._turns:
                 raise StoreError(f"turn {record.turn_id} already exists")
-            seq = 1 + sum(
-                1
-                for t in self._turns.values()
-                if t.account == record.account and t.conversation_id == record.conversation_id
-            )
+            conversation = (record.account, record.conversation_id)
+            seq = 1 + self._turn_counts.get(conversation, 0)
             stored = _copy_turn(replace(record, seq=seq))
             self._turns[record.turn_id] = stored
+            self._turn_counts[conversation] = seq
         return _copy_turn(stored)
 
     async def set_turn_phase(
@@ -210,12 +211,10 @@ class InMemoryStore:
         async with self._lock:
             if interaction.id in self._interactions:
                 raise StoreError(f"interaction {interaction.id} already exists")
-            seq = 1 + sum(
-                1
-                for i in self._interactions.values()
-                if i.account == interaction.account
-                and i.conversation_id == interaction.conversation_id
+            cards = self._cards_by_conversation.setdefault(
+                (interaction.account, interaction.conversation_id), []
             )
+            seq = 1 + len(cards)
             stored = _copy_interaction(replace(interaction, seq=seq))
             case = stored.spec.case
             if case is not None and stored.status is InteractionStatus.OPEN:
@@ -229,6 +228,7 @@ class InMemoryStore:
                             other, status=InteractionStatus.SUPERSEDED
                         )
             self._interactions[stored.id] = stored
+            cards.append(stored.id)
         return _copy_interaction(stored)
 
     async def get_interaction(
@@ -242,13 +242,11 @@ class InMemoryStore:
 
     async def open_interactions(self, account: str, conversation_id: str) -> Sequence[Interaction]:
         """Return the conversation's open cards in ``seq`` order."""
-        return [
-            _copy_interaction(i)
-            for i in sorted(self._interactions.values(), key=lambda i: i.seq)
-            if i.account == account
-            and i.conversation_id == conversation_id
-            and i.status is InteractionStatus.OPEN
-        ]
+        cards = (
+            self._interactions[i]
+            for i in self._cards_by_conversation.get((account, conversation_id), ())
+        )
+        return [_copy_interaction(i) for i in cards if i.status is InteractionStatus.OPEN]
 
     async def close_interaction(self, cas: InteractionCas) -> bool:
         """Compare-and-set an open card to ``cas.status`` with its resolution (I16).
@@ -277,7 +275,7 @@ class InMemoryStore:
 
     async def list_cases(self, account: str) -> Sequence[CaseRow]:
         """Return the account's cases in creation order."""
-        return [_copy_case(r) for r in self._cases.values() if r.account == account]
+        return [_copy_case(self._cases[c]) for c in self._cases_by_account.get(account, ())]
 
     async def commit(self, request: CommitRequest) -> CommitResult:
         """Commit one batch atomically: every check runs before any write (I12–I16).
@@ -333,6 +331,8 @@ class InMemoryStore:
                     raise InteractionAlreadyResolved(cas.interaction_id, card.status.value)
             # Every check passed: write everything.
             revision = actual + 1
+            if row is None:
+                self._cases_by_account.setdefault(request.account, []).append(request.case)
             self._cases[request.case] = CaseRow(
                 case=request.case, account=request.account, state=state, revision=revision
             )

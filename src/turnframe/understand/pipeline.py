@@ -34,6 +34,7 @@ from turnframe.providers.base import Provider
 from turnframe.tasks.budget import TurnBudget
 from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.run import TaskModels, TaskRunner
+from turnframe.tasks.task import Task
 from turnframe.understand.base import UnderstandingResult
 from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
 from turnframe.understand.coverage import coverage_task, gaps, read_missed
@@ -148,6 +149,7 @@ class ModelUnderstanding:
             "brief": brief_to_json(brief),
             "error": error,
             "steps": [list(s) for s in reading.steps],
+            "checks": dict(reading.checks),
         }
         return UnderstandingResult(
             understanding=understanding,
@@ -177,6 +179,7 @@ class _Reading:
         self.words = Words.of(brief.text)
         self.notices: list[str] = []
         self.steps: list[tuple[str, str]] = []
+        self.checks: dict[str, str | None] = {}
 
     def step(self, name: str, detail: str) -> None:
         self.steps.append((name, detail))
@@ -307,17 +310,13 @@ class _Reading:
                 cancels.append((f"a{n_act}", r.cancels))
         targets: dict[str, ProposedTarget | None] = {}
 
+        # Each act runs its own chain (locate ∥ extract → check → verify) as soon as it is
+        # routed; no act waits for another's calls (the critical path is one act's chain).
         async with anyio.create_task_group() as group:
             for act in acts:
-                group.start_soon(self._locate_act, act)
-                if act.spec.arguments and not act.unit.hypothetical:
-                    group.start_soon(self._extract, act, units, None, 3)
+                group.start_soon(self._read_act, act, units)
             for qid, unit, topic in questions:
                 group.start_soon(self._locate_question, qid, unit, topic, targets)
-        async with anyio.create_task_group() as group:
-            for act in acts:
-                if not act.dropped and not act.unit.hypothetical:
-                    group.start_soon(self._check_and_verify, act, units)
         links: list[Link] = []
         for unit_id, corrected in corrections:
             earlier = by_unit.get(corrected, [])
@@ -362,6 +361,14 @@ class _Reading:
         )
 
     # ------------------------------------------------------------------ per item
+    async def _read_act(self, act: _Act, units: list[Unit]) -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._locate_act, act)
+            if act.spec.arguments and not act.unit.hypothetical:
+                group.start_soon(self._extract, act, units, None, 3)
+        if not act.dropped and not act.unit.hypothetical:
+            await self._check_and_verify(act, units)
+
     def _candidates(self, spec: OperationSpec) -> list[BriefRecord]:
         return [r for r in self.brief.records if spec.key in r.offered]
 
@@ -431,35 +438,88 @@ class _Reading:
 
     async def _check_and_verify(self, act: _Act, units: list[Unit]) -> None:
         depth = 4
+        early: list[Any] = []
         if (
             self.brief.check is not None
             and act.spec.arguments
             and (act.target.new or len(act.target.handles) == 1)
         ):
             refusal = await self.brief.check(self._semantic(act))
+            self.checks[act.id] = refusal
             if refusal:
                 self.step("check", f"{act.id}: refused")
                 finding = f"The application refused this reading: {refusal}"
-                if not await self._extract(act, units, finding, depth):
+                # The first reading is verified while extraction reads again. When the new
+                # reading is the first one again, that verdict answers exactly the task the
+                # chain would ask next (same data, same schema), so it is used as is.
+                first_task = self._verify_task(act)
+                first = (dict(act.args), dict(act.evidence))
+                read_again: list[bool] = []
+
+                async def verify_first() -> None:
+                    try:
+                        early.append(await self._verdict(first_task, depth))
+                    except TaskFailed as exc:
+                        early.append(exc)
+
+                async def extract_again() -> None:
+                    read_again.append(await self._extract(act, units, finding, depth))
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(verify_first)
+                    group.start_soon(extract_again)
+                if not read_again[0]:
                     return
                 depth += 1
-        label = self._label(act)
-        task = verify_task(
+                if (act.args, act.evidence) != first:
+                    early.clear()
+        if early:
+            answer = early[0]
+            if isinstance(answer, TaskFailed):
+                self.notices.append("unreadable")
+                self.step("verify", f"unreadable: {answer.error}")
+                answer = None
+        else:
+            task = self._verify_task(act)
+            answer = await self._try("verify", lambda: self._verdict(task, depth))
+        if answer is None:
+            act.dropped = True
+            return
+        verdict = self._judged(act, answer)
+        if verdict.ok:
+            return
+        if verdict.value_findings() and len(verdict.value_findings()) == len(verdict.findings):
+            # Extraction reads again with the exact finding; the verifier decides the new
+            # reading (it is the one check between a reading and a command).
+            if not await self._extract(act, units, verdict.text(), depth + 2):
+                return
+            task = self._verify_task(act)
+            answer = await self._try("verify", lambda: self._verdict(task, depth + 3))
+            if answer is None:
+                act.dropped = True
+                return
+            if self._judged(act, answer).ok:
+                return
+        act.dropped = True
+        self.notices.append("unreadable")
+
+    def _verify_task(self, act: _Act) -> Task:
+        return verify_task(
             self.words,
             act.unit,
             act.spec,
             self.brief.locale,
-            label,
+            self._label(act),
             {k: (v, act.evidence.get(k, v)) for k, v in act.args.items()},
             asked=self.brief.asked,
             hypothetical=act.unit.hypothetical,
             votes=self.profile.verify_votes,
             key=act.id,
         )
-        answer = await self._try("verify", lambda: self.runner.run(task, depth=depth))
-        if answer is None:
-            act.dropped = True
-            return
+
+    async def _verdict(self, task: Task, depth: int) -> Any:
+        """Return the verifier's answer; a fault is voted on again as the profile says."""
+        answer = await self.runner.run(task, depth=depth)
         if answer["verdict"] == "fault" and self.profile.fault_revotes:
             more: list[Any] = []
 
@@ -473,16 +533,13 @@ class _Reading:
                 for _ in range(self.profile.fault_revotes):
                     group.start_soon(again)
             answer = await self.runner.decide(task, [answer, *more], depth + 1)
+        return answer
+
+    def _judged(self, act: _Act, answer: Any) -> Verdict:
         verdict = read_verdict(answer)
         self.step("verify", f"{act.id}: {'ok' if verdict.ok else verdict.text()}")
         self._ground(act, verdict)
-        if verdict.ok:
-            return
-        if verdict.value_findings() and len(verdict.value_findings()) == len(verdict.findings):
-            await self._extract(act, units, verdict.text(), depth + 2)
-            return
-        act.dropped = True
-        self.notices.append("unreadable")
+        return verdict
 
     def _ground(self, act: _Act, verdict: Verdict) -> None:
         if verdict.grounding == "record":

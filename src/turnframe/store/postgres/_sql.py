@@ -32,6 +32,9 @@ SET_PHASE = (
     "UPDATE tf_turn SET phase = %s, data = COALESCE(%s, data), updated_at = now()"
     " WHERE turn_id = %s"
 )
+# The turn's last phase is what a user was answered with: commit it durably, which also
+# flushes every earlier write of the turn (the WAL is sequential).
+SET_PHASE_DURABLE = SET_PHASE + " AND set_config('synchronous_commit', 'on', true) = 'on'"
 SAVE_REPLY = "UPDATE tf_turn SET reply = %s, updated_at = now() WHERE turn_id = %s"
 GET_TURN = f"SELECT {TURN_COLS} FROM tf_turn WHERE turn_id = %s AND account = %s"
 UNFINISHED = (
@@ -68,7 +71,8 @@ DEAD_LETTER_TURN = (
     " RETURNING turn_id"
 )
 RELEASE_TURN = (
-    "UPDATE tf_turn SET owner = NULL, lease_until = NULL WHERE turn_id = %s AND owner = %s"
+    "UPDATE tf_turn SET owner = NULL, lease_until = NULL,"
+    " dead_reason = COALESCE(%s, dead_reason) WHERE turn_id = %s AND owner = %s"
 )
 DEAD_LETTERS = (
     f"SELECT {TURN_COLS}, dead_reason FROM tf_turn WHERE phase = 'dead_letter'"
@@ -113,6 +117,7 @@ CASE_REVISION = "SELECT revision, account FROM tf_case WHERE workflow = %s AND c
 # the event and outbox positions, so the commit learns its ids in one round trip.
 _IDS = (
     " RETURNING revision,"
+    " set_config('synchronous_commit', 'on', true),"
     " ARRAY(SELECT nextval('tf_event_pos') FROM generate_series(1, %(n_events)s)),"
     " ARRAY(SELECT nextval('tf_outbox_pos') FROM generate_series(1, %(n_outbox)s))"
 )
@@ -137,9 +142,11 @@ INSERT_OUTBOX = (
     " SELECT p, 'ob-' || p, %(workflow)s, %(case_id)s, t, d, 'pending'"
     " FROM unnest(%(pos)s::bigint[], %(topics)s::text[], %(payloads)s::text[]) AS x(p, t, d)"
 )
+# A concurrent duplicate waits here on the unique index until the first commits; zero
+# rows then means the key is taken and the commit rolls back to read the stored outcome.
 INSERT_JOURNAL = (
     "INSERT INTO tf_command (account, idempotency_key, request_hash, turn_id, operations,"
-    " result) VALUES (%s, %s, %s, %s, %s, %s)"
+    " result) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING 1"
 )
 LOOKUP_JOURNAL = (
     "SELECT request_hash, result FROM tf_command WHERE account = %s AND idempotency_key = %s"

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
+import anyio
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -50,6 +52,7 @@ from turnframe.store.postgres._errors import (
     translate,
 )
 from turnframe.store.postgres._migrations import _where, check_schema_name, migrate
+from turnframe.store.takeover import DeadTurn
 
 __all__ = ["PostgresStore"]
 
@@ -163,6 +166,11 @@ class PostgresStore:
         self.faults = faults
         self.dsn = dsn
         self._on_close: list[Callable[[], Awaitable[None]]] = []
+        # (connection, lock) pinned to a turn by conversation_lock; the lock keeps a
+        # transaction whole if the turn's tasks call the store concurrently
+        self._pinned: ContextVar[tuple[Conn, anyio.Lock] | None] = ContextVar(
+            f"tf_pinned_{id(self)}", default=None
+        )
 
     # construction --------------------------------------------------------------------
     @classmethod
@@ -176,6 +184,7 @@ class PostgresStore:
         migrate_schema: bool = False,
         connect_timeout: float = 5.0,
         statement_timeout_ms: int = 30_000,
+        synchronous_commit: str = "off",
         lock_timeout_ms: int = 10_000,
         faults: FaultPlan | None = None,
     ) -> PostgresStore:
@@ -189,6 +198,14 @@ class PostgresStore:
             migrate_schema: run :func:`~turnframe.store.postgres.migrate` first.
             connect_timeout: seconds to wait for the first connection.
             statement_timeout_ms: the sessions' ``statement_timeout``.
+            synchronous_commit: the sessions' ``synchronous_commit``. ``"off"`` (the
+                default) makes bookkeeping writes (turn phases, cards, replies, replay
+                records) skip their own WAL flush; the atomic commit and a turn's final
+                ``replied`` phase always run with ``on``, and since the WAL is
+                sequential their flush makes every earlier write durable too: whatever
+                a user was answered with survives a database crash, and anything lost
+                is a trailing bookkeeping write that recovery redoes (guide §14).
+                ``"on"`` flushes every write.
             lock_timeout_ms: the sessions' ``lock_timeout``.
             faults: internal failpoints for tests.
 
@@ -207,6 +224,7 @@ class PostgresStore:
         options = (
             f"-c search_path={name} -c statement_timeout={int(statement_timeout_ms)}"
             f" -c lock_timeout={int(lock_timeout_ms)}"
+            f" -c synchronous_commit={'on' if synchronous_commit == 'on' else 'off'}"
             " -c idle_in_transaction_session_timeout=60000"
         )
         kwargs: dict[str, Any] = {
@@ -282,6 +300,11 @@ class PostgresStore:
         if self._joined is not None:
             yield self._joined
             return
+        pinned = self._pinned.get()
+        if pinned is not None:
+            async with pinned[1]:
+                yield pinned[0]
+            return
         if self._pool is None or self._closed:
             raise StoreUnavailable(f"PostgreSQL store at {self.where} is closed")
         try:
@@ -294,23 +317,46 @@ class PostgresStore:
         if self.faults is not None:
             self.faults.trip(boundary, performed=performed)
 
-    async def _fetchone(self, query: Any, params: Any = None) -> Any:
+    async def _execute(self, query: Any, params: Any, mode: int) -> Any:
+        """Run one statement; ``mode`` 0: fetchone, 1: fetchall, 2: rowcount.
+
+        The turn-pinned connection (see :meth:`conversation_lock`) is used directly,
+        without the pool's context managers: this is the hot path of every call.
+        """
+        pinned = self._pinned.get()
+        if pinned is not None and self._joined is None:
+            conn, lock = pinned
+            async with lock:
+                try:
+                    cur = await conn.execute(query, params)
+                    if mode == 0:
+                        return await cur.fetchone()
+                    if mode == 1:
+                        return await cur.fetchall()
+                    return cur.rowcount
+                except psycopg.Error as exc:
+                    raise to_store_error(self.where, exc) from exc
+                except UnicodeEncodeError as exc:
+                    raise StoreError(f"text not storable as UTF-8: {exc}") from exc
         async with self.connection() as conn:
             with translate(self.where):
                 cur = await conn.execute(query, params)
-                return await cur.fetchone()
+                if mode == 0:
+                    return await cur.fetchone()
+                if mode == 1:
+                    return await cur.fetchall()
+                return cur.rowcount
+
+    async def _fetchone(self, query: Any, params: Any = None) -> Any:
+        return await self._execute(query, params, 0)
 
     async def _fetchall(self, query: Any, params: Any = None) -> list[Any]:
-        async with self.connection() as conn:
-            with translate(self.where):
-                cur = await conn.execute(query, params)
-                return await cur.fetchall()
+        rows: list[Any] = await self._execute(query, params, 1)
+        return rows
 
     async def _rowcount(self, query: Any, params: Any = None) -> int:
-        async with self.connection() as conn:
-            with translate(self.where):
-                cur = await conn.execute(query, params)
-                return cur.rowcount
+        count: int = await self._execute(query, params, 2)
+        return count
 
     # conversations ---------------------------------------------------------------------
     async def get_conversation_state(self, account: str, conversation_id: str) -> JSONObject:
@@ -383,7 +429,8 @@ class PostgresStore:
         """
         self._trip("set_turn_phase")
         text = None if data is None else codec.dumps(data)
-        if await self._rowcount(q.SET_PHASE, (phase, text, turn_id)) != 1:
+        sql = q.SET_PHASE_DURABLE if phase == "replied" else q.SET_PHASE
+        if await self._rowcount(sql, (phase, text, turn_id)) != 1:
             raise StoreError(f"turn {turn_id} does not exist")
 
     async def get_turn(self, account: str, turn_id: str) -> TurnRecord | None:
@@ -562,7 +609,9 @@ class PostgresStore:
         case, account, key = request.case, request.account, request.idempotency_key
         at_commit = False
         try:
-            async with conn.transaction():
+            # Pipeline mode: BEGIN goes with the case write, COMMIT with the pipeline's
+            # last sync; three round trips per commit.
+            async with conn.pipeline(), conn.transaction():
                 result = await self._commit_body(
                     conn, request, state_text, event_texts, outbox_texts, res_text
                 )
@@ -603,7 +652,7 @@ class PostgresStore:
         outbox_texts: list[str],
         res_text: str | None,
     ) -> CommitResult:
-        case, account, key = request.case, request.account, request.idempotency_key
+        case, account = request.case, request.account
         params = {
             "workflow": case.workflow,
             "case_id": case.case_id,
@@ -614,20 +663,38 @@ class PostgresStore:
             "n_outbox": len(outbox_texts),
         }
         sql = q.CREATE_CASE if request.expected_revision == 0 else q.UPDATE_CASE
+        return await self._commit_pipelined(
+            conn, request, sql, params, event_texts, outbox_texts, res_text
+        )
+
+    async def _commit_pipelined(
+        self,
+        conn: Conn,
+        request: CommitRequest,
+        sql: Any,
+        params: dict[str, Any],
+        event_texts: list[str],
+        outbox_texts: list[str],
+        res_text: str | None,
+    ) -> CommitResult:
+        """The commit's statements in pipeline mode: three round trips in all.
+
+        BEGIN and the case write go together (their result gives the revision and the
+        ids); the card compare-and-set, events, outbox rows and journal row go together
+        and are checked after one sync; COMMIT follows at the transaction's exit.
+        """
+        case, account, key = request.case, request.account, request.idempotency_key
         cur = await conn.execute(sql, params)
         row = await cur.fetchone()
         if row is None:
             raise _CaseMissed()
-        revision, event_pos, outbox_pos = int(row[0]), list(row[1]), list(row[2])
+        revision, event_pos, outbox_pos = int(row[0]), list(row[2]), list(row[3])
         cas = request.interaction
+        card_cur = None
         if cas is not None:
-            cur = await conn.execute(
+            card_cur = await conn.execute(
                 q.RESOLVE_CARD, (cas.status.value, res_text, cas.interaction_id, account)
             )
-            if await cur.fetchone() is None:
-                cur = await conn.execute(q.CARD_STATUS, (cas.interaction_id, account))
-                found = await cur.fetchone()
-                raise _CardMissed(MISSING if found is None else str(found[0]))
         events = tuple(
             DomainEvent(
                 id=f"ev-{pos}",
@@ -670,21 +737,23 @@ class PostgresStore:
                 },
             )
         result = CommitResult(case=case, revision=revision, events=events, outbox_ids=outbox_ids)
-        try:
-            async with conn.transaction():  # a savepoint: the unique violation is ours to read
-                await conn.execute(
-                    q.INSERT_JOURNAL,
-                    (
-                        account,
-                        key,
-                        request.request_hash,
-                        request.turn_id,
-                        codec.dumps(list(request.operations)),
-                        codec.dumps(codec.commit_result_to_json(result)),
-                    ),
-                )
-        except pg_errors.UniqueViolation:
-            raise _KeyTaken() from None
+        cur = await conn.execute(
+            q.INSERT_JOURNAL,
+            (
+                account,
+                key,
+                request.request_hash,
+                request.turn_id,
+                codec.dumps(list(request.operations)),
+                codec.dumps(codec.commit_result_to_json(result)),
+            ),
+        )
+        if cas is not None and card_cur is not None and await card_cur.fetchone() is None:
+            status_cur = await conn.execute(q.CARD_STATUS, (cas.interaction_id, account))
+            found = await status_cur.fetchone()
+            raise _CardMissed(MISSING if found is None else str(found[0]))
+        if await cur.fetchone() is None:
+            raise _KeyTaken()
         return result
 
     async def _conflict(self, conn: Conn, request: CommitRequest) -> RevisionConflict:
@@ -760,6 +829,70 @@ class PostgresStore:
         """Return the turn's replay record, or ``None``."""
         row = await self._fetchone(q.LOAD_REPLAY, (account, turn_id))
         return None if row is None else codec.loads(row[0])
+
+    @asynccontextmanager
+    async def conversation_lock(self, account: str, conversation_id: str) -> AsyncIterator[None]:
+        """Serialize one conversation's turns across processes for the block.
+
+        Takes a session advisory lock keyed by (account, conversation) on one pooled
+        connection and pins that connection to the current task for the block: every
+        store call the turn makes runs on it (no pool round trip per call, one
+        connection per turn in flight). The lock is released afterwards, or dropped
+        with the connection if the process dies. Correctness never depends on it (the
+        revision check and the card compare-and-set do that); it gives a
+        conversation's turns one order.
+        """
+        if self._pinned.get() is not None or self._joined is not None:
+            raise StoreError("conversation_lock does not nest, and a joined store has no pool")
+        key = f"tf.conversation:{account}:{conversation_id}"
+        async with self.connection() as conn:
+            with translate(self.where):
+                await conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (key,))
+            token = self._pinned.set((conn, anyio.Lock()))
+            try:
+                yield
+            finally:
+                self._pinned.reset(token)
+                if not conn.closed:
+                    with translate(self.where):
+                        await conn.execute(
+                            "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,)
+                        )
+
+    # taking over crashed turns (turnframe.store.takeover) -------------------------------
+    async def stalled_turns(
+        self, *, idle_seconds: float, account: str | None = None, limit: int = 100
+    ) -> Sequence[TurnRecord]:
+        """Return unfinished, non-dead, unleased turns unchanged for ``idle_seconds``."""
+        params = {"idle": float(idle_seconds), "account": account, "limit": int(limit)}
+        return [_turn(r) for r in await self._fetchall(q.STALLED_TURNS, params)]
+
+    async def claim_turn(
+        self, turn_id: str, owner: str, *, attempts: int, lease_seconds: float
+    ) -> TurnRecord | None:
+        """Compare-and-set takeover: ``attempts`` → ``attempts + 1`` under a lease, or ``None``."""
+        params = {
+            "owner": owner,
+            "lease": float(lease_seconds),
+            "turn_id": turn_id,
+            "attempts": int(attempts),
+        }
+        row = await self._fetchone(q.CLAIM_TURN, params)
+        return None if row is None else _turn(row)
+
+    async def release_turn(self, turn_id: str, owner: str, *, error: str | None = None) -> None:
+        """Drop ``owner``'s lease, recording ``error`` as the last reason."""
+        await self._rowcount(q.RELEASE_TURN, (error, turn_id, owner))
+
+    async def dead_letter_turn(self, turn_id: str, *, attempts: int, reason: str) -> bool:
+        """Move the turn to ``dead_letter`` if ``attempts`` still matches."""
+        params = {"turn_id": turn_id, "attempts": int(attempts), "reason": reason}
+        return await self._fetchone(q.DEAD_LETTER_TURN, params) is not None
+
+    async def dead_turns(self, account: str | None = None) -> Sequence[DeadTurn]:
+        """Return dead-lettered turns with their reasons, oldest first."""
+        rows = await self._fetchall(q.DEAD_LETTERS, {"account": account})
+        return [DeadTurn(record=_turn(r), reason=str(r[8] or "")) for r in rows]
 
     # the outbox relay (turnframe.store.outbox) -------------------------------------------
     async def claim_outbox(
