@@ -339,7 +339,12 @@ def drive(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _uvloop() -> bool:
-    """Use uvloop in the workers when it is installed (it is optional; reported)."""
+    """Use uvloop in the workers when it is installed (optional; reported).
+
+    ``TURNFRAME_BENCH_LOOP=asyncio`` forces the standard loop.
+    """
+    if os.environ.get("TURNFRAME_BENCH_LOOP") == "asyncio":
+        return False
     try:
         import uvloop  # noqa: F401
     except ImportError:
@@ -353,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cards", type=int, default=1000)
     parser.add_argument("--clicks", type=int, default=8)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--concurrency", type=int, default=12)
     parser.add_argument(
         "--dsn",
         default=os.environ.get("TURNFRAME_POSTGRES_DSN")

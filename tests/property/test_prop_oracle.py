@@ -34,6 +34,7 @@ from tf_oracle import (
 
 from turnframe.core import (
     Ambiguous,
+    CardAnswer,
     CaseRef,
     CommandEnvelope,
     CommandPolicy,
@@ -49,6 +50,7 @@ from turnframe.core import (
     InteractionSpec,
     InteractionStatus,
     OptionMeaning,
+    PendingAct,
     PlannedActResult,
     ProposedTarget,
     Question,
@@ -430,3 +432,125 @@ def test_oracle_catches_a_receipt_citing_no_committed_event(
     with oracle.installed():
         anyio.run(_conversation, oracle, [rename_may])
     assert any("cites missing ev-999" in v for v in oracle.violations), oracle.violations
+
+
+def test_a_stale_confirmation_or_a_review_without_confirmation_is_caught() -> None:
+    spec = InteractionSpec(
+        kind=InteractionKind.CONFIRM,
+        case=T1,
+        prompt="?",
+        options=(InteractionOption(id="confirm", label="ok", meaning=OptionMeaning.CONFIRM),),
+        bound_revision=1,
+    )
+    card = Interaction(
+        id="card-1",
+        account="acme",
+        conversation_id="c",
+        turn_id="t",
+        spec=spec,
+        payload_hash=spec.payload_hash(),
+    )
+    confirmed = ConfirmedInteraction(
+        interaction_id="card-1",
+        option_id="confirm",
+        interaction_kind="confirm",
+        payload_hash=card.payload_hash,
+    )
+    fresh = commit_violations(_request(), [_envelope(confirmed)], card_before=card)
+    assert fresh == []
+    stale = commit_violations(
+        _request(expected_revision=2),
+        [replace(_envelope(confirmed), expected_revision=2)],
+        card_before=card,
+    )
+    assert any("stale" in v for v in stale), stale
+    review = ConfirmedInteraction(
+        interaction_id="card-2",
+        option_id="approve",
+        interaction_kind="review",
+        payload_hash="x",
+        confirmed_by=("card-1",),
+    )
+    given_confirmation = replace(card, status=InteractionStatus.RESOLVED)
+    assert (
+        commit_violations(_request(), [_envelope(review)], cards={"card-1": given_confirmation})
+        == []
+    )
+    found = commit_violations(_request(), [_envelope(review)], cards={"card-1": card})
+    assert any(v.startswith("I17") for v in found), found
+
+
+def test_a_commit_carrying_two_cards_or_an_unresolved_answer_is_caught() -> None:
+    def select_card(card_id: str, act_id: str) -> Interaction:
+        spec = InteractionSpec(
+            kind=InteractionKind.SELECT_TARGET,
+            case=None,
+            prompt="?",
+            options=(
+                InteractionOption(id="o1", label="May", meaning=OptionMeaning.SELECT, case=T1),
+                InteractionOption(id="o2", label="June", meaning=OptionMeaning.SELECT, case=T2),
+            ),
+            independent=True,
+            pending=(PendingAct(act=SemanticAct(id=act_id, operation="trip.rename")),),
+        )
+        return Interaction(
+            id=card_id,
+            account="acme",
+            conversation_id="c",
+            turn_id="t",
+            spec=spec,
+            payload_hash=spec.payload_hash(),
+        )
+
+    cards = (select_card("card-1", "a1"), select_card("card-2", "a2"))
+    inp = ReductionInput(
+        turn_id="turn-1",
+        actor=ACME,
+        today=TODAY,
+        locale="en",
+        understanding=Understanding(
+            card_answers=(
+                CardAnswer(id="k1", interaction="card-1", option="o1"),
+                CardAnswer(id="k2", interaction="card-2", option="o1"),
+            )
+        ),
+        acts=(),
+        snapshots={},
+        cards_on_screen=cards,
+    )
+    envelopes = tuple(
+        replace(_envelope(DirectUserAct(turn_id="turn-1")), act_id=a) for a in ("a1", "a2")
+    )
+    plan = Plan(
+        results=(
+            replace(READY, item_id="a1"),
+            replace(READY, item_id="a2"),
+            PlannedActResult(item_id="k1", status=ResultStatus.READY),
+            PlannedActResult(item_id="k2", status=ResultStatus.READY),
+        ),
+        batches=(
+            PlannedBatch(
+                case=T1,
+                expected_revision=1,
+                new_case=False,
+                envelopes=envelopes,
+                act_ids=("a1", "a2"),
+                card=("card-1", "o1"),
+            ),
+        ),
+    )
+    found = plan_violations(inp, plan)
+    assert any(v.startswith("I16 plan") for v in found), found
+    committed = PlannedActResult(item_id="k2", status=ResultStatus.COMMITTED)
+    found = result_violations(
+        inp.understanding,
+        {"k1": replace(committed, item_id="k1"), "k2": committed},
+        set(),
+        any_commit=True,
+        replayed=False,
+        resolved={("card-1", "o1")},
+    )
+    assert found == [
+        "I15 turn: answer k2 (card-2/o1) claims committed, but no commit resolved that card "
+        "with that option"
+    ]

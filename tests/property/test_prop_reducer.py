@@ -445,7 +445,7 @@ def _reversed_args(inp: ReductionInput) -> ReductionInput:
     )
 
 
-@settings(max_examples=250, deadline=None, derandomize=True, database=None)
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(inp=reduction_inputs())
 def test_reducer_compiles_only_exact_and_answers_every_item_once(inp: ReductionInput) -> None:
     plan = reduce_turn(inp, REGISTRY)
@@ -464,7 +464,7 @@ def test_reducer_compiles_only_exact_and_answers_every_item_once(inp: ReductionI
                 assert e.origin.option_id == inp.click.response.option_id
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(inp=reduction_inputs())
 def test_reducer_is_deterministic_and_blind_to_argument_order(inp: ReductionInput) -> None:
     plan = reduce_turn(inp, REGISTRY)

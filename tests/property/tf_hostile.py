@@ -1,21 +1,27 @@
 """Hostile understanding and hostile clicks: strategies and the conversation harness.
 
-``hostile_understanding(brief, memory)`` proposes ANY schema-valid reading: any operation
-key of the registry (offered in the phase or not), garbage keys, handles in the brief,
-handles of earlier turns, raw database ids, find words, ``new`` on any operation, args
-with garbage or with handles of the wrong workflow, hypothetical flags, evidence from
-records or attachments, links between random acts (self-links and cycles included),
-answers to random cards and options, constraints and notices. Dict and tuple orders are
-random, so no field order is privileged.
+``make_hostile_understanding`` proposes ANY schema-valid reading of a turn. Three acts in
+five are plausible (a record in view, one of its workflow's operations whether offered in
+its phase or not, arguments of the right kinds, then maybe one corrupted) so that commands,
+cards and receipts really happen; the others are anything at all: any operation key of the
+registry or a garbage one, handles of the brief, of earlier turns or raw database ids,
+``find`` words, ``new`` on operations that create nothing, garbage arguments or handles of
+the wrong workflow. Any act may be hypothetical or grounded in a record or attachment
+instead of the user's words. Links join random acts (self-links and cycles included);
+card answers pick random cards and options; constraints and notices come and go. Item ids
+are shuffled and argument order is random, so no field order is privileged.
+
+Choices come from a :class:`Chooser`: :class:`DrawChooser` makes each choice its own
+Hypothesis draw (``hostile_understanding`` is the strategy; shrinks choice by choice),
+:class:`SeededChooser` replays one Hypothesis-drawn seed per turn (cheap enough for
+10,000 turns).
 
 ``Conversation`` runs one conversation of such turns on an ``ObservingStore`` seeded with
 ``DEMO_RECORDS`` (for the actor's account and for a rival account), mixing text turns,
-clicks on any card created so far (stale, resolved, superseded, double clicks, as another
-user or account, from another conversation) and text plus click together. Every turn is
-checked by :class:`tf_oracle.Oracle`; a violation fails the example at once.
-
-Draws are kept small (``sampled_from`` over fixed pools) so a 40-turn conversation stays
-inside Hypothesis's per-example budget and shrinks to a short repro.
+clicks on any card created so far (open, stale, resolved, superseded, double clicks, as
+another user or account, from another conversation, with a wrong revision or option) and
+text plus click together. Every turn is checked by :class:`tf_oracle.Oracle` and
+:func:`brief_violations`; a violation fails the example at once, naming the turn.
 """
 
 from __future__ import annotations
@@ -248,6 +254,8 @@ def _plausible_act(
     record = c.pick(tuple(brief.records) + manifests * 2)
     same = tuple(r.handle for r in brief.records if r.workflow == record.workflow)
     ops = tuple(op.key for op in _REGISTRY.workflow(record.workflow).operations())
+    if record.workflow == "manifest":  # walk the submission chain: validate, submit, review
+        ops += ("manifest.validate", "manifest.submit") * 3
     operation = c.pick(tuple(record.offered) * 3 + ops)
     spec = _REGISTRY.operation(operation)
     assert spec is not None
@@ -353,7 +361,7 @@ def make_hostile_understanding(c: Chooser, brief: Brief, memory: Memory) -> Unde
             kind=c.pick(tuple(ConstraintKind)),
             scope=c.pick(tuple(ConstraintScope)),
         )
-        for n in range(c.pick((0, 0, 0, 1, 2)))
+        for n in range(c.pick((0,) * 8 + (1, 2)))
     )
     notices = ("unreadable_unit",) if c.pick((False,) * 5 + (True,)) else ()
     return Understanding(
@@ -373,6 +381,26 @@ def hostile_understanding(draw: Any, brief: Brief, memory: Memory | None = None)
 
 
 _SEEDS = st.integers(0, 2**32 - 1)
+
+
+def brief_violations(
+    runtime: Runtime, brief: Brief, own: Sequence[CaseRef], foreign: Sequence[CaseRef]
+) -> list[str]:
+    """I1: a brief holds opaque handles of the actor's own records only, never a case id."""
+    out = []
+    mine = {runtime.handle_for(brief.turn_id, case) for case in own}
+    theirs = {runtime.handle_for(brief.turn_id, case) for case in foreign}
+    for handle in brief.handles:
+        if handle in theirs:
+            out.append(f"I1 brief: handle {handle} names another account's record")
+        elif handle not in mine:
+            out.append(f"I1 brief: handle {handle} names no record of the actor")
+    for record in brief.records:
+        if record.handle not in mine:
+            out.append(f"I1 brief: record {record.label!r} shown under a foreign handle")
+    if "CaseRef(" in repr((brief.records, brief.cards, brief.asked_for)):
+        out.append("I1 brief: a case reference reached the brief")
+    return out
 
 
 class Conversation:
@@ -432,7 +460,9 @@ class Conversation:
         if shape == "garbage" or not pool:
             card_id = c.pick(("card-999", "", "card-1", "turn-1"))
             return actor, conversation, InteractionResponse(interaction_id=card_id, option_id="o1")
-        card = c.pick(pool)
+        # The newest cards are the ones on screen; a review waits for its agent.
+        reviews = [x for x in pool if x.spec.required_role]
+        card = c.pick(pool[-2:] * 3 + reviews * 3 + pool)
         shown = next((r for x, r in memory.cards if x.id == card.id), card.spec.bound_revision)
         options = tuple(o.id for o in card.spec.options)
         option = c.pick(options * 3 + _OPTIONS[:4])
@@ -470,16 +500,24 @@ class Conversation:
             card_before = await self.store.get_interaction(
                 actor.account, conversation, response.interaction_id
             )
+        state = await self.store.get_conversation_state(actor.account, conversation)
         ctx = self.oracle.begin(
             TurnContext(
-                actor=actor, conversation_id=conversation, click=response, card_before=card_before
+                actor=actor,
+                conversation_id=conversation,
+                click=response,
+                card_before=card_before,
+                standing_before=bool(state.get("standing_do_not_submit")),
             )
         )
+        own = self.store.cases_of(lambda account: account == actor.account)
+        foreign = self.store.cases_of(lambda account: account != actor.account)
         text = None
         if kind != "click":
             text = "hostile words"
 
             def read(brief: Brief) -> Understanding:
+                ctx.violations.extend(brief_violations(self.runtime, brief, own, foreign))
                 if self.seeded:
                     proposal = make_hostile_understanding(c, brief, self.memory)
                 else:

@@ -1,20 +1,26 @@
-"""Independent invariant oracles for the property tests (I4, I5, I6, I8, I11, I15, I16).
+"""Independent invariant oracles for the property tests (I1, I4–I6, I8, I11, I15–I17, D1).
 
 Nothing here trusts the runtime's own reporting. The oracles observe three seams:
 
 * the reducer, by wrapping ``turnframe.runtime.prepare.reduce_turn``: its input (the
-  resolutions) and its plan (the batches) are checked for I8 and I11;
+  resolutions) and its plan (the batches) are checked for I8 (only an Exact resolution
+  compiles), I11 (one result per item, a batched act reported under its own operation and
+  case) and I16 (a commit carries the acts of at most one card, since it resolves one);
 * the executor, by wrapping ``StoredStateExecutor.apply``: every ``CommandEnvelope`` is
-  recorded with its origin and policy and checked for I4/I17 against the turn's actual
-  click and the card as it was stored before the turn;
+  recorded with its origin and policy and checked for I4/I9/I17 (one of the four origins,
+  the workflow's own policy, a confirmation only from the card clicked in this turn, as it
+  was stored, open, before it) and D1 (no submission under "do not submit");
 * the store, by subclassing ``InMemoryStore``: every ``CommitRequest`` that reaches
   ``commit`` is matched with the envelopes the executor saw, so a commit whose origins
-  were never observed (or are not server-issued) is a violation.
+  were never observed (or are not server-issued) is a violation; a confirmation commits
+  only on the revision its card was bound to, a review only after a given confirmation.
 
 After each turn, ``Oracle.finish`` checks the ``TurnResult`` against what the store
-really holds: one result per item (I11), receipts citing journaled events of their case
-and operation (I15), cards in the reply persisted (I6), one open card per case (I5), and a
-card resolved with a "committed" result only by a commit that carried it (I16).
+really holds: one result per item and one answer per question (I11), no result claiming a
+commit that did not happen and receipts citing journaled events of their case and
+operation (I15), the reply persisted as returned, cards in it persisted (I6), one open
+card per case (I5), and a card resolved as committed only by a commit that carried it
+(I16). ``tf_hostile.brief_violations`` checks the brief (I1).
 
 Every checker is a plain function returning a list of violation strings, so the tests in
 ``test_prop_oracle.py`` can feed them planted violations and prove they fire.
@@ -24,15 +30,17 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from turnframe.core import (
     Actor,
+    AnswerBlock,
     CaseRef,
     CommandEnvelope,
     ConfirmedInteraction,
+    ConstraintKind,
     DirectUserAct,
     DomainEvent,
     Exact,
@@ -63,6 +71,7 @@ __all__ = [
     "Oracle",
     "TurnContext",
     "commit_violations",
+    "constraint_violations",
     "envelope_violations",
     "plan_violations",
     "receipt_violations",
@@ -135,10 +144,40 @@ def envelope_violations(
     return out
 
 
-def commit_violations(
-    request: CommitRequest, envelopes: Sequence[CommandEnvelope] | None
+def constraint_violations(
+    envelope: CommandEnvelope,
+    *,
+    understanding: Understanding | None,
+    standing_before: bool,
+    registry: WorkflowRegistry,
 ) -> list[str]:
-    """I4: a commit is only ever the product of observed, server-originated envelopes."""
+    """D1: "do not submit" blocks every submission of the turn; a standing one blocks every
+    submission until lifted in words or by clicking the card of that very command."""
+    spec = registry.operation(envelope.operation)
+    if spec is None or not spec.submission:
+        return []
+    kinds = {c.kind for c in (understanding.constraints if understanding else ())}
+    where = f"{envelope.operation} on {envelope.case}"
+    if ConstraintKind.DO_NOT_SUBMIT in kinds:
+        return [f"D1 {where}: submitted in a turn that said do not submit"]
+    lifted = ConstraintKind.ALLOW_SUBMIT in kinds or isinstance(
+        envelope.origin, ConfirmedInteraction
+    )
+    if standing_before and not lifted:
+        return [f"D1 {where}: submitted under a standing do-not-submit, never lifted"]
+    return []
+
+
+def commit_violations(
+    request: CommitRequest,
+    envelopes: Sequence[CommandEnvelope] | None,
+    *,
+    card_before: Interaction | None = None,
+    cards: Mapping[str, Interaction] | None = None,
+) -> list[str]:
+    """I4, I16, I17: a commit is only ever the product of observed, server-originated
+    envelopes; a confirmation commits only on the revision its card was bound to; a review
+    names a confirmation that was given."""
     where = f"commit {request.idempotency_key[:8]} on {request.case}"
     if envelopes is None:
         return [f"I4 {where}: no envelope was applied for it (origin unknown)"]
@@ -154,6 +193,29 @@ def commit_violations(
             out.append(f"I4 {where}: envelope for {e.case} / another key")
         if e.expected_revision != request.expected_revision:
             out.append(f"I12 {where}: envelope revision differs from the commit's")
+        origin = e.origin
+        if not isinstance(origin, ConfirmedInteraction):
+            continue
+        if card_before is not None and card_before.id == origin.interaction_id:
+            spec = card_before.spec
+            if (
+                spec.case is not None
+                and not spec.independent
+                and spec.bound_revision != request.expected_revision
+            ):
+                out.append(
+                    f"I16 {where}: card bound to revision {spec.bound_revision} confirms a "
+                    f"commit on revision {request.expected_revision} (stale)"
+                )
+        if origin.interaction_kind == InteractionKind.REVIEW.value and cards is not None:
+            for earlier in origin.confirmed_by:
+                card = cards.get(earlier)
+                if (
+                    card is None
+                    or card.spec.kind is not InteractionKind.CONFIRM
+                    or card.status is not InteractionStatus.RESOLVED
+                ):
+                    out.append(f"I17 {where}: review names {earlier}, not a given confirmation")
     if request.interaction is not None:
         confirmed = {
             e.origin.interaction_id for e in envelopes if isinstance(e.origin, ConfirmedInteraction)
@@ -163,19 +225,30 @@ def commit_violations(
     return out
 
 
-def _exact_sources(inp: ReductionInput) -> set[tuple[str, CaseRef]]:
-    """Return (act id, case) pairs the reducer may compile: only Exact resolutions (I8)."""
-    sources = {(a.act.id, a.resolution.case) for a in inp.acts if isinstance(a.resolution, Exact)}
+def _exact_sources(inp: ReductionInput) -> dict[tuple[str, CaseRef], set[str | None]]:
+    """Return the (act id, case) pairs the reducer may compile, only Exact resolutions (I8),
+    each with the cards it could come from (``None``: this turn's words or a carried act)."""
+    sources: dict[tuple[str, CaseRef], set[str | None]] = {}
+
+    def add(act_id: str, case: CaseRef, card: str | None) -> None:
+        sources.setdefault((act_id, case), set()).add(card)
+
+    for a in inp.acts:
+        if isinstance(a.resolution, Exact):
+            add(a.act.id, a.resolution.case, None)
     # A card's pending act may report under ``<card id>:<act id>`` when this turn already
     # uses its id (I11); it is the same act either way.
     if inp.click is not None and inp.click.interaction is not None:
-        prefix = inp.click.interaction.id
+        clicked = inp.click.interaction.id
         for p in inp.click.pending:
             if isinstance(p.resolution, Exact):
-                sources |= {
-                    (p.act.id, p.resolution.case),
-                    (f"{prefix}:{p.act.id}", p.resolution.case),
-                }
+                add(p.act.id, p.resolution.case, clicked)
+                add(f"{clicked}:{p.act.id}", p.resolution.case, clicked)
+    # An act carried across replies (D6) was resolved Exact in the turn that read it, and
+    # reports under ``<turn id>:<act id>``.
+    for waiting in getattr(inp, "waiting", ()):
+        if waiting.pending.case is not None:
+            add(waiting.item_id, waiting.pending.case, None)
     cards = {c.id: c for c in inp.cards_on_screen}
     for answer in inp.understanding.card_answers:
         card = cards.get(answer.interaction)
@@ -186,7 +259,8 @@ def _exact_sources(inp: ReductionInput) -> set[tuple[str, CaseRef]]:
             # A stored card's option or pending case was itself an Exact choice.
             case = option.case if option.meaning is OptionMeaning.SELECT else p.case
             if case is not None:
-                sources |= {(p.act.id, case), (f"{card.id}:{p.act.id}", case)}
+                add(p.act.id, case, card.id)
+                add(f"{card.id}:{p.act.id}", case, card.id)
     return sources
 
 
@@ -225,6 +299,15 @@ def plan_violations(inp: ReductionInput, plan: Plan) -> list[str]:
                 )
             if e.case != batch.case:
                 out.append(f"I14 plan: envelope for {e.case} in the batch of {batch.case}")
+        # A commit resolves at most one card, atomically (I16): a batch carrying the acts of
+        # two cards would leave one of them open after its command committed.
+        owners = set()
+        for e in batch.envelopes:
+            candidates = sources.get((e.act_id, e.case), set())
+            if len(candidates) == 1 and None not in candidates:
+                owners |= candidates
+        if len(owners) > 1:
+            out.append(f"I16 plan: one commit on {batch.case} carries the acts of {sorted(owners)}")
         for act_id in batch.act_ids:
             if not any(e.act_id == act_id for e in batch.envelopes):
                 out.append(f"I11 plan: batch lists {act_id} without a command")
@@ -261,6 +344,7 @@ def result_violations(
     *,
     any_commit: bool,
     replayed: bool,
+    resolved: set[tuple[str, str]] | None = None,
 ) -> list[str]:
     """I11 and I15 on a finished turn.
 
@@ -271,9 +355,11 @@ def result_violations(
             in this turn (replays of the journal included).
         any_commit: whether any commit of this turn succeeded.
         replayed: the turn replayed a resolved card's original results.
+        resolved: (card, option) of every card a written commit of this turn resolved.
     """
     out = []
     acts = {a.id: a for a in (understanding.acts if understanding else ())}
+    answers = {a.id: a for a in (understanding.card_answers if understanding else ())}
     if understanding is not None:
         for item_id in understanding.item_ids():
             if item_id not in results:
@@ -292,7 +378,15 @@ def result_violations(
     for item_id, result in results.items():
         if result.status is not ResultStatus.COMMITTED:
             continue
-        if result.operation is not None and result.case is not None:
+        answer = answers.get(item_id)
+        if answer is not None and resolved is not None:
+            # A text answer "committed" only if a commit resolved its card with its option.
+            if (answer.interaction, answer.option) not in resolved:
+                out.append(
+                    f"I15 turn: answer {item_id} ({answer.interaction}/{answer.option}) claims "
+                    "committed, but no commit resolved that card with that option"
+                )
+        elif result.operation is not None and result.case is not None:
             if (item_id, result.operation, result.case) not in committed:
                 out.append(
                     f"I15 turn: {item_id} claims {result.operation} on {result.case} "
@@ -334,6 +428,7 @@ class TurnContext:
     )
     commits: list[CommitSeen] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
+    standing_before: bool = False
 
 
 class Oracle:
@@ -351,6 +446,7 @@ class Oracle:
         self.card_commits: dict[str, list[CommitSeen]] = {}
         self.turns = 0
         self.stats: Counter[str] = Counter()
+        self.store: ObservingStore | None = None
 
     # seams ---------------------------------------------------------------------
     def on_reduce(self, inp: ReductionInput, plan: Plan) -> None:
@@ -381,8 +477,20 @@ class Oracle:
                     registry=self.registry,
                     state_json=state_json,
                 )
+                + constraint_violations(
+                    e,
+                    understanding=ctx.understanding,
+                    standing_before=ctx.standing_before,
+                    registry=self.registry,
+                )
             )
         self.stats.update(f"origin:{e.origin.kind}" for e in envelopes)
+        self.stats.update("submission" for e in envelopes if e.operation.endswith(".submit"))
+        self.stats.update(
+            f"origin:{e.origin.interaction_kind}"
+            for e in envelopes
+            if isinstance(e.origin, ConfirmedInteraction)
+        )
         if envelopes:
             key = (turn_id, envelopes[0].case, envelopes[0].idempotency_key)
             ctx.applied[key] = tuple(envelopes)
@@ -394,7 +502,13 @@ class Oracle:
             return
         key = (request.turn_id, request.case, request.idempotency_key)
         envelopes = self.applied.get(key)
-        self._report(commit_violations(request, envelopes))
+        ctx = self.current
+        cards = {c.id: c for c in self.store.all_interactions()} if self.store else None
+        self._report(
+            commit_violations(
+                request, envelopes, card_before=ctx.card_before if ctx else None, cards=cards
+            )
+        )
         self.stats["commit:" + ("written" if seen.performed else "refused")] += 1
         if self.current is not None:
             self.current.commits.append(seen)
@@ -439,20 +553,32 @@ class Oracle:
         found: list[str] = list(ctx.violations)
         committed: set[tuple[str, str, CaseRef]] = set()
         any_commit = False
+        resolved: set[tuple[str, str]] = set()
         for seen in ctx.commits:
             if not seen.performed:
                 continue
             any_commit = True
             r = seen.request
+            if r.interaction is not None:
+                resolved.add((r.interaction.interaction_id, r.interaction.resolution.option_id))
             for e in self.applied.get((r.turn_id, r.case, r.idempotency_key), ()):
                 committed.add((e.act_id, e.operation, e.case))
         replayed = any(plan.replayed_click is not None for _, plan in ctx.reductions)
         found += result_violations(
-            ctx.understanding, result.results, committed, any_commit=any_commit, replayed=replayed
+            ctx.understanding,
+            result.results,
+            committed,
+            any_commit=any_commit,
+            replayed=replayed,
+            resolved=resolved,
         )
         persisted = await store.load_reply(ctx.actor.account, result.turn_id) or ()
         if tuple(persisted) != tuple(result.blocks):
             found.append("guide §9: the persisted reply differs from the returned one")
+        answers = Counter(b.question_id for b in result.blocks if isinstance(b, AnswerBlock))
+        for question in ctx.understanding.questions if ctx.understanding else ():
+            if answers[question.id] != 1:
+                found.append(f"I11 turn: question {question.id} has {answers[question.id]} answers")
         found += receipt_violations(result.blocks, store.journal())
         self.stats.update(f"block:{b.kind}" for b in result.blocks)
         self.stats.update(f"card:{c.spec.kind.value}" for c in result.interactions_created)
@@ -504,6 +630,7 @@ class ObservingStore(InMemoryStore):
     def __init__(self, oracle: Oracle, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.oracle = oracle
+        oracle.store = self
 
     async def commit(self, request: CommitRequest) -> CommitResult:
         seen = CommitSeen(request=request)
@@ -519,6 +646,10 @@ class ObservingStore(InMemoryStore):
     def journal(self) -> dict[str, DomainEvent]:
         """Return the event journal by id (read directly, not through the runtime)."""
         return dict(self._event_index)
+
+    def cases_of(self, accounts: Callable[[str], bool]) -> list[CaseRef]:
+        """Return the cases of the accounts ``accounts`` accepts (read directly, no copy)."""
+        return [case for case, row in self._cases.items() if accounts(row.account)]
 
     def all_interactions(self) -> list[Interaction]:
         """Return every stored card, any account, any status."""

@@ -114,6 +114,9 @@ def test_chat_turn_then_replay_shows_the_same_plan(tmp_path: Path) -> None:
     args = argparse.Namespace(command="replay", turn_id=turn_id, db=db, account="acme")
     assert run_command(args, out=replayed) == 0
     assert "the plan is identical" in replayed.getvalue()
+    assert "reduction re-run from its recorded inputs; the plan is identical" in (
+        replayed.getvalue()
+    )
 
 
 def test_numbered_option_is_a_structured_click(tmp_path: Path) -> None:

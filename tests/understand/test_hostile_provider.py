@@ -63,7 +63,13 @@ def _checked_reduce(violations: list[str]) -> Any:
                 resolution = resolutions.get(envelope.act_id)
                 exact = isinstance(resolution, Exact) and resolution.case == batch.case
                 from_card = batch.case in on_cards.get(envelope.act_id, set())
-                if inp.click is None and not (exact or from_card):
+                # An act carried while it waited for a record (D6) resumes on the target
+                # its own turn resolved exactly.
+                from_waiting = any(
+                    w.item_id == envelope.act_id and w.pending.case == batch.case
+                    for w in inp.waiting
+                )
+                if inp.click is None and not (exact or from_card or from_waiting):
                     violations.append(f"compiled from a non-Exact target: {resolution!r}")
         return plan
 

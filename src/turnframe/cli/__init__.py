@@ -42,6 +42,11 @@ def _parser() -> argparse.ArgumentParser:
     print_sql.add_argument("--schema", default="public")
     print_sql.add_argument("--after", type=int, default=0, help="skip migrations up to N")
     print_sql.add_argument("--fresh", action="store_true", help="print schema.sql instead")
+    dead = db_sub.add_parser("dead-letters", help="list dead-lettered turns and outbox rows")
+    dead.add_argument("--dsn", help="database DSN (default: $TURNFRAME_POSTGRES_DSN)")
+    dead.add_argument("--schema", default="public")
+    dead.add_argument("--account", help="only this account's turns")
+    dead.add_argument("--json", action="store_true", help="one JSON object per entry")
     recipe = db_sub.add_parser("recipe", help="print an adoption recipe's SQL")
     recipe.add_argument("recipe_name", choices=("no-revision-column",))
     recipe.add_argument("--table", required=True, help="your table")
@@ -58,8 +63,10 @@ def _parser() -> argparse.ArgumentParser:
     relay.add_argument("--poll", type=float, default=0.5, help="idle poll seconds")
     relay.add_argument("--owner", help="this relay's lease name")
     from turnframe.cli.chat import add_commands
+    from turnframe.cli.providers import add_commands as add_provider_commands
 
     add_commands(sub)
+    add_provider_commands(sub)
     return parser
 
 
@@ -73,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from turnframe.cli.chat import run_command
 
         return run_command(args)
+    if args.command == "providers":
+        from turnframe.cli.providers import run_providers
+
+        return run_providers(args)
     if args.command == "demo":
         from turnframe.cli.demo import run_demo
 
@@ -93,6 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             lease_seconds=float(args.lease),
             poll=float(args.poll),
             owner=args.owner,
+        )
+    if args.command == "db" and args.db_command == "dead-letters":
+        from turnframe.cli.db import run_dead_letters
+
+        return run_dead_letters(
+            dsn=args.dsn, schema=str(args.schema), account=args.account, as_json=args.json
         )
     if args.command == "db" and args.db_command == "recipe":
         from turnframe.cli.db import run_recipe

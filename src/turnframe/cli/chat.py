@@ -24,11 +24,13 @@ from turnframe.core.canonical import to_json_value
 from turnframe.core.errors import TurnframeError, UsageError
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.turn import InteractionResponse, TurnEvent
+from turnframe.core.workflow import WorkflowRegistry
 from turnframe.eval.models import KNOWN_MODELS, provider_from_spec
 from turnframe.providers import ReplayProvider
-from turnframe.runtime import FixedClock, Runtime, TurnResult
+from turnframe.runtime import FixedClock, NarrationConfig, Runtime, TurnResult
 from turnframe.samples.travel import DEMO_RECORDS, seed_all, travel_application
 from turnframe.understand import ModelUnderstanding, brief_from_json
+from turnframe.understand.reply import ModelReplyWriter
 
 __all__ = ["add_commands", "run_command"]
 
@@ -39,7 +41,8 @@ NO_MODEL = """No model is configured for `turnframe chat`.
 
 Choose one with --model or the TURNFRAME_MODEL environment variable:
   {known}
-Vendor models (openai:..., anthropic:...) arrive with their adapters.
+Vendor models read their credentials from the vendor's usual variables
+(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, AWS_*, OLLAMA_HOST...).
 
 To see the whole pipeline without any model, run `turnframe demo`: a guided tour whose
 understanding is scripted, through the real reducer, policy, cards and receipts."""
@@ -86,8 +89,11 @@ def run_command(
                 return 2
             provider = provider_from_spec(spec)
             understander = ModelUnderstanding(provider, effort=args.effort)
+            writer = ModelReplyWriter(provider, effort=args.effort)
             return int(
-                anyio.run(_chat, understander, args.db, args.locale, stdin or sys.stdin, stream)
+                anyio.run(
+                    _chat, understander, writer, args.db, args.locale, stdin or sys.stdin, stream
+                )
             )
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -125,20 +131,32 @@ def render(blocks: Sequence[ReplyBlock]) -> list[str]:
 
 
 async def _chat(
-    understander: ModelUnderstanding, db: str | None, locale: str, stdin: TextIO, out: TextIO
+    understander: ModelUnderstanding,
+    writer: ModelReplyWriter | None,
+    db: str | None,
+    locale: str,
+    stdin: TextIO,
+    out: TextIO,
 ) -> int:
     from turnframe.store.sqlite import SqliteStore
 
     store = await SqliteStore.open(_db(db))
     try:
-        runtime = Runtime(travel_application(), store, understander, clock=FixedClock(CHAT_TODAY))
+        runtime = Runtime(
+            travel_application(),
+            store,
+            understander,
+            clock=FixedClock(CHAT_TODAY),
+            reply_writer=writer,
+            narration=NarrationConfig(steps=True),
+        )
         if not await store.list_cases(ACTOR.account):
             for _key, case, state in seed_all(DEMO_RECORDS):
                 await runtime.seed(ACTOR.account, case.workflow, state, case_id=case.case_id)
 
         def show_step(event: TurnEvent) -> None:
             if event.kind == "step":
-                print(f"   · {event.name}: {event.detail}", file=out)
+                print(f"   · {event.text or f'{event.name}: {event.detail}'}", file=out)
 
         runtime.subscribe(show_step)
         print(
@@ -193,7 +211,11 @@ async def _chat(
             ]
             for text in render(last.blocks):
                 print(text, file=out)
-            print(f"   [{last.turn_id} · {last.model_calls} model calls]", file=out)
+            print(
+                f"   [{last.turn_id} · {last.model_calls} model calls"
+                f" + {last.reply_calls} for the reply's words]",
+                file=out,
+            )
     finally:
         await store.close()
     return 0
@@ -237,18 +259,51 @@ async def _replay(turn_id: str, db: str | None, account: str, out: TextIO) -> in
     if record is None:
         print(f"error: no replay record for turn {turn_id}", file=sys.stderr)
         return 2
-    reading: Any = record.get("reading") or {}
-    if not reading.get("brief"):
-        print(
-            f"turn {turn_id} made no model call (scripted or click-only); nothing to replay",
-            file=out,
-        )
-        return 0
     return await replay_record(record, out)
 
 
-async def replay_record(record: dict[str, Any], out: TextIO) -> int:
-    """Re-run a recorded turn's understanding from its replay record; 0 when the plan is identical."""
+async def replay_record(
+    record: dict[str, Any], out: TextIO, registry: WorkflowRegistry | None = None
+) -> int:
+    """Re-run a recorded turn from its replay record; 0 when the plan is identical.
+
+    Understanding is re-run over the recorded calls (a replay provider serves each by
+    its fingerprint); then the reduction is re-run from its recorded inputs (each state
+    projected again) and its plan compared with the recorded one.
+    """
+    turn = record.get("turn_id")
+    same = True
+    reading: Any = record.get("reading") or {}
+    if reading.get("brief"):
+        same = await _replay_understanding(record, out)
+    else:
+        print(
+            f"turn {turn}: no model call (scripted or click-only); understanding as recorded",
+            file=out,
+        )
+    reduction = record.get("reduction")
+    if not reduction:
+        print(f"turn {turn}: no reduction recorded", file=out)
+        return 0 if same else 1
+    from turnframe.runtime.replay import replay_reduction
+
+    plan_same, replayed = replay_reduction(reduction, registry or travel_application().registry)
+    again: Any = replayed
+    print(
+        f"turn {turn}: reduction re-run from its recorded inputs; "
+        + ("the plan is identical" if plan_same else "THE PLAN DIFFERS")
+        + f" ({len(again['results'])} results, {len(again['batches'])} commits planned)",
+        file=out,
+    )
+    if not plan_same:
+        print(
+            json.dumps({"recorded": reduction.get("plan"), "replayed": again}, indent=1), file=out
+        )
+    return 0 if same and plan_same else 1
+
+
+async def _replay_understanding(record: dict[str, Any], out: TextIO) -> bool:
+    """Re-run a recorded turn's understanding over its recorded calls; whether it is identical."""
     reading: Any = record["reading"]
     checks: dict[str, str | None] = dict(reading.get("checks") or {})
 
@@ -265,8 +320,8 @@ async def replay_record(record: dict[str, Any], out: TextIO) -> int:
     again = to_json_value(result.understanding)
     same = again == record.get("understanding")
     print(
-        f"turn {record.get('turn_id')}: {provider.served} recorded calls served; "
-        + ("the plan is identical" if same else "THE PLAN DIFFERS"),
+        f"turn {record.get('turn_id')}: understanding re-run, {provider.served} recorded calls "
+        + ("served; the plan is identical" if same else "served; THE PLAN DIFFERS"),
         file=out,
     )
     if not same:
@@ -274,4 +329,4 @@ async def replay_record(record: dict[str, Any], out: TextIO) -> int:
             json.dumps({"recorded": record.get("understanding"), "replayed": again}, indent=1),
             file=out,
         )
-    return 0 if same else 1
+    return same

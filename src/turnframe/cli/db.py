@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["run_db", "run_recipe"]
+__all__ = ["run_db", "run_dead_letters", "run_recipe"]
 
 DSN_VAR = "TURNFRAME_POSTGRES_DSN"
 
@@ -67,3 +67,69 @@ def run_recipe(table: str, key: str, column: str) -> int:
         return 2
     sys.stdout.write(f"{ddl}\n-- the executor's compare-and-set (zero rows: stale)\n{cas}")
     return 0
+
+
+def run_dead_letters(*, dsn: str | None, schema: str, account: str | None, as_json: bool) -> int:
+    """List dead-lettered turns (with reasons) and outbox rows (with last errors).
+
+    Returns 0 when there are none, 1 when there are some (so monitoring can alert),
+    2 for a usage error.
+    """
+    target = dsn or os.environ.get(DSN_VAR, "").strip()
+    if not target:
+        print(f"error: give --dsn or set {DSN_VAR}", file=sys.stderr)
+        return 2
+    import json
+
+    import anyio
+
+    from turnframe.core.errors import TurnframeError
+
+    async def collect() -> list[dict[str, object]]:
+        from turnframe.store.postgres import PostgresStore
+
+        store = await PostgresStore.open(target, schema=schema)
+        try:
+            found: list[dict[str, object]] = []
+            for dead in await store.dead_turns(account):
+                found.append(
+                    {
+                        "kind": "turn",
+                        "id": dead.record.turn_id,
+                        "account": dead.record.account,
+                        "conversation": dead.record.conversation_id,
+                        "attempts": dead.record.attempts,
+                        "reason": dead.reason,
+                    }
+                )
+            for message in await store.outbox_messages("dead_letter"):
+                row = await store.outbox_row(message.id)
+                found.append(
+                    {
+                        "kind": "outbox",
+                        "id": message.id,
+                        "case": str(message.case),
+                        "topic": message.topic,
+                        "attempts": None if row is None else row.attempts,
+                        "reason": None if row is None else row.last_error,
+                    }
+                )
+            return found
+        finally:
+            await store.close()
+
+    try:
+        entries = anyio.run(collect)
+    except TurnframeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for entry in entries:
+        if as_json:
+            print(json.dumps(entry))
+        else:
+            print(
+                f"{entry['kind']} {entry['id']}: {entry['reason']} (attempts {entry['attempts']})"
+            )
+    if not as_json:
+        print(f"{len(entries)} dead letter(s)")
+    return 1 if entries else 0

@@ -79,12 +79,15 @@ class PendingAct:
         case: its resolved target (``None`` while a SelectTarget card asks).
         record_args: argument name → the case a record argument resolved to.
         new_case: the act creates ``case``.
+        argument: on a SelectTarget card, the record argument the chosen option fills
+            (``None``: the option is the act's target).
     """
 
     act: SemanticAct
     case: CaseRef | None = None
     record_args: Mapping[str, CaseRef] = field(default_factory=dict)
     new_case: bool = False
+    argument: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

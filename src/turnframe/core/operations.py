@@ -38,6 +38,9 @@ class ArgumentSpec:
         description: what the argument means, for understanding tasks.
         labels: per-locale labels.
         literals: words accepted besides a record for ``RECORD`` arguments (e.g. ``"company"``).
+        names_record: on an operation that creates a case, the argument holding the name
+            people call the new record by (an act waiting for a record so named completes
+            when it is registered, D6).
     """
 
     name: str
@@ -49,6 +52,7 @@ class ArgumentSpec:
     description: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
     literals: tuple[str, ...] = ()
+    names_record: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

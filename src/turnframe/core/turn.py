@@ -106,11 +106,20 @@ class TurnPhaseChanged:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStep:
-    """One understanding or pipeline step was decided (``TurnEvent.Step``)."""
+    """One understanding or pipeline step was decided (``TurnEvent.Step``).
+
+    Attributes:
+        turn_id: the turn.
+        name: the step (``segment``, ``route``, ``verify``...).
+        detail: what was decided, for logs and inspection (unit ids, operation keys).
+        text: the step said in the user's language for a preview, when the runtime's
+            ``NarrationConfig.steps`` asks for it (never at ``low`` effort); else empty.
+    """
 
     turn_id: str
     name: str
     detail: str = ""
+    text: str = ""
     kind: Literal["step"] = "step"
 
 

@@ -1,7 +1,7 @@
-"""Choosing a provider by name: ``scripted:FILE``, ``replay:FILE``, ``hostile[:SEED]``.
+"""Choosing a provider by name: scripted, replayed, hostile, or a vendor model.
 
-Vendor ids come with their adapters (a later issue); until then an unknown name is a
-usage error that says what exists.
+``scripted:FILE``, ``replay:FILE``, ``hostile[:SEED]``, or ``openai:gpt-4.1-mini`` and the
+other vendor specs of :mod:`turnframe.providers.registry`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ import yaml
 
 from turnframe.core.errors import UsageError
 from turnframe.providers import Provider, ReplayProvider, ScriptedProvider
+from turnframe.providers.registry import VENDOR_SPECS, is_vendor_spec, vendor_provider
 
 __all__ = ["KNOWN_MODELS", "provider_from_spec"]
 
-KNOWN_MODELS = "scripted:FILE (a JSON or YAML table of answers per task), replay:FILE (a turn's replay record), hostile[:SEED]"
+KNOWN_MODELS = (
+    "scripted:FILE (a JSON or YAML table of answers per task), replay:FILE (a turn's replay "
+    f"record), hostile[:SEED], or a vendor model: {VENDOR_SPECS}"
+)
 
 
 def provider_from_spec(spec: str) -> Provider:
@@ -37,6 +41,8 @@ def provider_from_spec(spec: str) -> Provider:
         from turnframe.testing.hostile import HostileProvider
 
         return HostileProvider(int(rest or 0))
+    if is_vendor_spec(spec):
+        return vendor_provider(spec)
     raise UsageError(f"unknown model {spec!r}; known: {KNOWN_MODELS}")
 
 

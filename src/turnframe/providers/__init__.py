@@ -1,10 +1,17 @@
-"""The provider-neutral model layer (guide §10): normalized calls, profiles, test providers.
+"""The provider-neutral model layer (guide §10): normalized calls, profiles, routing.
 
-Vendor adapters live in their own modules (a later issue) and depend on this facade only.
+Vendor adapters live in their own modules, each behind its extra, and are never
+imported by this facade: ``turnframe.providers.openai`` (OpenAI, Azure OpenAI,
+OpenAI-compatible servers), ``.anthropic``, ``.gemini``, ``.bedrock``, ``.ollama`` and
+``.local`` (llama-cpp-python); :func:`~turnframe.providers.registry.vendor_provider`
+builds one from a spec such as ``openai:gpt-4.1-mini``. Their shared machinery is
+:class:`~turnframe.providers.adapter.VendorProvider`; the conformance suite every
+adapter passes is :mod:`turnframe.providers.conformance`.
 """
 
 from turnframe.providers.base import (
     Capabilities,
+    Enforcement,
     Message,
     ModelProfile,
     ModelRequest,
@@ -12,6 +19,8 @@ from turnframe.providers.base import (
     Needs,
     Provider,
     StopReason,
+    ToolCall,
+    ToolSpec,
     Usage,
     estimate_tokens,
     require,
@@ -22,10 +31,18 @@ from turnframe.providers.errors import (
     CallDropped,
     CapabilityMissing,
     ContextOverflow,
+    MissingCredential,
+    Overloaded,
+    ProviderCancelled,
     ProviderError,
+    ProviderTimeout,
     ProviderUnavailable,
+    QuotaExceeded,
     RateLimited,
+    ServerError,
+    StreamInterrupted,
 )
+from turnframe.providers.routing import REPLY_TASKS, Attempt, CommitFence, FallbackProvider
 from turnframe.providers.scripted import (
     Answer,
     FixedLatencyProvider,
@@ -35,27 +52,41 @@ from turnframe.providers.scripted import (
 )
 
 __all__ = [
+    "REPLY_TASKS",
     "Answer",
+    "Attempt",
     "AuthenticationFailed",
     "BadRequest",
     "CallDropped",
     "Capabilities",
     "CapabilityMissing",
+    "CommitFence",
     "ContextOverflow",
+    "Enforcement",
+    "FallbackProvider",
     "FixedLatencyProvider",
     "Message",
+    "MissingCredential",
     "ModelProfile",
     "ModelRequest",
     "ModelResponse",
     "Needs",
+    "Overloaded",
     "Provider",
+    "ProviderCancelled",
     "ProviderError",
+    "ProviderTimeout",
     "ProviderUnavailable",
+    "QuotaExceeded",
     "RateLimited",
     "ReplayMismatch",
     "ReplayProvider",
     "ScriptedProvider",
+    "ServerError",
     "StopReason",
+    "StreamInterrupted",
+    "ToolCall",
+    "ToolSpec",
     "Usage",
     "estimate_tokens",
     "require",

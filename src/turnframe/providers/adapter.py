@@ -1,5 +1,7 @@
-"""What every vendor adapter shares: capability checks, schema subsets, full validation,
-error classification helpers and redaction (guide §10, providers.md §3).
+"""What every vendor adapter shares (guide §10, providers.md §3).
+
+Capability checks, schema subsets, full validation, error classification helpers and
+redaction.
 
 A vendor module subclasses :class:`VendorProvider` and implements two methods:
 ``_call`` sends one request through the vendor's official SDK (its retries off) and
@@ -31,7 +33,7 @@ from typing import Any
 import anyio
 from jsonschema import Draft202012Validator
 
-from turnframe.core.errors import FailureClass, Severity
+from turnframe.core.errors import FailureClass, Severity, UsageError
 from turnframe.core.ids import JSONObject
 from turnframe.providers.base import (
     Enforcement,
@@ -238,7 +240,9 @@ def extra_hint(message: str) -> float | None:
     return value / 1000 if found.group(2) == "ms" else value
 
 
-def match_overflow(patterns: Sequence[re.Pattern[str]], *texts: str | None) -> re.Pattern[str] | None:
+def match_overflow(
+    patterns: Sequence[re.Pattern[str]], *texts: str | None
+) -> re.Pattern[str] | None:
     """Return the first context-overflow pattern any of ``texts`` matches."""
     for pattern in patterns:
         for text in texts:
@@ -287,9 +291,34 @@ _DROPPED_AFTER_SENDING = FailureClass(
     message_key="error.provider.dropped",
     severity=Severity.WARNING,
 )
-_BEFORE_SENDING = {"ConnectTimeout", "ConnectError", "ConnectTimeoutError", "EndpointConnectionError", "ConnectionRefusedError", "NewConnectionError", "PoolTimeout"}
-_AFTER_SENDING_TIMEOUT = {"ReadTimeout", "WriteTimeout", "ReadTimeoutError", "TimeoutError", "APITimeoutError", "Timeout"}
-_AFTER_SENDING_DROP = {"RemoteProtocolError", "ReadError", "ProtocolError", "IncompleteRead", "ResponseStreamingError", "ConnectionClosedError", "ChunkedEncodingError", "LocalProtocolError", "WriteError"}
+_BEFORE_SENDING = {
+    "ConnectTimeout",
+    "ConnectError",
+    "ConnectTimeoutError",
+    "EndpointConnectionError",
+    "ConnectionRefusedError",
+    "NewConnectionError",
+    "PoolTimeout",
+}
+_AFTER_SENDING_TIMEOUT = {
+    "ReadTimeout",
+    "WriteTimeout",
+    "ReadTimeoutError",
+    "TimeoutError",
+    "APITimeoutError",
+    "Timeout",
+}
+_AFTER_SENDING_DROP = {
+    "RemoteProtocolError",
+    "ReadError",
+    "ProtocolError",
+    "IncompleteRead",
+    "ResponseStreamingError",
+    "ConnectionClosedError",
+    "ChunkedEncodingError",
+    "LocalProtocolError",
+    "WriteError",
+}
 
 
 def transport_error(exc: BaseException, *, provider: str) -> ProviderError | None:
@@ -344,7 +373,9 @@ class VendorProvider(Provider):
 
     # ------------------------------------------------------------------ vendor side
     @abstractmethod
-    async def _call(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         """Send ``request`` once (no SDK retries) and read the outcome off the wire.
 
         Args:
@@ -405,7 +436,7 @@ class VendorProvider(Provider):
             raw = await self._call(request, schema, prompt_only)
         except ProviderError as exc:
             raise self._redacted(exc) from None
-        except anyio.get_cancelled_exc_class():
+        except (anyio.get_cancelled_exc_class(), UsageError):
             raise
         except Exception as exc:  # every SDK failure is translated, never leaked
             error = self._classify(exc)

@@ -41,14 +41,26 @@ from turnframe.providers.adapter import (
     transport_error,
 )
 from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
-from turnframe.providers.errors import MissingCredential, ProviderError, ServerError, StreamInterrupted
+from turnframe.providers.errors import (
+    MissingCredential,
+    ProviderError,
+    ServerError,
+    StreamInterrupted,
+)
 
 __all__ = ["ANTHROPIC_SUBSET", "API_VERSION", "AnthropicProvider", "anthropic_profile"]
 
 API_VERSION = "2023-06-01"
 """The pinned ``anthropic-version`` header (the SDK's own default moves with releases)."""
 
-ANTHROPIC_SUBSET = STRUCTURAL_KEYWORDS | {"const", "$ref", "$defs", "format", "description", "title"}
+ANTHROPIC_SUBSET = STRUCTURAL_KEYWORDS | {
+    "const",
+    "$ref",
+    "$defs",
+    "format",
+    "description",
+    "title",
+}
 """What ``output_config.format`` and strict tools enforce (``minItems`` only as 0 or 1, so
 it is left out too)."""
 
@@ -70,7 +82,9 @@ _STATUS_BY_TYPE = {
 }
 
 
-def anthropic_profile(model: str, *, mode: str = "output_config", max_context: int = 200_000) -> ModelProfile:
+def anthropic_profile(
+    model: str, *, mode: str = "output_config", max_context: int = 200_000
+) -> ModelProfile:
     """Return the profile of a Claude model (``mode``: ``output_config`` or ``tool``)."""
     return ModelProfile(
         provider="anthropic",
@@ -81,7 +95,9 @@ def anthropic_profile(model: str, *, mode: str = "output_config", max_context: i
             streaming=True,
             max_context=max_context,
             structured_mode=(
-                "output_config.format json_schema" if mode == "output_config" else "strict tool, forced"
+                "output_config.format json_schema"
+                if mode == "output_config"
+                else "strict tool, forced"
             ),
             schema_subset=ANTHROPIC_SUBSET,
             tool_calls=True,
@@ -93,7 +109,9 @@ def anthropic_profile(model: str, *, mode: str = "output_config", max_context: i
 def _dump(obj: Any) -> dict[str, Any]:
     if isinstance(obj, dict):
         return obj
-    dumped = obj.model_dump() if hasattr(obj, "model_dump") else dict(obj)
+    # warnings=False: a member the SDK does not know yet (a new block or item type) is
+    # kept as it came, which pydantic would otherwise warn about.
+    dumped = obj.model_dump(warnings=False) if hasattr(obj, "model_dump") else dict(obj)
     return dumped if isinstance(dumped, dict) else {}
 
 
@@ -152,7 +170,9 @@ class AnthropicProvider(VendorProvider):
             "model": self.model,
             "max_tokens": request.max_output_tokens,
             "messages": [
-                {"role": m.role, "content": m.content} for m in request.messages if m.role != "system"
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
             ],
         }
         if system:
@@ -178,7 +198,9 @@ class AnthropicProvider(VendorProvider):
             kwargs["tools"] = tools
         return kwargs
 
-    async def _call(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         del prompt_only  # the profile has no prompt-only JSON; prepare() refuses it
         kwargs = self._kwargs(request, schema)
         forced = request.schema_name if (self.mode == "tool" and not request.tools) else None
@@ -224,7 +246,9 @@ class AnthropicProvider(VendorProvider):
                     elif kind == "content_block_start":
                         block = data.get("content_block") or {}
                         if block.get("type") == "tool_use":
-                            buffer.start(data.get("index"), call_id=block.get("id"), name=block.get("name"))
+                            buffer.start(
+                                data.get("index"), call_id=block.get("id"), name=block.get("name")
+                            )
                         elif block.get("type") == "text" and block.get("text"):
                             text.append(block["text"])
                     elif kind == "content_block_delta":
@@ -240,7 +264,9 @@ class AnthropicProvider(VendorProvider):
             if started:
                 inner = self._classify(exc)
                 raise StreamInterrupted(
-                    f"the stream broke after it started: {inner}", inner=inner, provider=self.profile.id
+                    f"the stream broke after it started: {inner}",
+                    inner=inner,
+                    provider=self.profile.id,
                 ) from None
             raise
         if not started:
@@ -275,15 +301,17 @@ class AnthropicProvider(VendorProvider):
 
     def _classify(self, exc: Exception) -> ProviderError:
         if isinstance(exc, anthropic.APIStatusError):
-            body = exc.body if isinstance(exc.body, Mapping) else {}
-            error = body.get("error") if isinstance(body.get("error"), Mapping) else body
+            body: Mapping[str, Any] = exc.body if isinstance(exc.body, Mapping) else {}
+            nested = body.get("error")
+            error: Mapping[str, Any] = nested if isinstance(nested, Mapping) else body
             kind = str(error.get("type") or "") or None
             message = self.redact(str(error.get("message") or exc.message))
-            details = error.get("details") if isinstance(error.get("details"), Mapping) else {}
+            found = error.get("details")
+            details: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
             status = exc.status_code
             if status == 200 and kind:  # an ``event: error`` inside a stream
                 status = _STATUS_BY_TYPE.get(kind, 500)
-            headers = dict(exc.response.headers) if exc.response is not None else {}
+            headers = dict(exc.response.headers)
             return status_error(
                 status,
                 f"Anthropic answered {status}: {kind}: {message}",

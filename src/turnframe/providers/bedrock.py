@@ -31,9 +31,7 @@ try:
     from botocore.config import Config
     from botocore.exceptions import ClientError
 except ImportError as _e:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        'The Bedrock adapter needs boto3: pip install "turnframe[bedrock]"'
-    ) from _e
+    raise ImportError('The Bedrock adapter needs boto3: pip install "turnframe[bedrock]"') from _e
 
 import anyio
 
@@ -48,7 +46,13 @@ from turnframe.providers.adapter import (
     transport_error,
 )
 from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
-from turnframe.providers.errors import MissingCredential, ProviderError, ServerError, StreamInterrupted
+from turnframe.providers.errors import (
+    MissingCredential,
+    ProviderError,
+    ServerError,
+    StreamInterrupted,
+)
+from turnframe.providers.redact import guard_loggers
 
 __all__ = ["BEDROCK_SUBSET", "BedrockProvider", "bedrock_profile"]
 
@@ -79,7 +83,9 @@ _CODES: dict[str, tuple[int, str]] = {
 }
 
 
-def bedrock_profile(model: str, *, mode: str = "output_config", max_context: int = 200_000) -> ModelProfile:
+def bedrock_profile(
+    model: str, *, mode: str = "output_config", max_context: int = 200_000
+) -> ModelProfile:
     """Return the profile of a Bedrock model id (``mode``: ``output_config`` or ``tool``)."""
     return ModelProfile(
         provider="bedrock",
@@ -90,7 +96,9 @@ def bedrock_profile(model: str, *, mode: str = "output_config", max_context: int
             streaming=True,
             max_context=max_context,
             structured_mode=(
-                "outputConfig.textFormat json_schema" if mode == "output_config" else "strict toolSpec, forced"
+                "outputConfig.textFormat json_schema"
+                if mode == "output_config"
+                else "strict toolSpec, forced"
             ),
             schema_subset=BEDROCK_SUBSET,
             tool_calls=True,
@@ -157,6 +165,11 @@ class BedrockProvider(VendorProvider):
         )
         self.model = model
         self.mode = mode
+        # botocore logs raw response bodies at DEBUG; an echoed credential stays out.
+        guard_loggers(
+            ("botocore.parsers", "botocore.endpoint", "botocore.auth", "botocore.hooks"),
+            [aws_secret_access_key, aws_session_token, bearer],
+        )
         self._client: Any = session.client(
             "bedrock-runtime",
             endpoint_url=endpoint_url,
@@ -212,7 +225,10 @@ class BedrockProvider(VendorProvider):
                     "textFormat": {
                         "type": "json_schema",
                         "structure": {
-                            "jsonSchema": {"name": request.schema_name, "schema": json.dumps(schema)}
+                            "jsonSchema": {
+                                "name": request.schema_name,
+                                "schema": json.dumps(schema),
+                            }
                         },
                     }
                 }
@@ -222,7 +238,9 @@ class BedrockProvider(VendorProvider):
                 kwargs["toolConfig"]["toolChoice"] = {"tool": {"name": request.schema_name}}
         return kwargs
 
-    async def _call(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         del prompt_only
         kwargs = self._kwargs(request, schema)
         forced = request.schema_name if (self.mode == "tool" and not request.tools) else None
@@ -240,7 +258,9 @@ class BedrockProvider(VendorProvider):
                     use = block["toolUse"]
                     buffer.start(n, call_id=use.get("toolUseId"), name=use.get("name"))
                     buffer.set_arguments(n, use.get("input") or {})
-            return self._ending(data.get("stopReason"), "".join(text), buffer, data.get("usage") or {}, forced)
+            return self._ending(
+                data.get("stopReason"), "".join(text), buffer, data.get("usage") or {}, forced
+            )
         return await self._stream(kwargs, forced)
 
     async def _stream(self, kwargs: dict[str, Any], forced: str | None) -> Raw:
@@ -257,7 +277,7 @@ class BedrockProvider(VendorProvider):
         done = object()
         try:
             while True:
-                event = await anyio.to_thread.run_sync(
+                event: Any = await anyio.to_thread.run_sync(
                     lambda: next(events, done), abandon_on_cancel=True
                 )
                 if event is done:
@@ -267,14 +287,20 @@ class BedrockProvider(VendorProvider):
                     start = event["contentBlockStart"]
                     use = (start.get("start") or {}).get("toolUse")
                     if use:
-                        buffer.start(start.get("contentBlockIndex"), call_id=use.get("toolUseId"), name=use.get("name"))
+                        buffer.start(
+                            start.get("contentBlockIndex"),
+                            call_id=use.get("toolUseId"),
+                            name=use.get("name"),
+                        )
                 elif "contentBlockDelta" in event:
                     delta = event["contentBlockDelta"]
                     piece = delta.get("delta") or {}
                     if "text" in piece:
                         text.append(piece["text"] or "")
                     elif "toolUse" in piece:
-                        buffer.add(delta.get("contentBlockIndex"), (piece["toolUse"] or {}).get("input"))
+                        buffer.add(
+                            delta.get("contentBlockIndex"), (piece["toolUse"] or {}).get("input")
+                        )
                 elif "messageStop" in event:
                     stop = event["messageStop"].get("stopReason")
                 elif "metadata" in event:
@@ -283,7 +309,9 @@ class BedrockProvider(VendorProvider):
             if started:
                 inner = self._classify(exc)
                 raise StreamInterrupted(
-                    f"the stream broke after it started: {inner}", inner=inner, provider=self.profile.id
+                    f"the stream broke after it started: {inner}",
+                    inner=inner,
+                    provider=self.profile.id,
                 ) from None
             raise
         finally:
@@ -293,7 +321,12 @@ class BedrockProvider(VendorProvider):
         return self._ending(stop, "".join(text), buffer, usage, forced)
 
     def _ending(
-        self, stop: str | None, text: str, buffer: ToolCallBuffer, usage: dict[str, Any], forced: str | None
+        self,
+        stop: str | None,
+        text: str,
+        buffer: ToolCallBuffer,
+        usage: dict[str, Any],
+        forced: str | None,
     ) -> Raw:
         calls = buffer.calls()
         raw = Raw(
@@ -329,7 +362,9 @@ class BedrockProvider(VendorProvider):
             message = self.redact(str(error.get("Message") or ""))
             status, flag = _CODES.get(code, (0, ""))
             if not status:
-                status = int((exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode") or 500)
+                status = int(
+                    (exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode") or 500
+                )
             return status_error(
                 status,
                 f"Bedrock answered {code}: {message}",
@@ -344,5 +379,6 @@ class BedrockProvider(VendorProvider):
         if found is not None:
             return found
         return ServerError(
-            self.redact(f"Bedrock call failed: {type(exc).__name__}: {exc}"), provider=self.profile.id
+            self.redact(f"Bedrock call failed: {type(exc).__name__}: {exc}"),
+            provider=self.profile.id,
         )

@@ -22,6 +22,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import anyio
+
 try:
     from google import genai
     from google.genai import errors as genai_errors
@@ -42,7 +44,12 @@ from turnframe.providers.adapter import (
     transport_error,
 )
 from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
-from turnframe.providers.errors import MissingCredential, ProviderError, ServerError, StreamInterrupted
+from turnframe.providers.errors import (
+    MissingCredential,
+    ProviderError,
+    ServerError,
+    StreamInterrupted,
+)
 
 __all__ = ["GEMINI_SUBSET", "GeminiProvider", "gemini_profile"]
 
@@ -68,7 +75,15 @@ OVERFLOW_PATTERNS = (
     re.compile(r"input token count \(\d+\) exceeds the maximum number of tokens allowed"),
 )
 
-_FILTERED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
+_FILTERED = {
+    "SAFETY",
+    "RECITATION",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "IMAGE_SAFETY",
+    "LANGUAGE",
+}
 _MALFORMED = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"}
 
 
@@ -161,7 +176,9 @@ class GeminiProvider(VendorProvider):
             node["enum"] = [node.pop("const")]
         return node
 
-    def _config(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> dict[str, Any]:
+    def _config(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         config: dict[str, Any] = {"max_output_tokens": request.max_output_tokens}
         if system:
@@ -170,7 +187,11 @@ class GeminiProvider(VendorProvider):
             config["tools"] = [
                 {
                     "function_declarations": [
-                        {"name": t.name, "description": t.description, "parameters_json_schema": t.schema}
+                        {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters_json_schema": t.schema,
+                        }
                         for t in request.tools
                     ]
                 }
@@ -182,7 +203,9 @@ class GeminiProvider(VendorProvider):
             config["response_json_schema"] = schema
         return config
 
-    async def _call(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         contents = [
             {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
             for m in request.messages
@@ -191,10 +214,14 @@ class GeminiProvider(VendorProvider):
         config = self._config(request, schema, prompt_only)
         models = self._client.aio.models
         if not request.stream:
-            response = await models.generate_content(model=self.model, contents=contents, config=config)
+            response = await models.generate_content(
+                model=self.model, contents=contents, config=config
+            )
             return self._read([response.model_dump(mode="json", exclude_none=True)])
         chunks: list[dict[str, Any]] = []
-        stream = await models.generate_content_stream(model=self.model, contents=contents, config=config)
+        stream = await models.generate_content_stream(
+            model=self.model, contents=contents, config=config
+        )
         try:
             async for chunk in stream:
                 chunks.append(chunk.model_dump(mode="json", exclude_none=True))
@@ -202,13 +229,16 @@ class GeminiProvider(VendorProvider):
             if chunks:
                 inner = self._classify(exc)
                 raise StreamInterrupted(
-                    f"the stream broke after it started: {inner}", inner=inner, provider=self.profile.id
+                    f"the stream broke after it started: {inner}",
+                    inner=inner,
+                    provider=self.profile.id,
                 ) from None
             raise
         finally:
             closer = getattr(stream, "aclose", None)
             if closer is not None:
-                await closer()
+                with anyio.CancelScope(shield=True):  # close the response even when cancelled
+                    await closer()
         return self._read(chunks)
 
     def _read(self, chunks: list[dict[str, Any]]) -> Raw:
@@ -262,8 +292,9 @@ class GeminiProvider(VendorProvider):
 
     def _classify(self, exc: Exception) -> ProviderError:
         if isinstance(exc, genai_errors.APIError):
-            body = exc.details if isinstance(exc.details, Mapping) else {}
-            error = body.get("error") if isinstance(body.get("error"), Mapping) else body
+            body: Mapping[str, Any] = exc.details if isinstance(exc.details, Mapping) else {}
+            nested = body.get("error")
+            error: Mapping[str, Any] = nested if isinstance(nested, Mapping) else body
             status = int(exc.code) if exc.code else None
             state = str(error.get("status") or exc.status or "") or None
             message = self.redact(str(error.get("message") or exc.message or ""))
@@ -297,5 +328,6 @@ class GeminiProvider(VendorProvider):
         if found is not None:
             return found
         return ServerError(
-            self.redact(f"Gemini call failed: {type(exc).__name__}: {exc}"), provider=self.profile.id
+            self.redact(f"Gemini call failed: {type(exc).__name__}: {exc}"),
+            provider=self.profile.id,
         )

@@ -20,6 +20,7 @@ Ollama's cloud models do not support structured output: give them a profile with
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -94,6 +95,7 @@ class OllamaProvider(VendorProvider):
     Args:
         model: the model name (``qwen3:0.6b``).
         host: the server (default: ``$OLLAMA_HOST`` or ``http://127.0.0.1:11434``).
+        api_key: a key for ollama.com (default: ``$OLLAMA_API_KEY``; none locally).
         profile: declared capabilities (default: :func:`ollama_profile`).
         num_ctx: the context size to ask for (default: the profile's ``max_context``).
         timeout: seconds to wait for a response and between stream lines.
@@ -107,19 +109,20 @@ class OllamaProvider(VendorProvider):
         model: str,
         *,
         host: str | None = None,
+        api_key: str | None = None,
         profile: ModelProfile | None = None,
         num_ctx: int | None = None,
         timeout: float = 120.0,
         connect_timeout: float = 5.0,
     ) -> None:
-        import os
-
-        key = os.environ.get("OLLAMA_API_KEY")
+        key = api_key or os.environ.get("OLLAMA_API_KEY")
         super().__init__(profile or ollama_profile(model), secrets=[key])
         self.model = model
         self.num_ctx = num_ctx or self.profile.capabilities.max_context
         self._sdk = ollama.AsyncClient(
-            host=host, timeout=httpx.Timeout(timeout, connect=connect_timeout)
+            host=host,
+            timeout=httpx.Timeout(timeout, connect=connect_timeout),
+            headers={"Authorization": f"Bearer {key}"} if key else None,
         )
         # The SDK's configured HTTP client (base URL, auth header, timeouts).
         self._http: httpx.AsyncClient = self._sdk._client
@@ -128,7 +131,9 @@ class OllamaProvider(VendorProvider):
         """Close the client's connections."""
         await self._http.aclose()
 
-    def _body(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> dict[str, Any]:
+    def _body(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -145,7 +150,11 @@ class OllamaProvider(VendorProvider):
             body["tools"] = [
                 {
                     "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.schema},
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.schema,
+                    },
                 }
                 for t in request.tools
             ]
@@ -153,7 +162,9 @@ class OllamaProvider(VendorProvider):
             body["think"] = False
         return body
 
-    async def _call(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         body = self._body(request, schema, prompt_only)
         if not request.stream:
             response = await self._http.post("/api/chat", json=body)
@@ -166,7 +177,9 @@ class OllamaProvider(VendorProvider):
         lines: list[dict[str, Any]] = []
         async with self._http.stream("POST", "/api/chat", json=body) as response:
             if response.status_code >= 400:
-                raise self._status(response.status_code, (await response.aread()).decode(errors="replace"))
+                raise self._status(
+                    response.status_code, (await response.aread()).decode(errors="replace")
+                )
             try:
                 async for line in response.aiter_lines():
                     if not line.strip():
@@ -176,20 +189,29 @@ class OllamaProvider(VendorProvider):
                         raise _MidStream(str(data["error"]))
                     lines.append(data)
             except _MidStream as exc:
-                inner = ServerError(self.redact(f"Ollama failed mid-stream: {exc.message}"), provider=self.profile.id)
+                inner = ServerError(
+                    self.redact(f"Ollama failed mid-stream: {exc.message}"),
+                    provider=self.profile.id,
+                )
                 raise StreamInterrupted(
-                    f"the stream broke after it started: {inner}", inner=inner, provider=self.profile.id
+                    f"the stream broke after it started: {inner}",
+                    inner=inner,
+                    provider=self.profile.id,
                 ) from None
             except Exception as exc:
                 if lines:
-                    inner = self._classify(exc)
+                    cause = self._classify(exc)
                     raise StreamInterrupted(
-                        f"the stream broke after it started: {inner}", inner=inner, provider=self.profile.id
+                        f"the stream broke after it started: {cause}",
+                        inner=cause,
+                        provider=self.profile.id,
                     ) from None
                 raise
         if lines and not lines[-1].get("done"):
             inner = ServerError("the stream ended before done", provider=self.profile.id)
-            raise StreamInterrupted("the stream ended before its last line", inner=inner, provider=self.profile.id)
+            raise StreamInterrupted(
+                "the stream ended before its last line", inner=inner, provider=self.profile.id
+            )
         return self._read(lines)
 
     def _read(self, lines: list[dict[str, Any]]) -> Raw:
@@ -245,5 +267,6 @@ class OllamaProvider(VendorProvider):
         if found is not None:
             return found
         return ServerError(
-            self.redact(f"Ollama call failed: {type(exc).__name__}: {exc}"), provider=self.profile.id
+            self.redact(f"Ollama call failed: {type(exc).__name__}: {exc}"),
+            provider=self.profile.id,
         )

@@ -104,7 +104,9 @@ OVERFLOW_PATTERNS = (
 )
 
 
-def openai_profile(model: str, *, provider: str = "openai", max_context: int = 128_000) -> ModelProfile:
+def openai_profile(
+    model: str, *, provider: str = "openai", max_context: int = 128_000
+) -> ModelProfile:
     """Return the profile of an OpenAI model with strict structured outputs."""
     return ModelProfile(
         provider=provider,
@@ -150,7 +152,9 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 def _dump(obj: Any) -> dict[str, Any]:
     if isinstance(obj, dict):
         return obj
-    dumped = obj.model_dump() if hasattr(obj, "model_dump") else dict(obj)
+    # warnings=False: a member the SDK does not know yet (a new block or item type) is
+    # kept as it came, which pydantic would otherwise warn about.
+    dumped = obj.model_dump(warnings=False) if hasattr(obj, "model_dump") else dict(obj)
     return dumped if isinstance(dumped, dict) else {}
 
 
@@ -202,9 +206,7 @@ class OpenAIProvider(VendorProvider):
         return None
 
     def _make_client(self, key: str, base_url: str | None, timeout: Any) -> Any:
-        return openai.AsyncOpenAI(
-            api_key=key, base_url=base_url, max_retries=0, timeout=timeout
-        )
+        return openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
 
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
@@ -214,12 +216,16 @@ class OpenAIProvider(VendorProvider):
         return {"max_completion_tokens": request.max_output_tokens}
 
     # ------------------------------------------------------------------- sending
-    async def _call(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         if self.api == "responses":
             return await self._responses(request, schema, prompt_only)
         return await self._chat(request, schema, prompt_only)
 
-    async def _chat(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _chat(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -344,11 +350,16 @@ class OpenAIProvider(VendorProvider):
             raw.stop = StopReason.EMPTY
             return raw
         return self._ending(
-            raw, finish=finish, text="".join(text), refusal="".join(refusal) or None,
+            raw,
+            finish=finish,
+            text="".join(text),
+            refusal="".join(refusal) or None,
             calls=buffer.calls(),
         )
 
-    async def _responses(self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool) -> Raw:
+    async def _responses(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "input": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -453,7 +464,9 @@ class OpenAIProvider(VendorProvider):
                     elif kind == "response.output_item.added":
                         item = data.get("item") or {}
                         if item.get("type") == "function_call":
-                            buffer.start(item.get("id"), call_id=item.get("call_id"), name=item.get("name"))
+                            buffer.start(
+                                item.get("id"), call_id=item.get("call_id"), name=item.get("name")
+                            )
                     elif kind == "response.function_call_arguments.delta":
                         buffer.add(data.get("item_id"), data.get("delta"))
                     elif kind in ("response.completed", "response.incomplete", "response.failed"):
@@ -461,7 +474,8 @@ class OpenAIProvider(VendorProvider):
                     elif kind == "error":
                         inner = self._body_error(None, data, {}, str(data.get("message") or ""))
                         raise StreamInterrupted(
-                            f"the stream broke: {data.get('code')}", inner=inner,
+                            f"the stream broke: {data.get('code')}",
+                            inner=inner,
                             provider=self.profile.id,
                         )
         except StreamInterrupted:
@@ -527,7 +541,7 @@ class OpenAIProvider(VendorProvider):
 
     def _classify(self, exc: Exception) -> ProviderError:
         if isinstance(exc, openai.APIStatusError):
-            headers = dict(exc.response.headers) if exc.response is not None else {}
+            headers = dict(exc.response.headers)
             return self._body_error(exc.status_code, exc.body, headers, exc.message)
         if isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError):
             return self._body_error(None, exc.body, {}, exc.message)
@@ -567,9 +581,10 @@ class AzureOpenAIProvider(OpenAIProvider):
         timeout: float = 60.0,
         connect_timeout: float = 5.0,
     ) -> None:
-        self._endpoint = endpoint or os.environ.get("AZURE_OPENAI_ENDPOINT")
-        if not self._endpoint:
+        found = endpoint or os.environ.get("AZURE_OPENAI_ENDPOINT")
+        if not found:
             raise MissingCredential("AZURE_OPENAI_ENDPOINT", self.vendor)
+        self._endpoint: str = found
         self._api_version = api_version or os.environ.get("OPENAI_API_VERSION") or "2024-10-21"
         super().__init__(
             deployment,

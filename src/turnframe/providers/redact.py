@@ -12,7 +12,7 @@ import logging
 import re
 from collections.abc import Iterable
 
-__all__ = ["REDACTED", "Redactor", "SecretFilter"]
+__all__ = ["REDACTED", "Redactor", "SecretFilter", "guard_loggers"]
 
 REDACTED = "[redacted]"
 
@@ -22,7 +22,9 @@ _PATTERNS = (
     re.compile(r"\bsk-[A-Za-z0-9_*-]{8,}"),  # OpenAI / Anthropic keys, masked or not
     re.compile(r"\bAIza[0-9A-Za-z_-]{20,}"),  # Google API keys
     re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key ids
-    re.compile(r"(?i)(x-api-key|api-key|x-goog-api-key|authorization)(['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"),
+    re.compile(
+        r"(?i)(x-api-key|api-key|x-goog-api-key|authorization)(['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"
+    ),
 )
 
 
@@ -78,3 +80,23 @@ class SecretFilter(logging.Filter):
         if clean != message:
             record.msg, record.args = clean, None
         return True
+
+
+_GUARDS: dict[str, SecretFilter] = {}
+
+
+def guard_loggers(names: Iterable[str], secrets: Iterable[str | None]) -> None:
+    """Redact ``secrets`` from every record the loggers ``names`` emit.
+
+    For SDKs that log raw bodies at DEBUG (botocore's ``Response body``): a vendor
+    that echoes a credential in an error message would otherwise put it in the logs.
+    A filter on a logger applies to that logger's own records only, so name each one.
+    """
+    values = [s for s in secrets if s]
+    for name in names:
+        guard = _GUARDS.get(name)
+        if guard is None:
+            guard = _GUARDS[name] = SecretFilter(Redactor())
+            logging.getLogger(name).addFilter(guard)
+        for value in values:
+            guard.redactor.add(value)

@@ -141,21 +141,36 @@ class FallbackProvider(Provider):
             if why:
                 reasons.append(f"{provider.profile.id} {why}")
                 self.attempts.append(
-                    Attempt(task=request.task, provider=provider.profile.id, outcome=f"skipped: {why}", committed=committed)
+                    Attempt(
+                        task=request.task,
+                        provider=provider.profile.id,
+                        outcome=f"skipped: {why}",
+                        committed=committed,
+                    )
                 )
                 continue
             try:
                 response = await provider.complete(request)
             except ProviderError as exc:
                 self.attempts.append(
-                    Attempt(task=request.task, provider=provider.profile.id, outcome=type(exc).__name__, committed=committed)
+                    Attempt(
+                        task=request.task,
+                        provider=provider.profile.id,
+                        outcome=type(exc).__name__,
+                        committed=committed,
+                    )
                 )
                 if not exc.failure.retryable:
                     raise
                 last = exc
                 continue
             self.attempts.append(
-                Attempt(task=request.task, provider=provider.profile.id, outcome="ok", committed=committed)
+                Attempt(
+                    task=request.task,
+                    provider=provider.profile.id,
+                    outcome="ok",
+                    committed=committed,
+                )
             )
             return response
         if last is not None:

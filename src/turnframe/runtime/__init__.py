@@ -5,7 +5,7 @@ The adopter API is :class:`Runtime` with an :class:`Application`; the determinis
 ``turnframe.runtime.reduce`` holds the pure whole-turn reducer.
 """
 
-from turnframe.runtime.app import Application
+from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.callbacks import (
     CallbackRejected,
     SignedCallback,
@@ -45,6 +45,7 @@ __all__ = [
     "IdSource",
     "InMemoryMetrics",
     "Metrics",
+    "NarrationConfig",
     "PreparedTurn",
     "RandomIds",
     "Runtime",

@@ -13,12 +13,13 @@ from turnframe.core.turn import (
     TurnEvent,
 )
 from turnframe.core.workflow import WorkflowRegistry
-from turnframe.runtime.app import Application
+from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.metrics import Metrics
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.understand.base import Understander
+from turnframe.understand.reply import ReplyWriter
 
 __all__: list[str] = []
 
@@ -26,6 +27,10 @@ __all__: list[str] = []
 log = logging.getLogger("turnframe.runtime")
 
 _STANDING = "standing_do_not_submit"
+_ASKED = "asked"
+"""Conversation state: what the last reply asked for (the next message answers it)."""
+_WAITING = "waiting_for_records"
+"""Conversation state: acts waiting for a record the user named (D6), oldest first."""
 
 
 class _RuntimeBase:
@@ -35,6 +40,8 @@ class _RuntimeBase:
     registry: WorkflowRegistry
     store: TurnStore
     understander: Understander | None
+    reply_writer: ReplyWriter | None
+    narration: NarrationConfig
     clock: Clock
     ids: IdSource
     directory: CaseDirectory

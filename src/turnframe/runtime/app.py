@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from turnframe.core.ports import KnowledgeSource
 from turnframe.core.workflow import WorkflowRegistry
 
-__all__ = ["Application"]
+__all__ = ["Application", "NarrationConfig"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -25,3 +25,15 @@ class Application:
     registry: WorkflowRegistry
     knowledge: KnowledgeSource | None = None
     default_locale: str = "en"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NarrationConfig:
+    """What the runtime says while a turn is read (guide §5 "Budgets and records").
+
+    Attributes:
+        steps: each understanding step (``TurnStep``) also carries a sentence in the
+            user's language for a preview; ``low`` effort drops it.
+    """
+
+    steps: bool = False

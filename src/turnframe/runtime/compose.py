@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from turnframe.core.events import Receipt
+from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import (
     AnswerBlock,
@@ -33,10 +34,17 @@ class AskNext:
     Attributes:
         text: the question.
         asks: the argument or obligation id.
+        item_id: the act waiting for the value asked, when it is an argument.
+        operation: the operation that takes the answer (the waiting act's, or the one
+            discharging the obligation), if any.
+        case: the record the question is about, if any.
     """
 
     text: str
     asks: str
+    item_id: str | None = None
+    operation: str | None = None
+    case: CaseRef | None = None
 
 
 _NOTICE_STATUSES = (

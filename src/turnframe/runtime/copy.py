@@ -6,7 +6,7 @@ generic refusals). Never interpolates user text.
 
 from __future__ import annotations
 
-__all__ = ["say"]
+__all__ = ["narrate", "say"]
 
 _EN: dict[str, str] = {
     "select.prompt": "Which record did you mean?",
@@ -37,6 +37,8 @@ _EN: dict[str, str] = {
     "needs_click": "Please use the button on the card to confirm; I can't confirm that from text.",
     "unknown_card": "That choice is no longer available.",
     "already_resolved": "That card was already answered; nothing was done again.",
+    "conflicting_answers": "You gave different answers to the same card; please choose on it.",
+    "card_busy": "Another card on that record was answered in this message; please answer this one again.",
     "stale": "That card is out of date because the record changed; here is a fresh one.",
     "stale_no_reissue": "That card is out of date because the record changed.",
     "not_authorized": "Only a user with the {role} role can resolve this card.",
@@ -47,6 +49,20 @@ _EN: dict[str, str] = {
     "unreadable": "Part of your message couldn't be read; please rephrase it.",
     "no_knowledge": "I have no information on that.",
     "awaiting_review": "Waiting for an agent's review.",
+    "record_not_found": (
+        "I couldn't find that record; once it is registered I'll finish this request."
+    ),
+    "expired": "An earlier request waited too long for its record and was dropped: {operation}.",
+    "step.segment": "Reading your message: {n} part(s).",
+    "step.coverage": "Checking that nothing you said was missed.",
+    "step.route": "Working out what each part asks for.",
+    "step.locate": "Finding the record you mean.",
+    "step.extract": "Reading the values you gave.",
+    "step.check": "Checking the request against the record's rules.",
+    "step.verify": "Checking my reading against your words.",
+    "step.cross_check": "Double-checking the whole reading.",
+    "step.budget": "Stopping here: reading this message took too long.",
+    "step.other": "Reading your message.",
 }
 
 _PT: dict[str, str] = {
@@ -78,6 +94,8 @@ _PT: dict[str, str] = {
     "needs_click": "Use o botão do cartão para confirmar; não posso confirmar a partir de texto.",
     "unknown_card": "Essa opção já não está disponível.",
     "already_resolved": "Esse cartão já foi respondido; nada foi feito de novo.",
+    "conflicting_answers": "Deu respostas diferentes ao mesmo cartão; escolha no cartão, por favor.",
+    "card_busy": "Outro cartão sobre esse registo foi respondido nesta mensagem; responda de novo a este.",
     "stale": "Esse cartão está desatualizado porque o registo mudou; aqui está um novo.",
     "stale_no_reissue": "Esse cartão está desatualizado porque o registo mudou.",
     "not_authorized": "Só um utilizador com o papel {role} pode resolver este cartão.",
@@ -88,6 +106,20 @@ _PT: dict[str, str] = {
     "unreadable": "Parte da mensagem não pôde ser lida; reformule-a, por favor.",
     "no_knowledge": "Não tenho informação sobre isso.",
     "awaiting_review": "À espera da revisão de um agente.",
+    "record_not_found": (
+        "Não encontrei esse registo; quando estiver registado, concluo este pedido."
+    ),
+    "expired": "Um pedido anterior esperou demasiado pelo seu registo e foi descartado: {operation}.",
+    "step.segment": "A ler a sua mensagem: {n} parte(s).",
+    "step.coverage": "A confirmar que nada do que disse ficou de fora.",
+    "step.route": "A perceber o que pede cada parte.",
+    "step.locate": "A encontrar o registo a que se refere.",
+    "step.extract": "A ler os valores que indicou.",
+    "step.check": "A verificar o pedido contra as regras do registo.",
+    "step.verify": "A comparar a minha leitura com as suas palavras.",
+    "step.cross_check": "A rever a leitura toda.",
+    "step.budget": "Paro aqui: ler esta mensagem demorou demasiado.",
+    "step.other": "A ler a sua mensagem.",
 }
 
 
@@ -99,3 +131,17 @@ def say(key: str, locale: str, **params: str) -> str:
     """
     table = _PT if locale.lower().startswith("pt") else _EN
     return table[key].format(**params)
+
+
+def narrate(step: str, detail: str, locale: str) -> str:
+    """Return an understanding step said in the user's language (``NarrationConfig.steps``).
+
+    Code-written and domain-free: it never repeats the user's words nor names a record.
+    """
+    key = f"step.{step}"
+    table = _PT if locale.lower().startswith("pt") else _EN
+    if key not in table:
+        return table["step.other"]
+    if step == "segment":
+        return table[key].format(n=str(len([p for p in detail.split(",") if p.strip()]) or 1))
+    return table[key]

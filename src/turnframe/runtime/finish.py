@@ -16,7 +16,14 @@ from turnframe.core.interactions import (
     InteractionResolution,
 )
 from turnframe.core.ports import Subject
-from turnframe.core.reply import AnswerBlock
+from turnframe.core.reply import (
+    AnswerBlock,
+    InteractionBlock,
+    NoticeBlock,
+    ReceiptBlock,
+    ReplyBlock,
+    TransitionBlock,
+)
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.turn import (
     TurnPhase,
@@ -34,11 +41,12 @@ from turnframe.store.errors import (
     RevisionConflict,
     StoreError,
 )
+from turnframe.understand.reply import AnswerFacts, ReplyFacts
 
 __all__: list[str] = []
 
-from turnframe.runtime._base import _STANDING, _RuntimeBase, log
-from turnframe.runtime.serial import dump
+from turnframe.runtime._base import _ASKED, _STANDING, _WAITING, _RuntimeBase, log
+from turnframe.runtime.serial import dump, dump_waiting
 
 
 class _Finishing(_RuntimeBase):
@@ -134,10 +142,17 @@ class _Finishing(_RuntimeBase):
             cards=created,
             ask_next=ask_next,
         )
-        kept, refused = guard_claims(blocks, committed_events)
+        worded, written, reply_record = await self._words(prepared, blocks)
+        kept, refused = guard_claims(worded, committed_events)
+        if any(id(b) in written for b in refused):
+            # A model-written block the guard refuses takes its words with it: the
+            # code-written reply stands, whole (guide §9).
+            reply_record["refused"] = True
+            kept, refused = guard_claims(blocks, committed_events)
         if refused:
             log.error("claim guard refused %d block(s) in turn %s", len(refused), turn_id)
         try:
+            await self._remember(prepared, ask_next if not created else None)
             await self.store.save_reply(turn_id, kept)
             await self.store.save_replay(
                 actor.account,
@@ -152,6 +167,8 @@ class _Finishing(_RuntimeBase):
                     "model_calls": prepared.model_calls,
                     "calls": list(prepared.calls),
                     "reading": prepared.reading,
+                    **({"reduction": prepared.reduction} if prepared.reduction else {}),
+                    **({"reply": reply_record} if reply_record else {}),
                 },
             )
             await self.store.set_turn_phase(
@@ -171,7 +188,92 @@ class _Finishing(_RuntimeBase):
             model_calls=prepared.model_calls,
             refused_blocks=refused,
             commands=tuple(commands),
+            reply_calls=len(reply_record.get("calls", ())),
         )
+
+    async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> None:
+        """Record on the conversation what this reply asked for and the acts it carries.
+
+        The next message is read as the answer to what the reply asked (guide §5); the
+        acts waiting for a record travel to the next reply (D6). Idempotent (recovery).
+        """
+        actor = prepared.actor
+        state = dict(
+            await self.store.get_conversation_state(actor.account, prepared.conversation_id)
+        )
+        before = dict(state)
+        state.pop(_ASKED, None)
+        if asked is not None:
+            state[_ASKED] = _asked_json(prepared, asked)
+        if prepared.waiting:
+            state[_WAITING] = dump_waiting(prepared.waiting)
+        else:
+            state.pop(_WAITING, None)
+        if state != before:
+            await self.store.put_conversation_state(actor.account, prepared.conversation_id, state)
+
+    async def _words(
+        self, prepared: PreparedTurn, blocks: tuple[ReplyBlock, ...]
+    ) -> tuple[tuple[ReplyBlock, ...], set[int], dict[str, Any]]:
+        """Return the reply with the model's words, its model-written block ids, the record.
+
+        Only a text turn gets words, and only with a writer. The facts are gathered from
+        the code-written blocks (every one server-authored): receipts are what was done,
+        notices about an item what was not, the transition the one thing to ask next.
+        The acknowledgement takes the transition's place (or ends the reply); a model
+        answer takes its code answer's place. Any failure keeps the code-written words:
+        the turn has committed, so writing words may never fail it.
+        """
+        writer = self.reply_writer
+        if writer is None or not prepared.has_text:
+            return blocks, set(), {}
+        asks = next((b for b in blocks if isinstance(b, TransitionBlock)), None)
+        facts = ReplyFacts(
+            turn_id=prepared.turn_id,
+            locale=prepared.locale,
+            done=tuple(b.receipt.text for b in blocks if isinstance(b, ReceiptBlock)),
+            not_done=tuple(
+                b.text for b in blocks if isinstance(b, NoticeBlock) and b.item_id is not None
+            ),
+            notices=tuple(
+                b.text for b in blocks if isinstance(b, NoticeBlock) and b.item_id is None
+            ),
+            ask_next=asks.text if asks else None,
+            cards=tuple(_card_text(b) for b in blocks if isinstance(b, InteractionBlock)),
+            answered=sum(isinstance(b, AnswerBlock) for b in blocks),
+        )
+        questions = [
+            AnswerFacts(question_id=b.question_id, topic=b.topic, basis=b.basis, facts=b.text)
+            for b in blocks
+            if isinstance(b, AnswerBlock)
+        ]
+        try:
+            words = await writer.write(facts, questions, prepared.effort)
+        except Exception as exc:
+            log.warning("reply words not written in turn %s: %s", prepared.turn_id, exc)
+            return blocks, set(), {"error": f"{type(exc).__name__}: {exc}"}
+        out: list[ReplyBlock] = []
+        written: set[int] = set()
+        ack = words.acknowledgement
+        for block in blocks:
+            new: ReplyBlock = block
+            if isinstance(block, AnswerBlock) and block.question_id in words.answers:
+                new = replace(block, text=words.answers[block.question_id])
+            elif isinstance(block, TransitionBlock) and ack:
+                new = TransitionBlock(text=ack, asks=block.asks, case=block.case)
+                ack = None
+            if new is not block:
+                written.add(id(new))
+            out.append(new)
+        if ack:
+            out.append(TransitionBlock(text=ack))
+            written.add(id(out[-1]))
+        record: dict[str, Any] = {
+            "words": words.trace,
+            "calls": list(words.calls),
+            "model_blocks": [n for n, b in enumerate(out) if id(b) in written],
+        }
+        return tuple(out), written, record
 
     async def _persist_cards(
         self,
@@ -309,7 +411,13 @@ class _Finishing(_RuntimeBase):
                 and result.asks is not None
                 and result.sentence
             ):
-                return AskNext(text=result.sentence, asks=result.asks)
+                return AskNext(
+                    text=result.sentence,
+                    asks=result.asks,
+                    item_id=result.item_id,
+                    operation=result.operation,
+                    case=result.case,
+                )
         focus = prepared.focus
         if focus is None:
             return None
@@ -320,7 +428,10 @@ class _Finishing(_RuntimeBase):
             return None
         first = view.obligations[0]
         return AskNext(
-            text=erased.definition.ask_obligation(view, first, prepared.locale), asks=first.id
+            text=erased.definition.ask_obligation(view, first, prepared.locale),
+            asks=first.id,
+            operation=first.waits_for,
+            case=focus,
         )
 
 
@@ -334,6 +445,29 @@ def _rejected(result: PlannedActResult, code: str, sentence: str) -> PlannedActR
 
 def _rebind(spec: Any, revision: int) -> Any:
     return replace(spec, bound_revision=revision)
+
+
+def _asked_json(prepared: PreparedTurn, asked: AskNext) -> dict[str, Any]:
+    """Return what a reply asked for as conversation state (server-side; never shown)."""
+    out: dict[str, Any] = {
+        "text": asked.text,
+        "asks": asked.asks,
+        "operation": asked.operation,
+        "case": str(asked.case) if asked.case else None,
+        "argument": None,
+    }
+    act = next((a for a in prepared.understanding.acts if a.id == asked.item_id), None)
+    if act is not None and act.operation == asked.operation:
+        records = prepared.record_args.get(act.id, {})
+        out["argument"] = asked.asks
+        out["args"] = {k: str(v) for k, v in act.args.items()}
+        out["evidence"] = {k: str(v) for k, v in act.evidence.items()}
+        out["record_args"] = {k: str(v) for k, v in records.items()}
+    return out
+
+
+def _card_text(block: InteractionBlock) -> str:
+    return f"{block.prompt} [{' | '.join(o.label for o in block.options)}]"
 
 
 def _case_label_hint(card: Interaction) -> str:

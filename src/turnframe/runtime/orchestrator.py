@@ -31,7 +31,7 @@ from turnframe.core.turn import (
     TurnPhaseChanged,
 )
 from turnframe.core.workflow import Execution, WorkflowRegistry
-from turnframe.runtime.app import Application
+from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
@@ -43,6 +43,7 @@ from turnframe.store.errors import (
     StoreError,
 )
 from turnframe.understand.base import Understander
+from turnframe.understand.reply import ReplyWriter
 
 __all__ = ["Runtime"]
 
@@ -63,6 +64,10 @@ class Runtime(_Preparing, _Finishing):
         ids: mints turn, case and card ids (default: unguessable random ids).
         directory: lists and finds records (default: over the store's case table).
         metrics: counters sink (default: in memory, readable as ``runtime.metrics``).
+        reply_writer: writes the reply's words around the blocks of a text turn (guide
+            §9: acknowledge, review, answer); ``None`` keeps the code-written words.
+        narration: what is said while a turn is read (``steps``: each step in the user's
+            language, except at ``low`` effort).
 
     Raises:
         UsageError: from :meth:`run_turn` for a text turn with no understander.
@@ -78,11 +83,15 @@ class Runtime(_Preparing, _Finishing):
         ids: IdSource | None = None,
         directory: CaseDirectory | None = None,
         metrics: Metrics | None = None,
+        reply_writer: ReplyWriter | None = None,
+        narration: NarrationConfig | None = None,
     ) -> None:
         self.app = app
         self.registry: WorkflowRegistry = app.registry
         self.store = store
         self.understander = understander
+        self.reply_writer = reply_writer
+        self.narration = narration or NarrationConfig()
         self.clock: Clock = clock or SystemClock()
         self.ids: IdSource = ids or RandomIds()
         self.directory: CaseDirectory = directory or StoredCaseDirectory(self.registry, store)

@@ -10,9 +10,14 @@ from typing import Any
 from turnframe.core.acts import SemanticAct, Understanding
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.ids import Actor, CaseRef, JSONObject
-from turnframe.core.interactions import Interaction, InteractionSpec, InteractionStatus
+from turnframe.core.interactions import (
+    Interaction,
+    InteractionSpec,
+    InteractionStatus,
+    PendingAct,
+)
 from turnframe.core.results import PlannedActResult
-from turnframe.core.targets import TargetResolution
+from turnframe.core.targets import TargetCandidate, TargetResolution
 from turnframe.core.turn import InteractionResponse
 from turnframe.core.view import WorkflowView
 
@@ -25,6 +30,7 @@ __all__ = [
     "PlannedBatch",
     "PlannedCard",
     "ReductionInput",
+    "WaitingAct",
 ]
 
 
@@ -58,12 +64,37 @@ class ActInput:
         resolution: its target resolution (``None`` for an act without an operation).
         record_args: record arguments resolved to cases.
         bad_args: argument name → why its value could not be read.
+        awaits: record argument name → the words naming a record nobody registered
+            (``CaseDirectory.find`` found none): the act waits for it (D6).
+        choices: record argument name → the records its words could name (found by
+            ``CaseDirectory.find``, several): a selection card asks which.
     """
 
     act: SemanticAct
     resolution: TargetResolution | None
     record_args: Mapping[str, CaseRef] = field(default_factory=dict)
     bad_args: Mapping[str, str] = field(default_factory=dict)
+    awaits: Mapping[str, str] = field(default_factory=dict)
+    choices: Mapping[str, tuple[TargetCandidate, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WaitingAct:
+    """An act carried from reply to reply until a record the user named exists (D6).
+
+    Attributes:
+        item_id: its result key, ``<turn id>:<act id>`` of the turn that read it.
+        pending: the act with its resolved target and record arguments.
+        argument: the record argument it waits to fill.
+        workflow: the workflow of the record it waits for.
+        name: the words the user named that record by.
+    """
+
+    item_id: str
+    pending: PendingAct
+    argument: str
+    workflow: str
+    name: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +129,7 @@ class ReductionInput:
         click: the structured click, if any.
         cards_on_screen: the conversation's open cards.
         standing_do_not_submit: a standing "do not submit" is in force (D1).
+        waiting: acts carried from earlier replies, oldest first (D6).
     """
 
     turn_id: str
@@ -110,6 +142,7 @@ class ReductionInput:
     click: ClickInput | None = None
     cards_on_screen: tuple[Interaction, ...] = ()
     standing_do_not_submit: bool = False
+    waiting: tuple[WaitingAct, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,6 +209,7 @@ class Plan:
         notices: (code, sentence, item id) notices the reply carries.
         ambiguous: how many times an ambiguous target blocked an act (metric).
         replayed_click: the click hit a resolved card; its original results.
+        waiting: the acts to carry to the next reply, oldest first, at most three (D6).
     """
 
     results: tuple[PlannedActResult, ...]
@@ -186,3 +220,4 @@ class Plan:
     notices: tuple[tuple[str, str, str | None], ...] = ()
     ambiguous: int = 0
     replayed_click: Mapping[str, str] | None = None
+    waiting: tuple[WaitingAct, ...] = ()

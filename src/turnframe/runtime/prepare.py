@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -27,6 +29,7 @@ from turnframe.core.targets import (
     Unauthorized,
 )
 from turnframe.core.turn import (
+    Effort,
     TurnInput,
     TurnPhase,
     TurnPhaseChanged,
@@ -34,19 +37,25 @@ from turnframe.core.turn import (
 )
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.check import domain_refusal
+from turnframe.runtime.copy import narrate
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET
 from turnframe.runtime.plan import ActInput, CaseSnapshot, ClickInput, ReductionInput
 from turnframe.runtime.reduce import reduce_turn
+from turnframe.runtime.replay import reduction_record
+from turnframe.runtime.serial import load_waiting
 from turnframe.runtime.turn import BatchRequest, PreparedTurn, QuestionRef
 from turnframe.store.base import CaseRow, CommitRequest, InteractionCas
-from turnframe.understand.brief import Brief, BriefCard, BriefRecord, DomainCheck
+from turnframe.understand.brief import AskedFor, Brief, BriefCard, BriefRecord, DomainCheck
 
 __all__: list[str] = []
 
-from turnframe.runtime._base import _STANDING, _RuntimeBase
+from turnframe.runtime._base import _ASKED, _STANDING, _WAITING, _RuntimeBase
 from turnframe.runtime.finish import _rejected
+
+_HANDLE = re.compile(r"^h[0-9a-f]{10}$")
+"""The shape of a per-turn handle: a stale or invented one is never looked up as words."""
 
 
 class _Preparing(_RuntimeBase):
@@ -64,6 +73,8 @@ class _Preparing(_RuntimeBase):
     ) -> tuple[PreparedTurn, dict[str, CaseRef]]:
         conversation = await self.store.get_conversation_state(actor.account, conversation_id)
         standing_before = bool(conversation.get(_STANDING, False))
+        asked = conversation.get(_ASKED) if turn.text else None
+        waiting = load_waiting(conversation.get(_WAITING))
         entries, listed = await self._list_entries(actor)
         if in_view is not None:
             wanted = set(in_view)
@@ -77,6 +88,10 @@ class _Preparing(_RuntimeBase):
                 snapshots[entry.case] = self._snapshot_of(entry.case, row, typed, today, locale)
             else:
                 snapshots[entry.case] = await self._snapshot(entry.case, today, locale)
+        for carried in waiting:
+            for case in (carried.pending.case, *carried.pending.record_args.values()):
+                if case is not None and case not in snapshots:
+                    snapshots[case] = await self._snapshot(case, today, locale)
         cards = tuple(await self.store.open_interactions(actor.account, conversation_id))
 
         understanding = Understanding()
@@ -86,7 +101,7 @@ class _Preparing(_RuntimeBase):
         if turn.text:
             assert self.understander is not None
             brief = self._brief(
-                actor, turn_id, turn, today, locale, entries, handles, snapshots, cards
+                actor, turn_id, turn, today, locale, entries, handles, snapshots, cards, asked
             )
             read = await self.understander.understand(brief)
             understanding, model_calls = read.understanding, read.model_calls
@@ -109,30 +124,40 @@ class _Preparing(_RuntimeBase):
                     locale,
                 )
             record_args, bad_args = _record_args(act.args, self.registry, act.operation, handles)
+            act, record_args, bad_args = _answering(act, resolution, record_args, bad_args, asked)
+            awaits, choices = await self._look_up_arguments(
+                actor, act, record_args, bad_args, labels, snapshots, today, locale
+            )
             for case in record_args.values():
                 if case not in snapshots:
                     snapshots[case] = await self._snapshot(case, today, locale)
             acts.append(
-                ActInput(act=act, resolution=resolution, record_args=record_args, bad_args=bad_args)
+                ActInput(
+                    act=act,
+                    resolution=resolution,
+                    record_args=record_args,
+                    bad_args=bad_args,
+                    awaits=awaits,
+                    choices=choices,
+                )
             )
         click = None
         if turn.interaction_response is not None:
             click = await self._click(actor, conversation_id, turn, snapshots, today, locale)
-        plan = reduce_turn(
-            ReductionInput(
-                turn_id=turn_id,
-                actor=actor,
-                today=today,
-                locale=locale,
-                understanding=understanding,
-                acts=tuple(acts),
-                snapshots=snapshots,
-                click=click,
-                cards_on_screen=cards,
-                standing_do_not_submit=standing_before,
-            ),
-            self.registry,
+        reduction = ReductionInput(
+            turn_id=turn_id,
+            actor=actor,
+            today=today,
+            locale=locale,
+            understanding=understanding,
+            acts=tuple(acts),
+            snapshots=dict(snapshots),
+            click=click,
+            cards_on_screen=cards,
+            standing_do_not_submit=standing_before,
+            waiting=waiting,
         )
+        plan = reduce_turn(reduction, self.registry)
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.PLANNED))
 
         executor = StoredStateExecutor(self.registry, self.store, today)
@@ -225,6 +250,11 @@ class _Preparing(_RuntimeBase):
             understanding=understanding,
             calls=calls,
             reading=reading,
+            has_text=bool(turn.text),
+            effort=turn.effort.value if turn.effort else None,
+            record_args={a.act.id: dict(a.record_args) for a in acts if a.record_args},
+            waiting=plan.waiting,
+            reduction=reduction_record(reduction, plan),
         )
         if plan.ambiguous:
             self.metrics.count(AMBIGUOUS_TARGET, plan.ambiguous)
@@ -255,8 +285,11 @@ class _Preparing(_RuntimeBase):
         handles: dict[str, CaseRef],
         snapshots: dict[CaseRef, CaseSnapshot],
         cards: Sequence[Interaction],
+        asked: Any = None,
     ) -> Brief:
         by_case = {case: handle for handle, case in handles.items()}
+        effort = turn.effort or getattr(self.understander, "effort", None) or Effort.MEDIUM
+        prose = self.narration.steps and Effort(effort) is not Effort.LOW
         records = []
         for entry in entries:
             snap = snapshots[entry.case]
@@ -301,10 +334,17 @@ class _Preparing(_RuntimeBase):
                 if (op := self.registry.operation(key)) is not None
             ),
             topics=tuple(getattr(self.app.knowledge, "topics", ())),
+            asked=str(asked["text"]) if isinstance(asked, dict) else None,
+            asked_for=_asked_for(asked, by_case),
             effort=turn.effort.value if turn.effort else None,
             check=self._domain_check(actor, handles, snapshots, today, locale),
             on_step=lambda name, detail: self._emit(
-                TurnStep(turn_id=turn_id, name=name, detail=detail)
+                TurnStep(
+                    turn_id=turn_id,
+                    name=name,
+                    detail=detail,
+                    text=narrate(name, detail, locale) if prose else "",
+                )
             ),
         )
 
@@ -332,6 +372,54 @@ class _Preparing(_RuntimeBase):
             )
 
         return check
+
+    async def _look_up_arguments(
+        self,
+        actor: Actor,
+        act: SemanticAct,
+        record_args: dict[str, CaseRef],
+        bad_args: dict[str, str],
+        labels: dict[CaseRef, str],
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> tuple[dict[str, str], dict[str, tuple[TargetCandidate, ...]]]:
+        """Look up the record arguments named by words, not by a handle in view (§2 step 6).
+
+        ``CaseDirectory.find`` decides: one record found is used (``record_args``), several
+        go on a selection card (the returned choices), none leaves the act waiting for a
+        record of that name (the returned awaits, D6). Changes ``record_args`` and
+        ``bad_args`` in place.
+        """
+        spec = self.registry.operation(act.operation or "")
+        awaits: dict[str, str] = {}
+        choices: dict[str, tuple[TargetCandidate, ...]] = {}
+        if spec is None:
+            return awaits, choices
+        for name in [n for n, why in bad_args.items() if why == "unknown_handle"]:
+            argument = spec.argument(name)
+            words = str(act.args.get(name, "")).strip()
+            if argument is None or argument.record_workflow is None or _HANDLE.match(words):
+                continue
+            found = [
+                case
+                for case in await self.directory.find(actor, argument.record_workflow, words)
+                if await self.directory.authorize(actor, case)
+            ]
+            del bad_args[name]
+            for case in found:
+                if case not in snapshots:
+                    snapshots[case] = await self._snapshot(case, today, locale)
+            if len(found) == 1:
+                record_args[name] = found[0]
+            elif found:
+                choices[name] = tuple(
+                    TargetCandidate(case=c, label=labels.get(c) or snapshots[c].label)
+                    for c in found
+                )
+            else:
+                awaits[name] = words
+        return awaits, choices
 
     async def _resolve(
         self,
@@ -415,6 +503,20 @@ class _Preparing(_RuntimeBase):
         case_revision = snapshots[card.spec.case].revision if card.spec.case else None
         pending = []
         for p in card.spec.pending:
+            if p.argument is not None and option is not None and option.case is not None:
+                # A selection that fills a record argument: the act keeps its own target.
+                chosen_arg: TargetResolution | None = None
+                if p.case is not None and await self.directory.authorize(actor, p.case):
+                    if await self.directory.authorize(actor, option.case):
+                        chosen_arg = Exact(case=p.case, new=p.new_case)
+                pending.append(
+                    ActInput(
+                        act=p.act,
+                        resolution=chosen_arg or Unauthorized(),
+                        record_args={**p.record_args, p.argument: option.case},
+                    )
+                )
+                continue
             chosen = option.case if option is not None and option.case is not None else p.case
             resolution: TargetResolution | None = None
             if chosen is not None:
@@ -473,3 +575,58 @@ def _record_args(
         else:
             record[arg.name] = case
     return record, bad
+
+
+def _ref(text: Any) -> CaseRef | None:
+    if not isinstance(text, str) or "/" not in text:
+        return None
+    workflow, _, case_id = text.partition("/")
+    return CaseRef(workflow, case_id)
+
+
+def _asked_for(asked: Any, by_case: dict[CaseRef, str]) -> AskedFor | None:
+    """Return what the last reply asked for as the brief shows it (the record as a handle)."""
+    if not isinstance(asked, dict):
+        return None
+    case = _ref(asked.get("case"))
+    operation, argument = asked.get("operation"), asked.get("argument")
+    return AskedFor(
+        operation=operation if isinstance(operation, str) else None,
+        argument=argument if isinstance(argument, str) else None,
+        record=by_case.get(case) if case else None,
+    )
+
+
+def _answering(
+    act: SemanticAct,
+    resolution: TargetResolution | None,
+    record_args: dict[str, CaseRef],
+    bad_args: dict[str, str],
+    asked: Any,
+) -> tuple[SemanticAct, dict[str, CaseRef], dict[str, str]]:
+    """Complete the act the last reply asked a value for with what this message answers.
+
+    The message is read as the answer (guide §5): an act of the waiting act's operation on
+    its record takes the waiting act's values, and its own words win (the user's last word).
+    """
+    if (
+        not isinstance(asked, dict)
+        or not asked.get("argument")
+        or act.operation != asked.get("operation")
+        or not isinstance(resolution, Exact)
+        or str(resolution.case) != asked.get("case")
+    ):
+        return act, record_args, bad_args
+    carried = {
+        k: ref for k, v in (asked.get("record_args") or {}).items() if (ref := _ref(v)) is not None
+    }
+    words = {k: str(v) for k, v in (asked.get("args") or {}).items()}
+    evidence = {k: str(v) for k, v in (asked.get("evidence") or {}).items()}
+    own = set(act.args)
+    act = replace(
+        act,
+        args={**{k: v for k, v in words.items() if k not in own}, **act.args},
+        evidence={**{k: v for k, v in evidence.items() if k not in own}, **act.evidence},
+    )
+    merged = {**{k: v for k, v in carried.items() if k not in own}, **record_args}
+    return act, merged, {k: v for k, v in bad_args.items() if k not in merged or k in own}

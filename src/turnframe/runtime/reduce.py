@@ -55,11 +55,20 @@ from turnframe.runtime.plan import (
     PlannedBatch,
     PlannedCard,
     ReductionInput,
+    WaitingAct,
 )
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.values import InvalidValue, evaluate_argument
 
 __all__ = ["card_prompt", "reduce_turn"]
+
+_WAITING_KEPT = 3
+"""How many acts waiting for a record a conversation carries (D6)."""
+
+
+def _name_key(words: str) -> str:
+    """Return the words a record is named by, compared literally (case and edges aside)."""
+    return " ".join(w.strip(".,;:!?\"'()").casefold() for w in words.split())
 
 
 def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
@@ -130,6 +139,7 @@ class _State:
     notices: list[tuple[str, str, str | None]] = field(default_factory=list)
     ambiguous: int = 0
     lift_for_click: bool = False
+    waiting: list[WaitingAct] = field(default_factory=list)
 
 
 class _Reducer:
@@ -163,13 +173,15 @@ class _Reducer:
     def run(self) -> Plan:
         u = self.inp.understanding
         superseded = self._links()
-        for item in self.inp.acts:
+        acts, registers = self._registrations()
+        for item in acts:
             act = item.act
             if act.id in superseded:
                 code = superseded[act.id]
                 self._result(act.id, ResultStatus.SUPERSEDED, code=code, operation=act.operation)
                 continue
             self._reduce_act(item, origin=None, card=None)
+        carried = self._complete_waiting(registers)
         if self.inp.click is not None:
             self._click(self.inp.click)
         for answer in u.card_answers:
@@ -185,6 +197,7 @@ class _Reducer:
         for code in u.notices:
             self.s.notices.append((code, self._say("unreadable"), None))
         self._plan_confirm_cards()
+        waiting = self._carry(carried)
         return Plan(
             results=tuple(self.s.results.values()),
             batches=self._batches(),
@@ -194,7 +207,91 @@ class _Reducer:
             notices=tuple(self.s.notices),
             ambiguous=self.s.ambiguous,
             replayed_click=self._replayed,
+            waiting=waiting,
         )
+
+    # acts waiting for a record (D6) ---------------------------------------------------
+    def _registrations(self) -> tuple[list[ActInput], dict[str, WaitingAct]]:
+        """Pair this turn's record registrations with the carried acts they complete.
+
+        A registration completes the newest carried act waiting for a record of its
+        workflow under the name it gives; one that gives no name completes the newest act
+        waiting for a record of its workflow, and the new record takes that name. A
+        record registered under another name completes nothing.
+
+        Returns:
+            The turn's acts (a nameless registration now carrying the awaited name) and
+            registering act id → the carried act it completes.
+        """
+        acts: list[ActInput] = []
+        pairs: dict[str, WaitingAct] = {}
+        taken: set[str] = set()
+        for item in self.inp.acts:
+            spec = self.registry.operation(item.act.operation or "")
+            resolution = item.resolution
+            if spec is None or not isinstance(resolution, Exact) or not resolution.new:
+                acts.append(item)
+                continue
+            naming = next((a.name for a in spec.arguments if a.names_record), None)
+            given = item.act.args.get(naming) if naming else None
+            for waiting in reversed(self.inp.waiting):
+                if waiting.item_id in taken or waiting.workflow != spec.workflow:
+                    continue
+                if given and _name_key(str(given)) != _name_key(waiting.name):
+                    continue
+                taken.add(waiting.item_id)
+                pairs[item.act.id] = waiting
+                if naming and not given:
+                    act = item.act
+                    item = replace(
+                        item,
+                        act=replace(
+                            act,
+                            args={**act.args, naming: waiting.name},
+                            evidence={**act.evidence, naming: waiting.name},
+                        ),
+                    )
+                break
+            acts.append(item)
+        return acts, pairs
+
+    def _complete_waiting(self, registers: Mapping[str, WaitingAct]) -> list[WaitingAct]:
+        """Complete the carried acts whose record this turn registers; return the rest."""
+        done: set[str] = set()
+        for act_id, waiting in registers.items():
+            ready = next((r for r in self.s.ready if r.act_id == act_id and r.new_case), None)
+            if ready is None:
+                continue
+            done.add(waiting.item_id)
+            pending = waiting.pending
+            resolution = Exact(case=pending.case) if pending.case is not None else None
+            self._reduce_act(
+                ActInput(
+                    act=replace(pending.act, id=waiting.item_id),
+                    resolution=resolution,
+                    record_args={**pending.record_args, waiting.argument: ready.case},
+                ),
+                origin=None,
+                card=None,
+            )
+        return [w for w in self.inp.waiting if w.item_id not in done]
+
+    def _carry(self, carried: list[WaitingAct]) -> tuple[WaitingAct, ...]:
+        """Return the newest three waiting acts; each one pushed out gets ``expired`` (I11)."""
+        every = [*carried, *self.s.waiting]
+        dropped, kept = every[:-_WAITING_KEPT], every[-_WAITING_KEPT:]
+        for waiting in dropped:
+            spec = self.registry.operation(waiting.pending.act.operation or "")
+            summary = spec.summary_in(self.inp.locale).rstrip(".") if spec else ""
+            self._result(
+                waiting.item_id,
+                ResultStatus.EXPIRED,
+                code="expired",
+                sentence=self._say("expired", operation=summary),
+                operation=waiting.pending.act.operation,
+                case=waiting.pending.case,
+            )
+        return tuple(kept)
 
     _replayed: Mapping[str, str] | None = None
 
@@ -297,6 +394,48 @@ class _Reducer:
         values: dict[str, ArgValue] = {}
         for arg in spec.arguments:
             words = act.args.get(arg.name)
+            if arg.name in item.choices:
+                # Several records fit the words: a selection card asks which (never the
+                # newest, first or most plausible one, I8).
+                self.s.ambiguous += 1
+                options = tuple(
+                    InteractionOption(
+                        id=f"o{n}", label=c.label, meaning=OptionMeaning.SELECT, case=c.case
+                    )
+                    for n, c in enumerate(item.choices[arg.name], start=1)
+                )
+                waiting = PendingAct(
+                    act=act, case=case, record_args=dict(item.record_args), argument=arg.name
+                )
+                self._plan_selection(options, waiting)
+                self._result(
+                    act.id,
+                    ResultStatus.NEEDS_CLARIFICATION,
+                    code=f"ambiguous_record:{arg.name}",
+                    operation=act.operation,
+                    case=case,
+                )
+                return
+            if arg.name in item.awaits and arg.record_workflow:
+                # D6: the record the user named is not registered yet; the act waits for it.
+                self.s.waiting.append(
+                    WaitingAct(
+                        item_id=f"{self.inp.turn_id}:{act.id}",
+                        pending=PendingAct(act=act, case=case, record_args=dict(item.record_args)),
+                        argument=arg.name,
+                        workflow=arg.record_workflow,
+                        name=item.awaits[arg.name],
+                    )
+                )
+                self._result(
+                    act.id,
+                    ResultStatus.NEEDS_CLARIFICATION,
+                    code=f"record_not_found:{arg.name}",
+                    sentence=self._say("record_not_found"),
+                    operation=act.operation,
+                    case=case,
+                )
+                return
             if arg.name in item.bad_args:
                 self._clarify_arg(act, case, arg.name, "invalid")
                 return
@@ -549,6 +688,25 @@ class _Reducer:
                 sentence=self._say("unknown_card"),
             )
             return
+        answers = [
+            a
+            for a in self.inp.understanding.card_answers
+            if a.interaction == interaction_id and card.spec.option(a.option) is not None
+        ]
+        if len({a.option for a in answers}) > 1:
+            # Different answers to one card: taking the first would break the tie by list
+            # order (I8), so none applies and the card stays open.
+            self._result(
+                item_id,
+                ResultStatus.NEEDS_CLARIFICATION,
+                code="conflicting_answers",
+                sentence=self._say("conflicting_answers"),
+            )
+            return
+        if answers[0].id != item_id:
+            # The same answer twice is one answer; running it again would double its effect.
+            self._result(item_id, ResultStatus.NO_CHANGE, code="duplicate_answer")
+            return
         if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
             # D5 / I17: inferred text never confirms a high-risk card or answers a review.
             self._result(
@@ -564,6 +722,16 @@ class _Reducer:
     def _pending_inputs(self, card: Interaction, option: InteractionOption) -> tuple[ActInput, ...]:
         out = []
         for p in card.spec.pending:
+            if p.argument is not None and option.case is not None and p.case is not None:
+                # The option fills a record argument; the target stays the act's own.
+                out.append(
+                    ActInput(
+                        act=p.act,
+                        resolution=Exact(case=p.case, new=p.new_case),
+                        record_args={**p.record_args, p.argument: option.case},
+                    )
+                )
+                continue
             case = option.case if option.meaning is OptionMeaning.SELECT else p.case
             resolution = Exact(case=case, new=p.new_case) if case is not None else None
             out.append(ActInput(act=p.act, resolution=resolution, record_args=p.record_args))
@@ -650,6 +818,16 @@ class _Reducer:
                     )
                 else:
                     self.s.lift_for_click = False
+        targets = {p.resolution.case for p in pending if isinstance(p.resolution, Exact)}
+        if any(
+            r.card is not None and r.card[0] != card.id and r.case in targets for r in self.s.ready
+        ):
+            # A commit resolves one card (I16): another card's acts already commit on this
+            # record in this turn, so this card stays open, to be answered again.
+            self._result(
+                item_id, ResultStatus.REJECTED, code="card_busy", sentence=self._say("card_busy")
+            )
+            return
         ref = (card.id, option.id)
         before = len(self.s.ready)
         for item in pending:

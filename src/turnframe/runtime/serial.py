@@ -9,11 +9,19 @@ from pydantic import TypeAdapter
 from turnframe.core.ids import JSONObject
 from turnframe.core.interactions import InteractionSpec
 from turnframe.core.results import PlannedActResult
-from turnframe.runtime.plan import CardClose
+from turnframe.runtime.plan import CardClose, WaitingAct
 from turnframe.runtime.turn import PreparedTurn
 from turnframe.store.base import CommitRequest
 
-__all__ = ["dump", "load_card_close", "load_commit_request", "load_result", "load_spec"]
+__all__ = [
+    "dump",
+    "dump_waiting",
+    "load_card_close",
+    "load_commit_request",
+    "load_result",
+    "load_spec",
+    "load_waiting",
+]
 
 _SPEC: TypeAdapter[InteractionSpec] = TypeAdapter(InteractionSpec)
 _RESULT: TypeAdapter[PlannedActResult] = TypeAdapter(PlannedActResult)
@@ -21,6 +29,19 @@ _CLOSE: TypeAdapter[CardClose] = TypeAdapter(CardClose)
 _REQUEST: TypeAdapter[CommitRequest] = TypeAdapter(CommitRequest)
 _ANY: TypeAdapter[Any] = TypeAdapter(Any)
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
+_WAITING: TypeAdapter[tuple[WaitingAct, ...]] = TypeAdapter(tuple[WaitingAct, ...])
+
+
+def dump_waiting(waiting: tuple[WaitingAct, ...]) -> list[Any]:
+    """Return the acts waiting for a record as JSON (conversation state, D6)."""
+    out = _WAITING.dump_python(waiting, mode="json")
+    assert isinstance(out, list)
+    return out
+
+
+def load_waiting(data: Any) -> tuple[WaitingAct, ...]:
+    """Return the acts waiting for a record that ``data`` holds (empty for none)."""
+    return _WAITING.validate_python(data) if data else ()
 
 
 def dump(value: object) -> JSONObject:

@@ -12,7 +12,7 @@ from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.results import PlannedActResult
-from turnframe.runtime.plan import CardClose, PlannedCard
+from turnframe.runtime.plan import CardClose, PlannedCard, WaitingAct
 from turnframe.store.base import CommitRequest, CommitResult
 
 __all__ = ["BatchRequest", "PreparedTurn", "QuestionRef", "TurnResult"]
@@ -77,6 +77,12 @@ class PreparedTurn:
         understanding: the proposal understanding returned.
         calls: one record per model call (prompt, model, tokens, latency, verdict; I20).
         reading: how understanding read the turn (effort, brief, steps, typed error).
+        has_text: the turn carried text (only then are the reply's words written).
+        effort: the effort the turn forced, if any (the reply writer's default otherwise).
+        record_args: act id → its record arguments resolved to cases (so an act the reply
+            asks a value for can be completed by the next message).
+        waiting: the acts waiting for a record, carried to the next reply (D6).
+        reduction: the reducer's input and plan, for the replay record (a text turn's).
     """
 
     turn_id: str
@@ -100,6 +106,11 @@ class PreparedTurn:
     understanding: Understanding = field(default_factory=Understanding)
     calls: tuple[JSONObject, ...] = ()
     reading: JSONObject = field(default_factory=dict)
+    has_text: bool = False
+    effort: str | None = None
+    record_args: Mapping[str, Mapping[str, CaseRef]] = field(default_factory=dict)
+    waiting: tuple[WaitingAct, ...] = ()
+    reduction: JSONObject = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,6 +129,7 @@ class TurnResult:
         refused_blocks: blocks the claim guard refused (I15).
         handles: the per-turn handle table (server-side only).
         commands: (operation, case) of every command committed this turn, in order.
+        reply_calls: model calls the reply's words took (after commit; 0 without a writer).
     """
 
     turn_id: str
@@ -131,3 +143,4 @@ class TurnResult:
     refused_blocks: tuple[ReplyBlock, ...] = ()
     handles: Mapping[str, CaseRef] = field(default_factory=dict)
     commands: tuple[tuple[str, CaseRef], ...] = ()
+    reply_calls: int = 0

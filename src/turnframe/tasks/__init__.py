@@ -8,7 +8,7 @@ else sees it; a failing answer goes back once with the exact error.
 from turnframe.tasks.budget import BudgetMeter, TurnBudget
 from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.record import CallRecord
-from turnframe.tasks.run import TaskModels, TaskRunner, read_answer
+from turnframe.tasks.run import TaskModels, TaskRunner, concurrently, read_answer
 from turnframe.tasks.schema import validate
 from turnframe.tasks.task import Check, Task
 
@@ -22,6 +22,7 @@ __all__ = [
     "TaskModels",
     "TaskRunner",
     "TurnBudget",
+    "concurrently",
     "read_answer",
     "validate",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from turnframe.core.ids import JSONObject
-from turnframe.providers.base import ModelRequest, ModelResponse
+from turnframe.providers.base import Enforcement, ModelRequest, ModelResponse
 
 __all__ = ["CallRecord"]
 
@@ -54,6 +54,15 @@ class CallRecord:
                         "prompt_tokens": response.usage.prompt_tokens,
                         "completion_tokens": response.usage.completion_tokens,
                     },
+                    # How much of the schema the vendor enforced (vendor adapters only).
+                    **(
+                        {
+                            "enforcement": response.enforcement.value,
+                            "unenforced": list(response.unenforced),
+                        }
+                        if response.enforcement is not Enforcement.NONE
+                        else {}
+                    ),
                 }
                 if response
                 else None

@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import anyio
+from anyio.abc import TaskGroup
 
 from turnframe.core.canonical import canonical_json
 from turnframe.providers.base import (
@@ -29,7 +32,7 @@ from turnframe.tasks.record import CallRecord
 from turnframe.tasks.schema import validate
 from turnframe.tasks.task import Task
 
-__all__ = ["TaskModels", "TaskRunner", "read_answer"]
+__all__ = ["TaskModels", "TaskRunner", "concurrently", "read_answer"]
 
 _RESEND = (StopReason.REFUSAL, StopReason.CONTENT_FILTER, StopReason.EMPTY)
 
@@ -41,6 +44,24 @@ TIEBREAK_MESSAGE = (
     "Independent readings of this same input disagreed. They were:\n{answers}\n"
     "Read the input once more and give the one answer you judge right."
 )
+
+
+@asynccontextmanager
+async def concurrently() -> AsyncIterator[TaskGroup]:
+    """Run calls concurrently in a task group that raises a failure as itself.
+
+    A task group reports a failure wrapped in an ``ExceptionGroup``; callers of a task
+    expect the typed error (:class:`~turnframe.tasks.errors.BudgetExceeded`, a provider
+    error...), so the first one is raised as it is. The others were cancelled with it.
+    """
+    try:
+        async with anyio.create_task_group() as group:
+            yield group
+    except ExceptionGroup as exc:
+        first: BaseException = exc
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
 
 
 class TaskModels:
@@ -130,7 +151,7 @@ class TaskRunner:
             except TaskFailed as exc:
                 failures.append(exc.error)
 
-        async with anyio.create_task_group() as group:
+        async with concurrently() as group:
             for n in range(task.votes):
                 group.start_soon(vote, n)
         if not results:
@@ -182,6 +203,7 @@ class TaskRunner:
             schema_name=task.name,
             reasoning=reasoning,
             prompt_id=task.prompt_id,
+            allow_prompt_only_json=task.needs.allow_prompt_only_json,
         )
 
     async def _read(
@@ -249,13 +271,7 @@ class TaskRunner:
                     ) from exc
                 continue
             if not response.latency_ms:
-                response = ModelResponse(
-                    text=response.text,
-                    stop=response.stop,
-                    usage=response.usage,
-                    model=response.model,
-                    latency_ms=(time.perf_counter() - started) * 1000,
-                )
+                response = replace(response, latency_ms=(time.perf_counter() - started) * 1000)
             self.meter.after_call(response.usage.prompt_tokens + response.usage.completion_tokens)
             if response.stop in _RESEND:
                 self._record(

@@ -7,6 +7,7 @@ serves proposals from a script for tests and the demo.
 
 from turnframe.understand.base import ScriptedUnderstanding, Understander, UnderstandingResult
 from turnframe.understand.brief import (
+    AskedFor,
     Brief,
     BriefCard,
     BriefRecord,
@@ -18,6 +19,7 @@ from turnframe.understand.brief import (
 from turnframe.understand.pipeline import EffortProfile, ModelUnderstanding, effort_profile
 
 __all__ = [
+    "AskedFor",
     "Brief",
     "BriefCard",
     "BriefRecord",

@@ -18,6 +18,7 @@ from turnframe.core.ids import JSONObject
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 
 __all__ = [
+    "AskedFor",
     "Brief",
     "BriefCard",
     "BriefRecord",
@@ -76,6 +77,22 @@ class BriefCard:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AskedFor:
+    """What the last reply asked for, so the next message is read as its answer.
+
+    Attributes:
+        operation: the operation that would take the answer (an act waiting for a value,
+            or the one that discharges the obligation asked about), if any.
+        argument: the argument the waiting act asked for, if it asked for one.
+        record: the handle of the record the question was about, when it is in view.
+    """
+
+    operation: str | None = None
+    argument: str | None = None
+    record: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Brief:
     """Everything understanding may read for one turn.
 
@@ -87,7 +104,8 @@ class Brief:
         records: the records in view.
         creatable: operation keys that create a new record.
         cards: the open cards on screen.
-        asked: what the last reply asked for, if anything.
+        asked: what the last reply asked for, if anything (its server-written question).
+        asked_for: the operation, argument and record that question was for.
         handles: every handle of the turn.
         operations: the specs of every operation on offer (summaries, argument labels).
         topics: the knowledge topics questions may name.
@@ -104,6 +122,7 @@ class Brief:
     creatable: tuple[str, ...] = ()
     cards: tuple[BriefCard, ...] = ()
     asked: str | None = None
+    asked_for: AskedFor | None = None
     handles: tuple[str, ...] = field(default=())
     operations: tuple[OperationSpec, ...] = ()
     topics: tuple[str, ...] = ()
@@ -147,6 +166,7 @@ def brief_from_json(data: JSONObject) -> Brief:
             description=a["description"],
             labels=dict(a["labels"]),
             literals=tuple(a["literals"]),
+            names_record=bool(a.get("names_record", False)),
         )
 
     raw: Any = data
@@ -178,6 +198,7 @@ def brief_from_json(data: JSONObject) -> Brief:
             for c in raw["cards"]
         ),
         asked=raw["asked"],
+        asked_for=AskedFor(**raw["asked_for"]) if raw.get("asked_for") else None,
         handles=tuple(raw["handles"]),
         operations=tuple(
             OperationSpec(

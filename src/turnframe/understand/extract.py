@@ -50,6 +50,7 @@ def extract_task(
     *,
     finding: str | None = None,
     key: str = "",
+    asked: tuple[str | None, str] | None = None,
 ) -> Task:
     """Return the extract task for one act of ``unit`` under operation ``spec``.
 
@@ -62,6 +63,8 @@ def extract_task(
         candidates: record argument name → the records in view it may name.
         finding: a verifier's finding or the domain's refusal to read again against.
         key: the act this extraction is for (distinguishes requests in records).
+        asked: (the last reply's question, the argument it asked for) when this act
+            takes the answer.
     """
     instructions, prompt_id = prompt("extract")
     own = [unit] + [u for u in units if u.id == unit.continues]
@@ -101,6 +104,8 @@ def extract_task(
         },
         **({"for": key} if key else {}),
     }
+    if asked:
+        data["last_reply_asked"] = {"question": asked[0], "argument": asked[1]}
     if finding:
         data["read_again"] = finding
     return Task(

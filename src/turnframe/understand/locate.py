@@ -25,8 +25,14 @@ def locate_task(
     *,
     reasoning: str | None = None,
     key: str = "",
+    asked: tuple[str | None, str] | None = None,
+    finding: str | None = None,
 ) -> Task:
-    """Return the locate task for ``unit`` (``subject``: what is to be done or asked)."""
+    """Return the locate task for ``unit`` (``subject``: what is to be done or asked).
+
+    ``asked`` is (the last reply's question, the handle of the record it was about) when
+    that record is a candidate: a unit answering it and naming no record is about it.
+    """
     handles = [c.handle for c in candidates]
     instructions, prompt_id = prompt("locate")
     pointer = s.obj({"from": s.integer(), "to": s.integer(), "copy": s.string(max_length=200)})
@@ -51,6 +57,12 @@ def locate_task(
             "wanted": subject,
             "data": {"candidates": record_data(candidates, briefing=False)},
             **({"for": key} if key else {}),
+            **(
+                {"last_reply_asked": {"question": asked[0], "record": asked[1]}}
+                if asked and asked[1] in handles
+                else {}
+            ),
+            **({"read_again": finding} if finding else {}),
         },
         schema=s.obj(
             {

@@ -33,11 +33,12 @@ from turnframe.core.turn import Effort
 from turnframe.providers.base import Provider
 from turnframe.tasks.budget import TurnBudget
 from turnframe.tasks.errors import BudgetExceeded, TaskFailed
-from turnframe.tasks.run import TaskModels, TaskRunner
+from turnframe.tasks.run import TaskModels, TaskRunner, concurrently
 from turnframe.tasks.task import Task
 from turnframe.understand.base import UnderstandingResult
 from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
 from turnframe.understand.coverage import coverage_task, gaps, read_missed
+from turnframe.understand.cross_check import CrossFinding, cross_check_task, read_findings
 from turnframe.understand.extract import extract_task, read_values
 from turnframe.understand.locate import locate_task, read_target
 from turnframe.understand.route import Route, read_routes, route_task
@@ -61,6 +62,8 @@ class EffortProfile:
         reasoning: reasoning effort for the reading tasks but extraction.
         reply_review: the reply's acknowledgement is reviewed.
         step_prose: steps are narrated in the user's language.
+        cross_check: the whole reading is cross-checked; each finding sends one step of
+            one act back once and the verifier decides.
     """
 
     split_votes: int
@@ -70,6 +73,7 @@ class EffortProfile:
     reasoning: str | None
     reply_review: bool
     step_prose: bool
+    cross_check: bool = False
 
 
 def effort_profile(effort: Effort | str) -> EffortProfile:
@@ -104,6 +108,7 @@ def effort_profile(effort: Effort | str) -> EffortProfile:
                 reasoning="low",
                 reply_review=True,
                 step_prose=True,
+                cross_check=True,
             )
 
 
@@ -169,6 +174,7 @@ class _Act:
     evidence: dict[str, str] = field(default_factory=dict)
     source: EvidenceSource = EvidenceSource.USER
     dropped: bool = False
+    candidates: tuple[BriefRecord, ...] = ()
 
 
 class _Reading:
@@ -244,7 +250,7 @@ class _Reading:
             if answer is not None:
                 routes.update(read_routes(answer))
 
-        async with anyio.create_task_group() as group:
+        async with concurrently() as group:
             if runs:
                 group.start_soon(cover)
             group.start_soon(route, [u for u in units if u.kind != "other"], 2)
@@ -253,12 +259,28 @@ class _Reading:
             units.sort(key=lambda u: u.start)
             self.step("coverage", ", ".join(f"{u.id}:{u.kind}" for u in missed))
             await route([u for u in missed if u.kind != "other"], 3)
+        if self._gives_none_of_what_was_asked(routes):
+            # The message is read as the answer to what the last reply asked; a reading
+            # that gives none of it is routed once more, told so (guide §5).
+            self.step("route", "gives none of what was asked; routed once more")
+            note = (
+                f"The last reply asked: {self.brief.asked!r}. The first routing of these "
+                "units gives none of what it asked for. Route them once more: a unit may "
+                "answer that question, or take up something else the reply offered."
+            )
+            await route([u for u in units if u.kind != "other"], 4, note)
         for unit_id, r in routes.items():
             self.step(
                 "route",
                 f"{unit_id} → {', '.join(r.operations) or r.topic or r.constraint or r.card or '-'}",
             )
         return routes
+
+    def _gives_none_of_what_was_asked(self, routes: dict[str, Route]) -> bool:
+        asked = self.brief.asked_for
+        if asked is None or not asked.operation or not routes:
+            return False
+        return not any(asked.operation in r.operations or r.card for r in routes.values())
 
     async def _read_items(self, units: list[Unit], routes: dict[str, Route]) -> Understanding:
         acts: list[_Act] = []
@@ -312,11 +334,27 @@ class _Reading:
 
         # Each act runs its own chain (locate ∥ extract → check → verify) as soon as it is
         # routed; no act waits for another's calls (the critical path is one act's chain).
-        async with anyio.create_task_group() as group:
+        reading = [a for a in acts if not a.unit.hypothetical]
+        unread = {a.id for a in reading}
+        all_read = anyio.Event()
+        if not unread:
+            all_read.set()
+
+        def read(act_id: str) -> None:
+            unread.discard(act_id)
+            if not unread:
+                all_read.set()
+
+        findings: list[CrossFinding] = []
+        async with concurrently() as group:
             for act in acts:
-                group.start_soon(self._read_act, act, units)
+                group.start_soon(self._read_act, act, units, read)
             for qid, unit, topic in questions:
                 group.start_soon(self._locate_question, qid, unit, topic, targets)
+            if self.profile.cross_check and reading:
+                group.start_soon(self._cross_check, reading, all_read, findings)
+        if findings:
+            await self._send_back(acts, findings, units)
         links: list[Link] = []
         for unit_id, corrected in corrections:
             earlier = by_unit.get(corrected, [])
@@ -361,13 +399,111 @@ class _Reading:
         )
 
     # ------------------------------------------------------------------ per item
-    async def _read_act(self, act: _Act, units: list[Unit]) -> None:
-        async with anyio.create_task_group() as group:
+    async def _read_act(
+        self, act: _Act, units: list[Unit], read: Callable[[str], None] | None = None
+    ) -> None:
+        async with concurrently() as group:
             group.start_soon(self._locate_act, act)
             if act.spec.arguments and not act.unit.hypothetical:
                 group.start_soon(self._extract, act, units, None, 3)
+        if read is not None:
+            read(act.id)
         if not act.dropped and not act.unit.hypothetical:
             await self._check_and_verify(act, units)
+
+    # --------------------------------------------------------------- cross-check
+    async def _cross_check(
+        self, acts: list[_Act], all_read: anyio.Event, findings: list[CrossFinding]
+    ) -> None:
+        """Cross-check the whole reading while the verifier judges each act (high effort)."""
+        await all_read.wait()
+        shown = [a for a in acts if not a.dropped]
+        if not shown:
+            return
+        steps = {
+            a.id: tuple(
+                step
+                for step, applies in (
+                    ("locate", len(a.candidates) > 1),
+                    ("extract", bool(a.spec.arguments)),
+                )
+                if applies
+            )
+            for a in shown
+        }
+        data: list[JSONObject] = [
+            {
+                "id": a.id,
+                "unit": a.unit.text(self.words),
+                "operation": a.spec.key,
+                "summary": a.spec.summary_in(self.brief.locale),
+                "record": self._label(a),
+                "values": {
+                    k: {"value": v, "words": a.evidence.get(k, v)} for k, v in a.args.items()
+                },
+            }
+            for a in shown
+        ]
+        task = cross_check_task(self.words, data, steps=steps, reasoning=self.profile.reasoning)
+        answer = await self._try("cross_check", lambda: self.runner.run(task, depth=4))
+        if answer is not None:
+            findings.extend(read_findings(answer))
+            self.step(
+                "cross_check", ", ".join(f"{f.act}:{f.step}" for f in findings) or "no finding"
+            )
+
+    async def _send_back(
+        self, acts: list[_Act], findings: list[CrossFinding], units: list[Unit]
+    ) -> None:
+        """Read each found step of each act once more with its finding; the verifier decides."""
+        by_act: dict[str, list[CrossFinding]] = {}
+        for finding in findings:
+            by_act.setdefault(finding.act, []).append(finding)
+
+        async def again(act: _Act, found: list[CrossFinding]) -> None:
+            if act.dropped:
+                return
+            before = (act.target, dict(act.args), dict(act.evidence), act.source)
+            notices = len(self.notices)
+            async with concurrently() as group:
+                for f in found:
+                    note = f"A cross-check of the whole reading found: {f.note}"
+                    if f.step == "extract":
+                        group.start_soon(self._extract, act, units, note, 5)
+                    else:
+                        group.start_soon(self._relocate, act, note)
+            if act.dropped or (act.target, act.args, act.evidence) == before[:3]:
+                # Nothing new was read (or the re-read failed): the verified reading stands.
+                act.dropped = False
+                act.target, act.args, act.evidence, act.source = before
+                del self.notices[notices:]
+                return
+            task = self._verify_task(act)
+            answer = await self._try("verify", lambda: self._verdict(task, 6))
+            if answer is not None and self._judged(act, answer).ok:
+                return
+            # The verifier kept the reading it had judged right; the check alone holds nothing.
+            act.target, act.args, act.evidence, act.source = before
+
+        async with concurrently() as group:
+            for act in acts:
+                if act.id in by_act:
+                    group.start_soon(again, act, by_act[act.id])
+
+    async def _relocate(self, act: _Act, note: str) -> None:
+        task = locate_task(
+            self.words,
+            act.unit,
+            act.spec.summary_in(self.brief.locale),
+            act.candidates,
+            reasoning=self.profile.reasoning,
+            key=act.id,
+            finding=note,
+        )
+        answer = await self._try("locate", lambda: self.runner.run(task, depth=5))
+        if answer is not None:
+            act.target = read_target(answer, self.words, act.unit)
+            self.step("locate", f"{act.id} → {len(act.target.handles) or act.target.find}")
 
     def _candidates(self, spec: OperationSpec) -> list[BriefRecord]:
         return [r for r in self.brief.records if spec.key in r.offered]
@@ -382,6 +518,8 @@ class _Reading:
             return
         if not candidates:
             candidates = [r for r in self.brief.records if r.workflow == act.spec.workflow]
+        act.candidates = tuple(candidates)
+        asked = self.brief.asked_for
         task = locate_task(
             self.words,
             act.unit,
@@ -389,6 +527,9 @@ class _Reading:
             candidates,
             reasoning=self.profile.reasoning,
             key=act.id,
+            asked=(self.brief.asked, asked.record)
+            if asked and asked.record and asked.operation == act.spec.key
+            else None,
         )
         answer = await self._try("locate", lambda: self.runner.run(task, depth=3))
         if answer is None:
@@ -417,6 +558,12 @@ class _Reading:
             if a.record_workflow
         }
 
+    def _asked_argument(self, act: _Act) -> tuple[str | None, str] | None:
+        asked = self.brief.asked_for
+        if asked is None or not asked.argument or asked.operation != act.spec.key:
+            return None
+        return self.brief.asked, asked.argument
+
     async def _extract(self, act: _Act, units: list[Unit], finding: str | None, depth: int) -> bool:
         task = extract_task(
             self.words,
@@ -427,6 +574,7 @@ class _Reading:
             self._record_candidates(act.spec),
             finding=finding,
             key=act.id,
+            asked=self._asked_argument(act),
         )
         answer = await self._try("extract", lambda: self.runner.run(task, depth=depth))
         if answer is None:
@@ -465,7 +613,7 @@ class _Reading:
                 async def extract_again() -> None:
                     read_again.append(await self._extract(act, units, finding, depth))
 
-                async with anyio.create_task_group() as group:
+                async with concurrently() as group:
                     group.start_soon(verify_first)
                     group.start_soon(extract_again)
                 if not read_again[0]:
@@ -529,7 +677,7 @@ class _Reading:
                 except TaskFailed:
                     pass
 
-            async with anyio.create_task_group() as group:
+            async with concurrently() as group:
                 for _ in range(self.profile.fault_revotes):
                     group.start_soon(again)
             answer = await self.runner.decide(task, [answer, *more], depth + 1)

@@ -20,6 +20,7 @@ PROMPT_NAMES = (
     "locate",
     "extract",
     "verify",
+    "cross_check",
     "acknowledge",
     "review",
     "answer",

@@ -67,7 +67,9 @@ def eventstream_frame(kind: str, payload: Mapping[str, Any], *, exception: bool 
 
 def _encode(framing: str, frame: Any) -> bytes:
     if framing == "ndjson":
-        return (frame if isinstance(frame, str) else json.dumps(frame, ensure_ascii=False)).encode() + b"\n"
+        return (
+            frame if isinstance(frame, str) else json.dumps(frame, ensure_ascii=False)
+        ).encode() + b"\n"
     if framing == "eventstream":
         if "exception" in frame:
             return eventstream_frame(frame["exception"], frame.get("data") or {}, exception=True)
@@ -119,13 +121,13 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         del format, args
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         self._serve()
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         self._serve()
 
     def _read_body(self) -> bytes:
@@ -249,6 +251,10 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     owner: LoopbackServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up (a timeout, a cancel) is expected here, not an error."""
+        del request, client_address
+
 
 class LoopbackServer:
     """The scripted fake: start it, :meth:`script` the next responses, point an SDK at :attr:`url`.
@@ -290,7 +296,9 @@ class LoopbackServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def script(self, responses: Sequence[Mapping[str, Any]], substitutions: Mapping[str, str] | None = None) -> None:
+    def script(
+        self, responses: Sequence[Mapping[str, Any]], substitutions: Mapping[str, str] | None = None
+    ) -> None:
         """Serve ``responses`` to the next requests, in order; forget earlier requests."""
         with self._lock:
             self._script = _Script(

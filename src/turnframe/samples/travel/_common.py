@@ -120,6 +120,7 @@ def arg(
     choices: tuple[str, ...] = (),
     record_workflow: str | None = None,
     literals: tuple[str, ...] = (),
+    names_record: bool = False,
 ) -> ArgumentSpec:
     """Return an :class:`ArgumentSpec` whose labels come from ``copy`` (en and pt-PT, guide §5)."""
     return ArgumentSpec(
@@ -132,6 +133,7 @@ def arg(
         labels=localized(copy.arg_label(copy.EN, name), copy.arg_label(copy.PT, name)),
         description=description,
         literals=literals,
+        names_record=names_record,
     )
 
 

@@ -122,7 +122,12 @@ TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
         summary="Register a new traveler.",
         summaries=localized("Register a new traveler.", "Registar um novo viajante."),
         arguments=(
-            arg("full_name", required=True, description="the traveler's full name"),
+            arg(
+                "full_name",
+                required=True,
+                description="the traveler's full name",
+                names_record=True,
+            ),
             arg("birth_date", ArgumentKind.DATE, description="the traveler's birth date"),
             arg("email", ArgumentKind.EMAIL, description="the traveler's email address"),
         ),

@@ -317,7 +317,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
         summary="Start planning a new trip.",
         summaries=localized("Start planning a new trip.", "Começar a planear uma nova viagem."),
         arguments=(
-            arg("name", required=True, description="what the trip is called"),
+            arg("name", required=True, description="what the trip is called", names_record=True),
             arg("destination", description="where the trip goes"),
             arg("start", ArgumentKind.DATE, description="the first day of the trip"),
             arg("end", ArgumentKind.DATE, description="the last day of the trip"),

