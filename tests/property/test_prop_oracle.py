@@ -554,3 +554,42 @@ def test_a_commit_carrying_two_cards_or_an_unresolved_answer_is_caught() -> None
         "I15 turn: answer k2 (card-2/o1) claims committed, but no commit resolved that card "
         "with that option"
     ]
+
+
+class _First:
+    """A stand-in for Hypothesis ``data`` that always draws the first element."""
+
+    def draw(self, strategy: Any, label: str | None = None) -> Any:
+        return strategy.elements[0]
+
+
+def test_the_card_commit_check_catches_a_card_resolved_outside_its_commit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import test_prop_card_commit
+    from test_prop_card_commit import Machine, step
+
+    monkeypatch.setattr(test_prop_card_commit, "note", lambda text: None)
+
+    class CardFirstStore(ObservingStore):
+        """A broken store: it resolves the card, then attempts the commit (not atomic)."""
+
+        async def commit(self, request: CommitRequest) -> Any:
+            if request.interaction is not None:
+                await self.close_interaction(request.interaction)
+            return await super().commit(request)
+
+    machine = Machine()
+    machine.store = CardFirstStore(machine.oracle, faults=machine.plan)
+    machine.runtime.store = machine.store
+    machine.runtime.directory._store = machine.store  # type: ignore[attr-defined]
+
+    async def main() -> None:
+        await machine.seed()
+        await machine.text("T1", "trip.cancel", {})
+        await step(machine, "click_commit_fails", _First())
+
+    with machine.oracle.installed(), pytest.raises(AssertionError) as caught:
+        anyio.run(main)
+    assert "resolved" in str(caught.value)
+    assert any("I16" in v for v in machine.oracle.card_state_violations(machine.store))

@@ -198,3 +198,32 @@ def test_each_import_guard_names_its_extra() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=False
     )
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "retryable"),
+    [
+        (401, "AuthenticationFailed", False),
+        (403, "AuthenticationFailed", False),
+        (402, "QuotaExceeded", False),
+        (429, "RateLimited", True),
+        (499, "ProviderCancelled", False),
+        (503, "Overloaded", True),
+        (529, "Overloaded", True),
+        (500, "ServerError", True),
+        (408, "ProviderTimeout", True),
+        (400, "BadRequest", False),
+    ],
+)
+def test_status_classification_carries_a_full_failure_class(
+    status: int, kind: str, retryable: bool
+) -> None:
+    from turnframe.providers.adapter import status_error
+
+    error = status_error(status, "m", provider="p", retry_after=2.0)
+    assert type(error).__name__ == kind
+    assert error.failure.retryable is retryable
+    assert error.failure.message_key.startswith("error.provider")
+    assert error.failure.severity
+    if kind == "RateLimited":
+        assert error.retry_after == 2.0

@@ -107,3 +107,24 @@ def test_bad_vendor_specs_are_usage_errors() -> None:
         vendor_provider("anthropic:")
     with pytest.raises(UsageError, match="unknown model"):
         vendor_provider("acme:model")
+
+
+def test_the_committed_table_covers_every_case_and_target() -> None:
+    """docs/providers.md is regenerated (``turnframe providers table``) when cases or targets change."""
+    from turnframe.providers.conformance import CASES
+    from turnframe.providers.conformance.targets import builtin_targets
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "providers.md").read_text()
+    header = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| Adapter / profile | structured valid")
+    )
+    assert header.count("|") - 2 == len(CASES), (
+        "run `turnframe providers table` and commit docs/providers.md"
+    )
+    for case in CASES:
+        assert f" {case.replace('_', ' ')} |" in header
+    for target in builtin_targets():
+        assert f"\n| {target.name} | " in text
+    assert "| ❌" not in text

@@ -52,6 +52,7 @@ from turnframe.providers.errors import (
     CapabilityMissing,
     ContextOverflow,
     Overloaded,
+    ProviderCancelled,
     ProviderError,
     ProviderTimeout,
     QuotaExceeded,
@@ -278,6 +279,8 @@ def status_error(
         return RateLimited(message, retry_after=retry_after, **kwargs)
     if status in (529, 503):
         return Overloaded(message, retry_after=retry_after, **kwargs)
+    if status == 499:  # the vendor saw the client close the request
+        return ProviderCancelled(message, **kwargs)
     if status == 408 or status == 504:
         return ProviderTimeout(message, sent=True, provider=provider, code=code)
     if status is not None and status >= 500:

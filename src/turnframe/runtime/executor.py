@@ -138,6 +138,10 @@ class StoredCaseDirectory:
         return found
 
     async def authorize(self, actor: Actor, case: CaseRef) -> bool:
-        """Return whether the case belongs to the actor's account (absent cases: yes)."""
+        """Return whether the case exists and belongs to the actor's account.
+
+        An absent case is not addressable: new cases are minted by the runtime, never
+        named by a client (a UI ``origin_ref`` cannot choose a case id).
+        """
         row = await self._store.load_case(case)
-        return row is None or row.account == actor.account
+        return row is not None and row.account == actor.account

@@ -506,7 +506,9 @@ class _Preparing(_RuntimeBase):
             if p.argument is not None and option is not None and option.case is not None:
                 # A selection that fills a record argument: the act keeps its own target.
                 chosen_arg: TargetResolution | None = None
-                if p.case is not None and await self.directory.authorize(actor, p.case):
+                if p.case is not None and (
+                    p.new_case or await self.directory.authorize(actor, p.case)
+                ):
                     if await self.directory.authorize(actor, option.case):
                         chosen_arg = Exact(case=p.case, new=p.new_case)
                 pending.append(
@@ -520,7 +522,10 @@ class _Preparing(_RuntimeBase):
             chosen = option.case if option is not None and option.case is not None else p.case
             resolution: TargetResolution | None = None
             if chosen is not None:
-                if not await self.directory.authorize(actor, chosen):
+                # A case this account's earlier turn minted (stored on its own card) is not in
+                # the directory until its first commit; every other case must be authorised.
+                minted = p.new_case and chosen == p.case
+                if not minted and not await self.directory.authorize(actor, chosen):
                     resolution = Unauthorized()
                 else:
                     resolution = Exact(case=chosen, new=p.new_case and chosen == p.case)

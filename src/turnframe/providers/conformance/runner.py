@@ -349,14 +349,22 @@ async def case_tool_call_ids(ctx: Context) -> None:
 
 
 async def case_streaming(ctx: Context) -> None:
+    whole, _ = await ctx.call("structured_valid")
     response, expect = await ctx.call("streaming", plain_request(stream=True))
     _stop(response, StopReason.COMPLETE)
     check(
-        _answer(response) == expect.get("answer", VALID_ANSWER), f"rebuilt answer {response.text!r}"
+        _answer(response) == expect.get("answer", VALID_ANSWER),
+        f"rebuilt answer {response.text!r}",
     )
     sent = _one_request(ctx)
     check(
         ctx.target.genuine(sent) is None, f"stream request not genuine: {ctx.target.genuine(sent)}"
+    )
+    # The same normalized response as a call that was not streamed.
+    same = (response.enforcement, response.unenforced, response.model, response.tool_calls)
+    check(
+        same == (whole.enforcement, whole.unenforced, whole.model, whole.tool_calls),
+        f"streamed {same} differs from not streamed",
     )
     if "completion_tokens" in expect:
         check(
@@ -552,6 +560,24 @@ async def case_mid_stream_error(ctx: Context) -> None:
     check(error.failure.retryable is bool(expect.get("retryable", True)), "retryable")
 
 
+async def case_stream_stalled(ctx: Context) -> None:
+    data = ctx.fixture("stream_stalled")
+    ctx.script(data)
+    provider = ctx.provider(timeout=ctx.short_timeout)
+    started = time.monotonic()
+    try:
+        response = await provider.complete(plain_request(stream=True))
+    except ProviderError as exc:
+        check(
+            exc.failure.retryable and exc.failure.effect_may_have_happened,
+            f"a stalled stream is a retryable unknown outcome: {type(exc).__name__} {exc.failure}",
+        )
+    else:
+        raise CaseFailed(f"a stream that stalled mid-way gave {response.stop.value}")
+    check(time.monotonic() - started < 4, "the idle timeout between chunks did not fire")
+    _one_request(ctx)
+
+
 async def case_stream_dropped(ctx: Context) -> None:
     error, _ = await ctx.error("stream_dropped", plain_request(stream=True))
     check(
@@ -709,6 +735,7 @@ CASES: dict[str, CaseFn] = {
     "retry_classification": case_retry_classification,
     "cancellation": case_cancellation,
     "mid_stream_error": case_mid_stream_error,
+    "stream_stalled": case_stream_stalled,
     "stream_dropped": case_stream_dropped,
     "secret_redaction": case_secret_redaction,
     "no_silent_downgrade": case_no_silent_downgrade,
