@@ -85,7 +85,13 @@ class TurnInput:
 
 
 class TurnPhase(StrEnum):
-    """The persisted turn phase that drives crash recovery (guide §14)."""
+    """The turn's phases (guide §14).
+
+    The runtime persists three of them, which drive crash recovery: ``received``,
+    ``committing`` (with the whole plan) and ``replied``. ``understood``, ``planned`` and
+    ``committed`` are streamed as :class:`TurnPhaseChanged` events only, since recovery
+    would treat each exactly like the persisted phase before it.
+    """
 
     RECEIVED = "received"
     UNDERSTOOD = "understood"

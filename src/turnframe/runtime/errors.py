@@ -42,7 +42,8 @@ class TurnInterrupted(TurnFailure):
 
     Args:
         turn_id: the interrupted turn.
-        phase: the last persisted phase.
+        phase: the phase the turn had reached (``received``, ``committing`` or ``committed``:
+            after its commits, before the reply was saved).
         cause: the underlying failure's message.
     """
 

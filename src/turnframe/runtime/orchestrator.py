@@ -197,7 +197,6 @@ class Runtime(_Preparing, _Finishing):
         Raises:
             TurnInterrupted: a store boundary failed; ``recover(turn_id)`` resumes.
             UsageError: a text turn with no understander.
-            MalformedProposal: understanding produced nothing usable.
         """
         if turn.text and self.understander is None:
             raise UsageError("a text turn needs an understander; pass one to Runtime")

@@ -6,8 +6,8 @@ unleased), takes each over with the store's compare-and-set on its attempt count
 and resumes it with :meth:`Runtime.recover`:
 
 * nothing journaled (``received``…) → understanding restarts from the stored input;
-* ``committing`` → the stored plan resumes, commits replay by idempotency key;
-* ``committed`` → the reply is regenerated from events without re-executing;
+* ``committing`` → the stored plan resumes: commits replay by idempotency key, nothing
+  re-executes, and the reply is regenerated from events;
 * ``replied`` → nothing to do.
 
 A turn taken over ``max_attempts`` times without finishing goes to ``dead_letter`` with

@@ -125,7 +125,6 @@ class _Awaiting:
     pending: PendingAct
     operations: tuple[str, ...]
     review_role: str | None
-    high_risk: bool
 
 
 @dataclass(slots=True)
@@ -523,7 +522,6 @@ class _Reducer:
                 pending=pending,
                 operations=tuple(c.operation for c in compiled.commands),
                 review_role=review,
-                high_risk=any(p.risk.high for p in policies),
             )
         )
         self._result(act.id, ResultStatus.AWAITING_CONFIRMATION, operation=act.operation, case=case)

@@ -41,8 +41,8 @@ class Understander(Protocol):
     async def understand(self, brief: Brief) -> UnderstandingResult:
         """Return the proposal for ``brief.text``.
 
-        Raises:
-            turnframe.core.MalformedProposal: when no reading passed its checks.
+        A unit that no reading could pass is not an error: it comes back as a notice code
+        in ``Understanding.notices`` and reaches the user as a notice (guide §5).
         """
         ...
 
