@@ -6,6 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from turnframe.core.errors import TurnframeError
+
 __all__ = ["main"]
 
 
@@ -18,8 +20,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="a guided tour of the travel sample, offline, on SQLite")
-    demo.add_argument("--db", help="SQLite file (default: a fresh file under the user data dir)")
-    demo.add_argument("--locale", default="en", help="reply locale: en or pt-PT (default en)")
+    demo.add_argument(
+        "--db",
+        help="a new SQLite file for the tour (default: demo.db under the user data dir, reset each run)",
+    )
+    demo.add_argument(
+        "--locale", default="en", choices=("en", "pt-PT"), help="reply locale (default en)"
+    )
 
     scenario = sub.add_parser("scenario", help="scenario files")
     scenario_sub = scenario.add_subparsers(dest="scenario_command", required=True)
@@ -76,6 +83,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit codes: 0 success; 1 a scenario failed; 2 a usage error or an invalid file.
     """
     args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except TurnframeError as exc:
+        # Typed errors reach a person as one line, never as a traceback.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command in ("chat", "replay", "eval"):
         from turnframe.cli.chat import run_command
 

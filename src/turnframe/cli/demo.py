@@ -69,9 +69,14 @@ async def _tour(db: str | None, locale: str, out: TextIO) -> int:
 
     path = Path(db) if db else default_path().with_name("demo.db")
     if db is None:
+        # The default tour database is the demo's own file: each run starts it afresh.
         path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+    elif path.exists():
+        raise FileExistsError(
+            f"{path} already exists; the tour needs a new file (it never overwrites one)"
+        )
     store = await SqliteStore.open(path)
     try:
         tour = _Tour(store, locale, out)

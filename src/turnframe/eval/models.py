@@ -32,7 +32,10 @@ def provider_from_spec(spec: str) -> Provider:
     """
     kind, _, rest = spec.partition(":")
     if kind == "scripted":
-        return ScriptedProvider(_read(rest))
+        table = _read(rest)
+        if not isinstance(table, dict):
+            raise UsageError(f"{rest}: a scripted answers file is a mapping of task name → answers")
+        return ScriptedProvider(table)
     if kind == "replay":
         data = _read(rest)
         calls: list[Any] = data.get("calls", []) if isinstance(data, dict) else list(data)
@@ -53,4 +56,7 @@ def _read(path: str) -> Any:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
-    return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    try:
+        return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc

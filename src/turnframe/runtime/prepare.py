@@ -414,8 +414,7 @@ class _Preparing(_RuntimeBase):
                 record_args[name] = found[0]
             elif found:
                 choices[name] = tuple(
-                    TargetCandidate(case=c, label=labels.get(c) or snapshots[c].label)
-                    for c in found
+                    TargetCandidate(case=c, label=_label(c, snapshots, labels)) for c in found
                 )
             else:
                 awaits[name] = words
@@ -469,7 +468,7 @@ class _Preparing(_RuntimeBase):
             return Exact(case=cases[0])
         return Ambiguous(
             candidates=tuple(
-                TargetCandidate(case=c, label=labels.get(c) or snapshots[c].label) for c in cases
+                TargetCandidate(case=c, label=_label(c, snapshots, labels)) for c in cases
             )
         )
 
@@ -635,3 +634,11 @@ def _answering(
     )
     merged = {**{k: v for k, v in carried.items() if k not in own}, **record_args}
     return act, merged, {k: v for k, v in bad_args.items() if k not in merged or k in own}
+
+
+def _label(
+    case: CaseRef, snapshots: dict[CaseRef, CaseSnapshot], labels: dict[CaseRef, str]
+) -> str:
+    """Return the candidate label in the turn's locale (the snapshot's), else the directory's."""
+    snap = snapshots.get(case)
+    return snap.label if snap is not None else labels.get(case, str(case))

@@ -8,6 +8,7 @@ run works on its own tables without resetting the database.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -100,7 +101,8 @@ async def open_temporary_store(dsn: str | None = None, prefix: str = "tf_tmp") -
     try:
         store = await PostgresStore.open(target, schema=schema, migrate_schema=True)
     except BaseException:
-        await drop_schema(target, schema)
+        with contextlib.suppress(Exception):  # best effort: the original error matters
+            await drop_schema(target, schema)
         raise
     store.on_close(lambda: drop_schema(target, schema))
     return store

@@ -160,15 +160,54 @@ def load_scenario(path: str | Path) -> ScenarioModel:
     """
     try:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ScenarioFileError(str(path), "", "not UTF-8 text") from exc
+    except (OSError, yaml.YAMLError, ValueError) as exc:
+        # PyYAML's timestamp reader raises a plain ValueError for dates like 2026-13-45.
         raise ScenarioFileError(str(path), "", f"cannot read YAML: {exc}") from exc
     if not isinstance(raw, dict):
         raise ScenarioFileError(str(path), "", "a scenario is a YAML mapping")
     try:
-        return ScenarioModel.model_validate(raw)
+        model = ScenarioModel.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ScenarioFileError(str(path), _yaml_path(first["loc"]), first["msg"]) from exc
+    _check_names(model, str(path))
+    return model
+
+
+def _check_names(model: ScenarioModel, path: str) -> None:
+    """Refuse a sample, record key or operation the file names but nothing defines.
+
+    Raises:
+        ScenarioFileError: with the YAML path of the first unknown name.
+    """
+    try:
+        sample = sample_named(model.sample)
+    except UsageError as exc:
+        raise ScenarioFileError(path, "sample", str(exc)) from exc
+    registry = sample.application().registry
+    keys = {str(r.get("key")) for r in model.records}
+    for t, turn in enumerate(model.turns):
+        spec = turn.understanding
+        if not isinstance(spec, UnderstandingModel):
+            continue  # none, or `model`: the provider proposes
+        where = f"turns[{t}].understanding"
+        targets = [(f"{where}.acts[{i}].target", a.target) for i, a in enumerate(spec.acts)]
+        targets += [
+            (f"{where}.questions[{i}].target", q.target)
+            for i, q in enumerate(spec.questions)
+            if q.target is not None
+        ]
+        for at, target in targets:
+            unknown = [k for k in target.handles if k not in keys]
+            if unknown:
+                raise ScenarioFileError(path, f"{at}.handles", f"unknown record key {unknown[0]!r}")
+        for i, act in enumerate(spec.acts):
+            if act.operation is not None and registry.operation(act.operation) is None:
+                raise ScenarioFileError(
+                    path, f"{where}.acts[{i}].operation", f"unknown operation {act.operation!r}"
+                )
 
 
 class _ScenarioUnderstanding:
