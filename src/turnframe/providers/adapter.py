@@ -70,6 +70,7 @@ __all__ = [
     "extra_hint",
     "full_schema_problems",
     "match_overflow",
+    "sdk_dump",
     "retry_after_from_headers",
     "status_error",
     "transport_error",
@@ -84,6 +85,18 @@ _ANNOTATIONS = frozenset({"description", "title", "$schema", "$id", "$comment", 
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_ONE = ("items", "not", "additionalProperties", "contains")
+
+
+def sdk_dump(obj: Any) -> dict[str, Any]:
+    """Return an SDK response object (a pydantic model or a mapping) as a plain dict.
+
+    ``warnings=False``: a member the SDK does not know yet (a new block or item type) is
+    kept as it came, which pydantic would otherwise warn about. A non-mapping dump is ``{}``.
+    """
+    if isinstance(obj, dict):
+        return obj
+    dumped = obj.model_dump(warnings=False) if hasattr(obj, "model_dump") else dict(obj)
+    return dumped if isinstance(dumped, dict) else {}
 
 
 def compile_schema(

@@ -40,6 +40,9 @@ from turnframe.providers.adapter import (
     status_error,
     transport_error,
 )
+from turnframe.providers.adapter import (
+    sdk_dump as _dump,
+)
 from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
 from turnframe.providers.errors import (
     MissingCredential,
@@ -104,15 +107,6 @@ def anthropic_profile(
             refusal_state=True,
         ),
     )
-
-
-def _dump(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, dict):
-        return obj
-    # warnings=False: a member the SDK does not know yet (a new block or item type) is
-    # kept as it came, which pydantic would otherwise warn about.
-    dumped = obj.model_dump(warnings=False) if hasattr(obj, "model_dump") else dict(obj)
-    return dumped if isinstance(dumped, dict) else {}
 
 
 class AnthropicProvider(VendorProvider):

@@ -39,6 +39,9 @@ from turnframe.providers.adapter import (
     status_error,
     transport_error,
 )
+from turnframe.providers.adapter import (
+    sdk_dump as _dump,
+)
 from turnframe.providers.base import (
     Capabilities,
     ModelProfile,
@@ -147,15 +150,6 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(key, default)
     return getattr(obj, key, default)
-
-
-def _dump(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, dict):
-        return obj
-    # warnings=False: a member the SDK does not know yet (a new block or item type) is
-    # kept as it came, which pydantic would otherwise warn about.
-    dumped = obj.model_dump(warnings=False) if hasattr(obj, "model_dump") else dict(obj)
-    return dumped if isinstance(dumped, dict) else {}
 
 
 class OpenAIProvider(VendorProvider):
