@@ -106,14 +106,6 @@ class _Finishing(_RuntimeBase):
                         ),
                     )
                 )
-            if prepared.standing is not None:
-                state = await self.store.get_conversation_state(
-                    actor.account, prepared.conversation_id
-                )
-                state = {**state, _STANDING: prepared.standing}
-                await self.store.put_conversation_state(
-                    actor.account, prepared.conversation_id, state
-                )
         except StoreError as exc:
             raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
 
@@ -192,16 +184,19 @@ class _Finishing(_RuntimeBase):
         )
 
     async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> None:
-        """Record on the conversation what this reply asked for and the acts it carries.
+        """Record the standing constraint, what the reply asked and the acts it carries.
 
-        The next message is read as the answer to what the reply asked (guide §5); the
-        acts waiting for a record travel to the next reply (D6). Idempotent (recovery).
+        One read of the conversation state and at most one write. A standing "do not submit" holds across replies (D1); the next message is read as
+        the answer to what the reply asked (guide §5); the acts waiting for a record travel
+        to the next reply (D6). Idempotent (recovery).
         """
         actor = prepared.actor
         state = dict(
             await self.store.get_conversation_state(actor.account, prepared.conversation_id)
         )
         before = dict(state)
+        if prepared.standing is not None:
+            state[_STANDING] = prepared.standing
         state.pop(_ASKED, None)
         if asked is not None:
             state[_ASKED] = _asked_json(prepared, asked)
@@ -292,15 +287,17 @@ class _Finishing(_RuntimeBase):
             if existing is not None:
                 created.append(existing)
                 continue
-            if spec.case is not None and not spec.independent:
+            label = ""
+            if spec.case is not None:
                 row = await self.store.load_case(spec.case)
-                spec = _rebind(spec, row.revision if row else 0)
+                erased = self.registry.workflow(spec.case.workflow)
+                label = erased.definition.candidate_label(
+                    spec.case, erased.typed(row.state if row else None), prepared.locale
+                )
+            if spec.case is not None and not spec.independent:
+                spec = replace(spec, bound_revision=row.revision if row else 0)
                 if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW):
                     # D2: the prompt shows the record at the revision the card is bound to.
-                    erased = self.registry.workflow(spec.case.workflow)
-                    label = erased.definition.candidate_label(
-                        spec.case, erased.typed(row.state if row else None), prepared.locale
-                    )
                     prompt = card_prompt(
                         self.registry, spec.kind, label, spec.operations, prepared.locale
                     )
@@ -334,20 +331,9 @@ class _Finishing(_RuntimeBase):
                         )
                 continue
             if others:
-                label = (
-                    self.registry.workflow(spec.case.workflow).definition.candidate_label(
-                        spec.case, None, prepared.locale
-                    )
-                    if spec.case
-                    else ""
-                )
-                del label
+                # I5: the new card displaced the case's open one, deliberately and said so.
                 notices.append(
-                    (
-                        "card_replaced",
-                        say("card_replaced", prepared.locale, label=_case_label_hint(others[0])),
-                        None,
-                    )
+                    ("card_replaced", say("card_replaced", prepared.locale, label=label), None)
                 )
             created.append(card)
             for item in planned.item_ids:
@@ -443,10 +429,6 @@ def _rejected(result: PlannedActResult, code: str, sentence: str) -> PlannedActR
     return _status(result, ResultStatus.REJECTED, code=code, sentence=sentence)
 
 
-def _rebind(spec: Any, revision: int) -> Any:
-    return replace(spec, bound_revision=revision)
-
-
 def _asked_json(prepared: PreparedTurn, asked: AskNext) -> dict[str, Any]:
     """Return what a reply asked for as conversation state (server-side; never shown)."""
     out: dict[str, Any] = {
@@ -468,7 +450,3 @@ def _asked_json(prepared: PreparedTurn, asked: AskNext) -> dict[str, Any]:
 
 def _card_text(block: InteractionBlock) -> str:
     return f"{block.prompt} [{' | '.join(o.label for o in block.options)}]"
-
-
-def _case_label_hint(card: Interaction) -> str:
-    return card.spec.prompt.split(":")[0] if card.spec.case else ""

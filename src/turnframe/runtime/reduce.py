@@ -795,7 +795,7 @@ class _Reducer:
             )
             touched = any(r.case == spec.case for r in self.s.ready)
             if stale or touched:
-                self._stale(card, pending, touched=touched, item_id=item_id)
+                self._stale(card, pending, item_id=item_id)
                 return
         origin: Origin | None = None
         if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
@@ -875,9 +875,7 @@ class _Reducer:
         spec = self.registry.operation(act.operation or "")
         return bool(spec and spec.submission)
 
-    def _stale(
-        self, card: Interaction, pending: tuple[ActInput, ...], *, touched: bool, item_id: str
-    ) -> None:
+    def _stale(self, card: Interaction, pending: tuple[ActInput, ...], *, item_id: str) -> None:
         spec = card.spec
         reissue = spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW)
         self._result(
@@ -921,7 +919,6 @@ class _Reducer:
                 code="reissued",
                 case=spec.case,
             )
-        del touched
 
     # batches ------------------------------------------------------------------------
     def _batches(self) -> tuple[PlannedBatch, ...]:

@@ -18,7 +18,15 @@ from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
 from turnframe.store import codec
-from turnframe.store._common import MISSING, REPLIED, foreign_case_conflict
+from turnframe.store._common import (
+    CARD_COLS,
+    MISSING,
+    REPLIED,
+    TURN_COLS,
+    card_from_row,
+    foreign_case_conflict,
+    turn_from_row,
+)
 from turnframe.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
 from turnframe.store.base import CaseRow, CommitRequest, CommitResult, InteractionCas, TurnRecord
 from turnframe.store.errors import (
@@ -32,41 +40,12 @@ from turnframe.store.errors import (
 OPEN = InteractionStatus.OPEN.value
 CHUNK = 500  # bound on "?" parameters per IN (…) list
 
-TURN_COLS = "turn_id, account, conversation_id, seq, phase, input, data, attempts"
-CARD_COLS = "id, account, conversation_id, turn_id, spec, payload_hash, status, resolution, seq"
 EVENT_COLS = "id, workflow, case_id, revision, type, data, operation, turn_id, idempotency_key"
 CASE_COLS = "workflow, case_id, account, state, revision"
 OUTBOX_COLS = "id, workflow, case_id, topic, payload, status"
 
 
 # rows → records ----------------------------------------------------------------------
-def _turn(row: Any) -> TurnRecord:
-    return TurnRecord(
-        turn_id=row[0],
-        account=row[1],
-        conversation_id=row[2],
-        seq=row[3],
-        phase=row[4],
-        input=codec.loads(row[5]),
-        data=codec.loads(row[6]),
-        attempts=row[7],
-    )
-
-
-def _card(row: Any) -> Interaction:
-    return Interaction(
-        id=row[0],
-        account=row[1],
-        conversation_id=row[2],
-        turn_id=row[3],
-        spec=codec.spec_from_json(codec.loads(row[4])),
-        payload_hash=row[5],
-        status=InteractionStatus(row[6]),
-        resolution=None if row[7] is None else codec.resolution_from_json(codec.loads(row[7])),
-        seq=row[8],
-    )
-
-
 def _event(row: Any) -> DomainEvent:
     return DomainEvent(
         id=row[0],
@@ -194,7 +173,7 @@ def get_turn(conn: sqlite3.Connection, account: str, turn_id: str) -> TurnRecord
     row = conn.execute(
         f"SELECT {TURN_COLS} FROM turns WHERE turn_id = ? AND account = ?", (turn_id, account)
     ).fetchone()
-    return None if row is None else _turn(row)
+    return None if row is None else turn_from_row(row)
 
 
 def unfinished_turns(conn: sqlite3.Connection, account: str | None) -> list[TurnRecord]:
@@ -204,7 +183,7 @@ def unfinished_turns(conn: sqlite3.Connection, account: str | None) -> list[Turn
         " ORDER BY pos",
         (REPLIED, account, account),
     ).fetchall()
-    return [_turn(r) for r in rows]
+    return [turn_from_row(r) for r in rows]
 
 
 def load_reply(conn: sqlite3.Connection, account: str, turn_id: str) -> str | None:
@@ -271,7 +250,7 @@ def get_interaction(
         " WHERE id = ? AND account = ? AND conversation_id = ?",
         (interaction_id, account, conv),
     ).fetchone()
-    return None if row is None else _card(row)
+    return None if row is None else card_from_row(row)
 
 
 def open_interactions(conn: sqlite3.Connection, account: str, conv: str) -> list[Interaction]:
@@ -281,7 +260,7 @@ def open_interactions(conn: sqlite3.Connection, account: str, conv: str) -> list
         " AND status = ? ORDER BY seq",
         (account, conv, OPEN),
     ).fetchall()
-    return [_card(r) for r in rows]
+    return [card_from_row(r) for r in rows]
 
 
 def close_interaction(

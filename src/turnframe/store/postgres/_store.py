@@ -24,7 +24,7 @@ from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
 from turnframe.core.reply import ReplyBlock
 from turnframe.store import codec
-from turnframe.store._common import MISSING, foreign_case_conflict
+from turnframe.store._common import MISSING, card_from_row, foreign_case_conflict, turn_from_row
 from turnframe.store.base import (
     CaseRow,
     CommitRequest,
@@ -75,33 +75,6 @@ class _KeyTaken(Exception):
 
 
 # rows → records ------------------------------------------------------------------------
-def _turn(row: Sequence[Any]) -> TurnRecord:
-    return TurnRecord(
-        turn_id=row[0],
-        account=row[1],
-        conversation_id=row[2],
-        seq=row[3],
-        phase=row[4],
-        input=codec.loads(row[5]),
-        data=codec.loads(row[6]),
-        attempts=row[7],
-    )
-
-
-def _card(row: Sequence[Any]) -> Interaction:
-    return Interaction(
-        id=row[0],
-        account=row[1],
-        conversation_id=row[2],
-        turn_id=row[3],
-        spec=codec.spec_from_json(codec.loads(row[4])),
-        payload_hash=row[5],
-        status=InteractionStatus(row[6]),
-        resolution=None if row[7] is None else codec.resolution_from_json(codec.loads(row[7])),
-        seq=row[8],
-    )
-
-
 def _event(row: Sequence[Any]) -> DomainEvent:
     return DomainEvent(
         id=row[0],
@@ -436,11 +409,11 @@ class PostgresStore:
     async def get_turn(self, account: str, turn_id: str) -> TurnRecord | None:
         """Return the turn, or ``None`` when missing or another account's."""
         row = await self._fetchone(q.GET_TURN, (turn_id, account))
-        return None if row is None else _turn(row)
+        return None if row is None else turn_from_row(row)
 
     async def unfinished_turns(self, account: str | None = None) -> Sequence[TurnRecord]:
         """Return turns whose phase is not ``replied``, oldest first (guide §14)."""
-        return [_turn(r) for r in await self._fetchall(q.UNFINISHED, {"account": account})]
+        return [turn_from_row(r) for r in await self._fetchall(q.UNFINISHED, {"account": account})]
 
     async def save_reply(self, turn_id: str, blocks: Sequence[ReplyBlock]) -> None:
         """Persist (replace) the reply's blocks exactly, as a JSON array (guide §9).
@@ -530,11 +503,13 @@ class PostgresStore:
     ) -> Interaction | None:
         """Return the card, or ``None`` when missing or foreign (indistinguishable, I16)."""
         row = await self._fetchone(q.GET_CARD, (interaction_id, account, conversation_id))
-        return None if row is None else _card(row)
+        return None if row is None else card_from_row(row)
 
     async def open_interactions(self, account: str, conversation_id: str) -> Sequence[Interaction]:
         """Return the conversation's open cards in ``seq`` order."""
-        return [_card(r) for r in await self._fetchall(q.OPEN_CARDS, (account, conversation_id))]
+        return [
+            card_from_row(r) for r in await self._fetchall(q.OPEN_CARDS, (account, conversation_id))
+        ]
 
     async def close_interaction(self, cas: InteractionCas) -> bool:
         """Compare-and-set an open card to ``cas.status`` with its resolution (I16).
@@ -865,7 +840,7 @@ class PostgresStore:
     ) -> Sequence[TurnRecord]:
         """Return unfinished, non-dead, unleased turns unchanged for ``idle_seconds``."""
         params = {"idle": float(idle_seconds), "account": account, "limit": int(limit)}
-        return [_turn(r) for r in await self._fetchall(q.STALLED_TURNS, params)]
+        return [turn_from_row(r) for r in await self._fetchall(q.STALLED_TURNS, params)]
 
     async def claim_turn(
         self, turn_id: str, owner: str, *, attempts: int, lease_seconds: float
@@ -878,7 +853,7 @@ class PostgresStore:
             "attempts": int(attempts),
         }
         row = await self._fetchone(q.CLAIM_TURN, params)
-        return None if row is None else _turn(row)
+        return None if row is None else turn_from_row(row)
 
     async def release_turn(self, turn_id: str, owner: str, *, error: str | None = None) -> None:
         """Drop ``owner``'s lease, recording ``error`` as the last reason."""
@@ -892,7 +867,7 @@ class PostgresStore:
     async def dead_turns(self, account: str | None = None) -> Sequence[DeadTurn]:
         """Return dead-lettered turns with their reasons, oldest first."""
         rows = await self._fetchall(q.DEAD_LETTERS, {"account": account})
-        return [DeadTurn(record=_turn(r), reason=str(r[8] or "")) for r in rows]
+        return [DeadTurn(record=turn_from_row(r), reason=str(r[8] or "")) for r in rows]
 
     # the outbox relay (turnframe.store.outbox) -------------------------------------------
     async def claim_outbox(
