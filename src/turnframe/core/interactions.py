@@ -42,13 +42,17 @@ class OptionMeaning(StrEnum):
 
 
 class InteractionStatus(StrEnum):
-    """The card's lifecycle."""
+    """The card's lifecycle: ``open`` until it is resolved, declined, displaced by a newer
+    card on its case (``superseded``), made out of date (``stale``) or withdrawn."""
 
     OPEN = "open"
     RESOLVED = "resolved"
     DECLINED = "declined"
     SUPERSEDED = "superseded"
     STALE = "stale"
+    WITHDRAWN = "withdrawn"
+    """Closed because a later turn cancelled or corrected an act it carried (ADR 0012):
+    it can never execute, and a click on it returns this resolution."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -373,6 +373,19 @@ def commit(
         revision = _write_case(conn, request, state_text)
         if request.interaction is not None:
             _resolve_card(conn, account, request.interaction, resolution_text)
+        for withdrawal in request.withdraw:
+            # ADR 0012: close the card if it is still open; one no longer open stays as is.
+            conn.execute(
+                "UPDATE interactions SET status = ?, resolution = ?"
+                " WHERE id = ? AND account = ? AND status = ?",
+                (
+                    withdrawal.status.value,
+                    codec.dumps(codec.resolution_to_json(withdrawal.resolution)),
+                    withdrawal.interaction_id,
+                    account,
+                    OPEN,
+                ),
+            )
         base = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM events").fetchone()[0]
         events = tuple(
             DomainEvent(

@@ -6,8 +6,8 @@ revision, the command journal keyed by idempotency key with a request hash, the 
 journal (the claim ledger), the outbox and replay records.
 
 :meth:`TurnStore.commit` is the one atomic write: revision check, state, events, journal
-row, interaction resolution and outbox rows in one transaction (I12–I16). Prove an
-implementation with :class:`turnframe.store.conformance.StoreConformance`.
+row, interaction resolution, withdrawn cards and outbox rows in one transaction
+(I12–I16, ADR 0012). Prove an implementation with :class:`turnframe.store.conformance.StoreConformance`.
 """
 
 from __future__ import annotations
@@ -121,6 +121,10 @@ class CommitRequest:
         turn_id: the committing turn.
         operations: the operations of the batch, for the journal.
         interaction: a card to resolve in the same transaction, if any.
+        withdraw: cards to close in the same transaction when they are still open
+            (status ``withdrawn``: a later turn cancelled or corrected an act they
+            carry, ADR 0012). A card no longer open is left as it is and does not
+            fail the commit; read it back to learn its resolution.
     """
 
     account: str
@@ -134,6 +138,7 @@ class CommitRequest:
     operations: tuple[str, ...] = ()
     outbox: tuple[OutboxDraft, ...] = ()
     interaction: InteractionCas | None = None
+    withdraw: tuple[InteractionCas, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -31,13 +31,14 @@ from turnframe.core.ids import JSONObject
 from turnframe.core.interactions import (
     InteractionKind,
     InteractionOption,
+    InteractionResolution,
     InteractionStatus,
     OptionMeaning,
 )
 from turnframe.core.workflow import OutboxDraft
 from turnframe.store._conformance_base import sample_blocks
 from turnframe.store._conformance_races import RaceTests
-from turnframe.store.base import TurnStore
+from turnframe.store.base import InteractionCas, TurnStore
 from turnframe.store.errors import (
     IdempotencyKeyReused,
     InteractionAlreadyResolved,
@@ -356,6 +357,63 @@ class StoreConformance(RaceTests):
                 await store.commit(theirs)  # another account's card is as good as missing
             assert await store.load_case(self.case(2)) is None
             assert await store.get_interaction(self.account, self.conversation, mine.id) == mine
+
+        self.run(body)
+
+    def test_commit_withdraws_open_cards_in_its_transaction(self) -> None:
+        """A commit withdraws the still-open cards it names, atomically (ADR 0012).
+
+        A refused commit withdraws nothing; a named card that is no longer open (or is
+        another account's) keeps its status and resolution and does not fail the commit.
+        """
+
+        async def body(store: TurnStore) -> None:
+            case = self.case()
+            await store.commit(self.request("k1"))
+            open_card = await store.create_interaction(self.card(1, case=self.case(3)))
+            done = await store.create_interaction(self.card(2, case=None))
+            await store.close_interaction(self.resolve(done))
+            theirs = await store.create_interaction(
+                replace(self.card(3, case=None), account=self.other_account)
+            )
+
+            def withdrawal(card_id: str) -> InteractionCas:
+                return InteractionCas(
+                    interaction_id=card_id,
+                    status=InteractionStatus.WITHDRAWN,
+                    resolution=InteractionResolution(
+                        option_id="",
+                        turn_id=f"turn-{self.ns}-3",
+                        user="u1",
+                        results={f"{card_id}:a1": "superseded"},
+                    ),
+                )
+
+            cards = (open_card.id, done.id, theirs.id)
+            stale = self.request("k2", expected=5, withdraw=tuple(withdrawal(c) for c in cards))
+            with pytest.raises(RevisionConflict):
+                await store.commit(stale)
+            got = await store.get_interaction(self.account, self.conversation, open_card.id)
+            assert got is not None and got.status is InteractionStatus.OPEN
+            request = replace(stale, expected_revision=1)
+            await store.commit(request)
+            got = await store.get_interaction(self.account, self.conversation, open_card.id)
+            assert got is not None
+            assert (got.status, got.resolution) == (
+                InteractionStatus.WITHDRAWN,
+                withdrawal(open_card.id).resolution,
+            )
+            kept = await store.get_interaction(self.account, self.conversation, done.id)
+            assert kept is not None
+            assert (kept.status, kept.resolution) == (
+                InteractionStatus.RESOLVED,
+                self.resolve(done).resolution,
+            )
+            foreign = await store.get_interaction(
+                self.other_account, self.conversation, theirs.id
+            )
+            assert foreign is not None and foreign.status is InteractionStatus.OPEN
+            assert await store.open_interactions(self.account, self.conversation) == []
 
         self.run(body)
 

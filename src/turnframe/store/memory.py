@@ -281,7 +281,8 @@ class InMemoryStore:
         """Commit one batch atomically: every check runs before any write (I12–I16).
 
         Order: journal lookup (I13), revision check (I12), card compare-and-set (I16),
-        then state, events, outbox rows and the journal row together.
+        then state, events, outbox rows, withdrawn cards (those still open, ADR 0012)
+        and the journal row together.
 
         Raises:
             InjectedFault: ``commit`` is armed (nothing written) or ``commit.ack_lost``
@@ -340,6 +341,20 @@ class InMemoryStore:
                 self._interactions[card.id] = replace(
                     card, status=cas.status, resolution=resolution
                 )
+            for withdrawal in request.withdraw:
+                found = self._interactions.get(withdrawal.interaction_id)
+                if (
+                    found is not None
+                    and found.account == request.account
+                    and found.status is InteractionStatus.OPEN
+                ):
+                    self._interactions[found.id] = replace(
+                        found,
+                        status=withdrawal.status,
+                        resolution=codec.resolution_from_json(
+                            codec.resolution_to_json(withdrawal.resolution)
+                        ),
+                    )
             events: list[DomainEvent] = []
             for draft, data in drafts:
                 event = DomainEvent(

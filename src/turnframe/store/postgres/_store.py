@@ -670,6 +670,17 @@ class PostgresStore:
             card_cur = await conn.execute(
                 q.RESOLVE_CARD, (cas.status.value, res_text, cas.interaction_id, account)
             )
+        for withdrawal in request.withdraw:
+            # ADR 0012: close the card if it is still open; one no longer open stays as is.
+            await conn.execute(
+                q.RESOLVE_CARD,
+                (
+                    withdrawal.status.value,
+                    codec.dumps(codec.resolution_to_json(withdrawal.resolution)),
+                    withdrawal.interaction_id,
+                    account,
+                ),
+            )
         events = tuple(
             DomainEvent(
                 id=f"ev-{pos}",
