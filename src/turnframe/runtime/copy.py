@@ -52,6 +52,18 @@ _EN: dict[str, str] = {
         "I couldn't find that record; once it is registered I'll finish this request."
     ),
     "expired": "An earlier request waited too long for its record and was dropped: {operation}.",
+    "card_withdrawn": "The earlier card for that request was withdrawn; it can no longer be used.",
+    "already_withdrawn": (
+        "That card was withdrawn when you changed or cancelled its request; nothing was done."
+    ),
+    "already_declined": "That card was already declined; nothing was done.",
+    "card_superseded": "That card was replaced by a newer one; nothing was done.",
+    "link.already_committed": (
+        "That earlier request was already carried out, so nothing was cancelled or undone."
+    ),
+    "link.no_longer_pending": (
+        "That earlier request is no longer pending, so there was nothing to cancel or change."
+    ),
     "step.segment": "Reading your message: {n} part(s).",
     "step.coverage": "Checking that nothing you said was missed.",
     "step.route": "Working out what each part asks for.",
@@ -108,6 +120,18 @@ _PT: dict[str, str] = {
         "Não encontrei esse registo; quando estiver registado, concluo este pedido."
     ),
     "expired": "Um pedido anterior esperou demasiado pelo seu registo e foi descartado: {operation}.",
+    "card_withdrawn": "O cartão anterior desse pedido foi retirado; já não pode ser usado.",
+    "already_withdrawn": (
+        "Esse cartão foi retirado quando alterou ou cancelou o pedido; nada foi feito."
+    ),
+    "already_declined": "Esse cartão já tinha sido recusado; nada foi feito.",
+    "card_superseded": "Esse cartão foi substituído por um mais recente; nada foi feito.",
+    "link.already_committed": (
+        "Esse pedido anterior já tinha sido executado, por isso nada foi cancelado nem desfeito."
+    ),
+    "link.no_longer_pending": (
+        "Esse pedido anterior já não está pendente, por isso não havia nada a cancelar ou alterar."
+    ),
     "step.segment": "A ler a sua mensagem: {n} parte(s).",
     "step.coverage": "A confirmar que nada do que disse ficou de fora.",
     "step.route": "A perceber o que pede cada parte.",

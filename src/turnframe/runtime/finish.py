@@ -14,6 +14,7 @@ from turnframe.core.interactions import (
     Interaction,
     InteractionKind,
     InteractionResolution,
+    InteractionStatus,
 )
 from turnframe.core.ports import Subject
 from turnframe.core.reply import (
@@ -33,6 +34,7 @@ from turnframe.runtime.claims import guard_claims
 from turnframe.runtime.compose import AskNext, compose_reply
 from turnframe.runtime.copy import say
 from turnframe.runtime.errors import TurnInterrupted
+from turnframe.runtime.plan import CardClose
 from turnframe.runtime.reduce import card_prompt
 from turnframe.runtime.turn import PreparedTurn, TurnResult
 from turnframe.store.base import CommitResult, InteractionCas
@@ -61,10 +63,16 @@ class _Finishing(_RuntimeBase):
         commands: list[tuple[str, CaseRef]] = []
         committed_events: list[DomainEvent] = []
         phase = TurnPhase.COMMITTING
+        withdrawals = [c for c in prepared.closes if c.status is InteractionStatus.WITHDRAWN]
+        # ADR 0012: the withdrawn cards close in the same transaction as the first commit
+        # that succeeds; with no commit, or on a replayed one, by their own compare-and-set
+        # below (a no-op for a card already withdrawn).
+        carry = tuple(_close_cas(c, turn_id, actor.user) for c in withdrawals)
         try:
             for batch in prepared.batches:
+                request = replace(batch.request, withdraw=carry) if carry else batch.request
                 try:
-                    outcome = await self.store.commit(batch.request)
+                    outcome = await self.store.commit(request)
                 except RevisionConflict:
                     for act_id in batch.act_ids:
                         results[act_id] = _rejected(
@@ -79,6 +87,7 @@ class _Finishing(_RuntimeBase):
                             say("unknown_card", prepared.locale),
                         )
                     continue
+                carry = ()
                 for act_id in batch.act_ids:
                     results[act_id] = _status(results[act_id], ResultStatus.COMMITTED)
                 committed_events.extend(outcome.events)
@@ -94,22 +103,14 @@ class _Finishing(_RuntimeBase):
             phase = TurnPhase.COMMITTED
             self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
             for close in prepared.closes:
-                await self.store.close_interaction(
-                    InteractionCas(
-                        interaction_id=close.interaction_id,
-                        status=close.status,
-                        resolution=InteractionResolution(
-                            option_id=close.option_id,
-                            turn_id=turn_id,
-                            user=actor.user,
-                            results=dict(close.results),
-                        ),
-                    )
-                )
+                await self.store.close_interaction(_close_cas(close, turn_id, actor.user))
+            lost = await self._withdrawals_lost(prepared, withdrawals)
         except StoreError as exc:
             raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
 
         notices = list(prepared.notices)
+        if lost:
+            _untrue_withdrawals(prepared, lost, results, notices)
         created, results = await self._persist_cards(prepared, results, notices)
         if prepared.standing is None and prepared.standing_active:
             notices.append((_STANDING, say(_STANDING, prepared.locale), None))
@@ -122,7 +123,8 @@ class _Finishing(_RuntimeBase):
                     results[k] = PlannedActResult(
                         item_id=k, status=ResultStatus(status), code=code or None
                     )
-            notices.append(("already_resolved", say("already_resolved", prepared.locale), None))
+            key = _REPLAYED_NOTICE.get(prepared.replayed_status or "", "already_resolved")
+            notices.append((key, say(key, prepared.locale), None))
         receipts = await self._receipts(committed_events, prepared.locale)
         answers = await self._answers(prepared)
         ask_next = await self._ask_next(prepared, results)
@@ -182,6 +184,28 @@ class _Finishing(_RuntimeBase):
             commands=tuple(commands),
             reply_calls=len(reply_record.get("calls", ())),
         )
+
+    async def _withdrawals_lost(
+        self, prepared: PreparedTurn, withdrawals: Sequence[CardClose]
+    ) -> dict[str, Interaction | None]:
+        """Return card id → the card as stored, for each withdrawal this turn did not make.
+
+        A card another tab resolved first keeps its resolution (I16); the reply must then
+        say what really happened to the acts it carried (ADR 0012).
+        """
+        lost: dict[str, Interaction | None] = {}
+        for close in withdrawals:
+            card = await self.store.get_interaction(
+                prepared.actor.account, prepared.conversation_id, close.interaction_id
+            )
+            if (
+                card is None
+                or card.status is not InteractionStatus.WITHDRAWN
+                or card.resolution is None
+                or card.resolution.turn_id != prepared.turn_id
+            ):
+                lost[close.interaction_id] = card
+        return lost
 
     async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> None:
         """Record the standing constraint, what the reply asked and the acts it carries.
@@ -419,6 +443,68 @@ class _Finishing(_RuntimeBase):
             operation=first.waits_for,
             case=focus,
         )
+
+
+_REPLAYED_NOTICE = {
+    InteractionStatus.DECLINED.value: "already_declined",
+    InteractionStatus.WITHDRAWN.value: "already_withdrawn",
+    InteractionStatus.STALE.value: "stale_no_reissue",
+}
+"""The notice a second click on a card no longer open carries, by the card's status."""
+
+
+def _close_cas(close: CardClose, turn_id: str, user: str) -> InteractionCas:
+    return InteractionCas(
+        interaction_id=close.interaction_id,
+        status=close.status,
+        resolution=InteractionResolution(
+            option_id=close.option_id, turn_id=turn_id, user=user, results=dict(close.results)
+        ),
+    )
+
+
+def _untrue_withdrawals(
+    prepared: PreparedTurn,
+    lost: dict[str, Interaction | None],
+    results: dict[str, PlannedActResult],
+    notices: list[tuple[str, str, str | None]],
+) -> None:
+    """Report the acts of cards this turn could not withdraw as they really ended."""
+    gone: set[str] = set()
+    for close in prepared.closes:
+        if close.status is not InteractionStatus.WITHDRAWN or close.interaction_id not in lost:
+            continue
+        card = lost[close.interaction_id]
+        for ref in close.results:
+            act_id = ref.removeprefix(f"{close.interaction_id}:")
+            done = (
+                card is not None
+                and card.status is InteractionStatus.RESOLVED
+                and card.resolution is not None
+                and ResultStatus.COMMITTED.value
+                in (card.resolution.results.get(act_id), card.resolution.results.get(ref))
+            )
+            code = "already_committed" if done else "no_longer_pending"
+            results[ref] = PlannedActResult(
+                item_id=ref,
+                status=ResultStatus.NO_CHANGE,
+                code=code,
+                sentence=say(f"link.{code}", prepared.locale),
+                operation=results[ref].operation if ref in results else None,
+            )
+            gone.add(ref)
+    for link in prepared.understanding.links:
+        act = results.get(link.act)
+        if link.cancels in gone and act is not None and act.code == "cancellation":
+            others = [
+                k.cancels
+                for k in prepared.understanding.links
+                if k.act == link.act and k.cancels and k.cancels not in gone
+            ]
+            if not others:
+                results[link.act] = replace(act, code="nothing_cancelled", sentence=None)
+    if len(lost) == sum(c.status is InteractionStatus.WITHDRAWN for c in prepared.closes):
+        notices[:] = [n for n in notices if n[0] != "card_withdrawn"]
 
 
 def _status(result: PlannedActResult, status: ResultStatus, **changes: Any) -> PlannedActResult:

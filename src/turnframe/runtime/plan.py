@@ -130,6 +130,9 @@ class ReductionInput:
         cards_on_screen: the conversation's open cards.
         standing_do_not_submit: a standing "do not submit" is in force (D1).
         waiting: acts carried from earlier replies, oldest first (D6).
+        linked_cards: cards no longer open that this turn's links name (a link to one of
+            their acts is answered ``already_committed`` or ``no_longer_pending``,
+            ADR 0012).
     """
 
     turn_id: str
@@ -143,6 +146,7 @@ class ReductionInput:
     cards_on_screen: tuple[Interaction, ...] = ()
     standing_do_not_submit: bool = False
     waiting: tuple[WaitingAct, ...] = ()
+    linked_cards: tuple[Interaction, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -181,7 +185,10 @@ class PlannedCard:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardClose:
-    """A card closed without a command (declined, stale, selection resumed into a card).
+    """A card closed without a command (declined, stale, withdrawn, selection resumed).
+
+    A ``withdrawn`` close goes into the same store transaction as the turn's first
+    commit (ADR 0012).
 
     Attributes:
         interaction_id: the card.
@@ -208,7 +215,8 @@ class Plan:
         standing_do_not_submit: the new standing constraint value, ``None`` if unchanged.
         notices: (code, sentence, item id) notices the reply carries.
         ambiguous: how many times an ambiguous target blocked an act (metric).
-        replayed_click: the click hit a resolved card; its original results.
+        replayed_click: the click hit a card no longer open; its original results.
+        replayed_status: that card's status (``resolved``, ``declined``, ``withdrawn``…).
         waiting: the acts to carry to the next reply, oldest first, at most three (D6).
     """
 
@@ -220,4 +228,5 @@ class Plan:
     notices: tuple[tuple[str, str, str | None], ...] = ()
     ambiguous: int = 0
     replayed_click: Mapping[str, str] | None = None
+    replayed_status: str | None = None
     waiting: tuple[WaitingAct, ...] = ()

@@ -47,7 +47,14 @@ from turnframe.runtime.replay import reduction_record
 from turnframe.runtime.serial import load_waiting
 from turnframe.runtime.turn import BatchRequest, PreparedTurn, QuestionRef
 from turnframe.store.base import CaseRow, CommitRequest, InteractionCas
-from turnframe.understand.brief import AskedFor, Brief, BriefCard, BriefRecord, DomainCheck
+from turnframe.understand.brief import (
+    AskedFor,
+    Brief,
+    BriefCard,
+    BriefPending,
+    BriefRecord,
+    DomainCheck,
+)
 
 __all__: list[str] = []
 
@@ -103,6 +110,21 @@ class _Preparing(_RuntimeBase):
             brief = self._brief(
                 actor, turn_id, turn, today, locale, entries, handles, snapshots, cards, asked
             )
+            brief = replace(
+                brief,
+                cards=tuple(
+                    replace(b, acts=self._brief_pending(c, locale))
+                    for b, c in zip(brief.cards, cards, strict=True)
+                ),
+                waiting=tuple(
+                    BriefPending(
+                        ref=w.item_id,
+                        operation=w.pending.act.operation or "",
+                        summary=self._summary(w.pending.act.operation, locale),
+                    )
+                    for w in waiting
+                ),
+            )
             read = await self.understander.understand(brief)
             understanding, model_calls = read.understanding, read.model_calls
             calls, reading = read.calls, read.trace
@@ -144,6 +166,9 @@ class _Preparing(_RuntimeBase):
         click = None
         if turn.interaction_response is not None:
             click = await self._click(actor, conversation_id, turn, snapshots, today, locale)
+        linked_cards = await self._linked_cards(
+            actor, conversation_id, understanding, cards, snapshots, today, locale
+        )
         reduction = ReductionInput(
             turn_id=turn_id,
             actor=actor,
@@ -156,6 +181,7 @@ class _Preparing(_RuntimeBase):
             cards_on_screen=cards,
             standing_do_not_submit=standing_before,
             waiting=waiting,
+            linked_cards=linked_cards,
         )
         plan = reduce_turn(reduction, self.registry)
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.PLANNED))
@@ -245,6 +271,7 @@ class _Preparing(_RuntimeBase):
             questions=tuple(questions),
             focus=focus,
             replayed_click=plan.replayed_click,
+            replayed_status=plan.replayed_status,
             model_calls=model_calls,
             ambiguous=plan.ambiguous,
             understanding=understanding,
@@ -259,6 +286,62 @@ class _Preparing(_RuntimeBase):
         if plan.ambiguous:
             self.metrics.count(AMBIGUOUS_TARGET, plan.ambiguous)
         return prepared, handles
+
+    async def _linked_cards(
+        self,
+        actor: Actor,
+        conversation_id: str,
+        understanding: Understanding,
+        cards: Sequence[Interaction],
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> tuple[Interaction, ...]:
+        """Return the closed cards this turn's links name; load the linked cards' cases.
+
+        A link end ``<card id>:<act id>`` that is not an act of this turn names a pending
+        act of an earlier turn (ADR 0012). A card on screen needs its cases snapshotted
+        (its other acts go on a fresh card); a card no longer open tells the reducer
+        whether the act already committed.
+        """
+        own = {a.id for a in understanding.acts}
+        named = {
+            end.partition(":")[0]
+            for link in understanding.links
+            for end in (link.corrects, link.cancels)
+            if end and end not in own and ":" in end
+        }
+        if not named:
+            return ()
+        out: list[Interaction] = []
+        on_screen = {c.id: c for c in cards}
+        for card_id in sorted(named):
+            card = on_screen.get(card_id)
+            if card is None:
+                found = await self.store.get_interaction(actor.account, conversation_id, card_id)
+                if found is not None:
+                    out.append(found)
+                continue
+            for p in card.spec.pending:
+                for case in (p.case, card.spec.case, *p.record_args.values()):
+                    if case is not None and case not in snapshots:
+                        snapshots[case] = await self._snapshot(case, today, locale)
+        return tuple(out)
+
+    def _summary(self, operation: str | None, locale: str) -> str:
+        spec = self.registry.operation(operation or "")
+        return spec.summary_in(locale) if spec else ""
+
+    def _brief_pending(self, card: Interaction, locale: str) -> tuple[BriefPending, ...]:
+        """Return a card's pending acts as a link may name them (ADR 0012)."""
+        return tuple(
+            BriefPending(
+                ref=f"{card.id}:{p.act.id}",
+                operation=p.act.operation or "",
+                summary=self._summary(p.act.operation, locale),
+            )
+            for p in card.spec.pending
+        )
 
     async def _list_entries(
         self, actor: Actor

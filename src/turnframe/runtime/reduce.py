@@ -4,6 +4,9 @@ Nothing here performs I/O (import-linter contract ``reducer-is-pure``). Preceden
 
 1. A cancellation supersedes the act it cancels; a correction supersedes the act it
    corrects only when understanding linked them — never guessed from a repeated operation.
+   A link may name a pending act of an earlier turn (``<card id>:<act id>`` on a card on
+   screen, or a carried waiting act's id): it is superseded and its card withdrawn; a
+   link to an act no longer pending gets ``no_change`` with a code (ADR 0012).
 2. "Do not submit" blocks every submission of the turn; a standing one (D1) blocks until
    lifted in words or by clicking the confirmation card of a matching command.
 3. A hypothetical act never becomes an action; an ungrounded one is rejected (D4).
@@ -69,6 +72,11 @@ _WAITING_KEPT = 3
 def _name_key(words: str) -> str:
     """Return the words a record is named by, compared literally (case and edges aside)."""
     return " ".join(w.strip(".,;:!?\"'()").casefold() for w in words.split())
+
+
+def _full_label(result: PlannedActResult) -> str:
+    """Return ``status:code`` (or ``status``): how a card's resolution keeps a result."""
+    return f"{result.status.value}:{result.code}" if result.code else result.status.value
 
 
 def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
@@ -139,6 +147,11 @@ class _State:
     ambiguous: int = 0
     lift_for_click: bool = False
     waiting: list[WaitingAct] = field(default_factory=list)
+    earlier: dict[str, str] = field(default_factory=dict)
+    superseded: set[str] = field(default_factory=set)
+    dropped_waiting: set[str] = field(default_factory=set)
+    withdrawn: set[str] = field(default_factory=set)
+    remaining: list[tuple[Interaction, tuple[PendingAct, ...]]] = field(default_factory=list)
 
 
 class _Reducer:
@@ -172,6 +185,7 @@ class _Reducer:
     def run(self) -> Plan:
         u = self.inp.understanding
         superseded = self._links()
+        self._supersede_earlier()
         acts, registers = self._registrations()
         for item in acts:
             act = item.act
@@ -180,6 +194,7 @@ class _Reducer:
                 self._result(act.id, ResultStatus.SUPERSEDED, code=code, operation=act.operation)
                 continue
             self._reduce_act(item, origin=None, card=None)
+        self._reissue_remaining()
         carried = self._complete_waiting(registers)
         if self.inp.click is not None:
             self._click(self.inp.click)
@@ -206,6 +221,7 @@ class _Reducer:
             notices=tuple(self.s.notices),
             ambiguous=self.s.ambiguous,
             replayed_click=self._replayed,
+            replayed_status=self._replayed_status,
             waiting=waiting,
         )
 
@@ -234,6 +250,8 @@ class _Reducer:
             naming = next((a.name for a in spec.arguments if a.names_record), None)
             given = item.act.args.get(naming) if naming else None
             for waiting in reversed(self.inp.waiting):
+                if waiting.item_id in self.s.dropped_waiting:
+                    continue
                 if waiting.item_id in taken or waiting.workflow != spec.workflow:
                     continue
                 if given and _name_key(str(given)) != _name_key(waiting.name):
@@ -273,7 +291,11 @@ class _Reducer:
                 origin=None,
                 card=None,
             )
-        return [w for w in self.inp.waiting if w.item_id not in done]
+        return [
+            w
+            for w in self.inp.waiting
+            if w.item_id not in done and w.item_id not in self.s.dropped_waiting
+        ]
 
     def _carry(self, carried: list[WaitingAct]) -> tuple[WaitingAct, ...]:
         """Return the newest three waiting acts; each one pushed out gets ``expired`` (I11)."""
@@ -293,18 +315,148 @@ class _Reducer:
         return tuple(kept)
 
     _replayed: Mapping[str, str] | None = None
+    _replayed_status: str | None = None
 
     def _links(self) -> dict[str, str]:
+        """Return this turn's act id → ``cancelled``/``corrected`` for the acts it supersedes.
+
+        A link end that is not an act of this turn names an act of an earlier turn; it
+        is kept in ``self.s.earlier`` for :meth:`_supersede_earlier` (ADR 0012).
+        """
         ids = {a.act.id for a in self.inp.acts}
         out: dict[str, str] = {}
         for link in self.inp.understanding.links:
             if link.act not in ids:
                 continue
-            if link.cancels and link.cancels in ids and link.cancels != link.act:
-                out[link.cancels] = "cancelled"
-            if link.corrects and link.corrects in ids and link.corrects != link.act:
-                out.setdefault(link.corrects, "corrected")
+            if link.cancels and link.cancels != link.act:
+                if link.cancels in ids:
+                    out[link.cancels] = "cancelled"
+                else:
+                    self.s.earlier[link.cancels] = "cancelled"
+            if link.corrects and link.corrects != link.act:
+                if link.corrects in ids:
+                    out.setdefault(link.corrects, "corrected")
+                else:
+                    self.s.earlier.setdefault(link.corrects, "corrected")
+        self.s.superseded.update(out)
         return out
+
+    # links to acts of earlier turns (ADR 0012) -------------------------------------------
+    def _supersede_earlier(self) -> None:
+        """Supersede the earlier turns' pending acts this turn's links name.
+
+        A pending act on a card on screen is superseded and its card withdrawn (closed
+        in the same store transaction as the turn's first commit; the card's other acts
+        go on a fresh card). A carried waiting act (D6) is superseded and no longer
+        carried. A link to anything else gets ``no_change`` with ``already_committed``
+        (the card that held it committed it) or ``no_longer_pending`` and its sentence:
+        never silently ignored (I11).
+        """
+        if not self.s.earlier:
+            return
+        on_cards: dict[str, tuple[Interaction, PendingAct]] = {}
+        for card in self.inp.cards_on_screen:
+            for p in card.spec.pending:
+                on_cards[f"{card.id}:{p.act.id}"] = (card, p)
+        waiting = {w.item_id: w for w in self.inp.waiting}
+        taken = {*self.inp.understanding.item_ids(), "click"}
+        withdrawn: dict[str, list[str]] = {}
+        for ref, code in self.s.earlier.items():
+            pending: PendingAct | None = None
+            if ref in on_cards:
+                card, pending = on_cards[ref]
+                withdrawn.setdefault(card.id, []).append(ref)
+            elif ref in waiting:
+                pending = waiting[ref].pending
+                self.s.dropped_waiting.add(ref)
+            if pending is not None:
+                self.s.superseded.add(ref)
+                self._result(
+                    ref,
+                    ResultStatus.SUPERSEDED,
+                    code=code,
+                    operation=pending.act.operation,
+                    case=pending.case,
+                )
+                continue
+            gone = self._gone(ref)
+            self._result(
+                ref if ref not in taken else f"link:{ref}",
+                ResultStatus.NO_CHANGE,
+                code=gone,
+                sentence=self._say(f"link.{gone}"),
+            )
+        for card in self.inp.cards_on_screen:
+            refs = withdrawn.get(card.id)
+            if not refs:
+                continue
+            self.s.withdrawn.add(card.id)
+            self.s.closes.append(
+                CardClose(
+                    interaction_id=card.id,
+                    status=InteractionStatus.WITHDRAWN,
+                    option_id="",
+                    results={r: f"{ResultStatus.SUPERSEDED.value}:{self.s.earlier[r]}" for r in refs},
+                )
+            )
+            left = tuple(p for p in card.spec.pending if f"{card.id}:{p.act.id}" not in refs)
+            self.s.remaining.append((card, left))
+        if withdrawn:
+            self.s.notices.append(("card_withdrawn", self._say("card_withdrawn"), None))
+
+    def _gone(self, ref: str) -> str:
+        """Return why a linked earlier act is not pending: its card committed it, or not."""
+        card_id, _, act_id = ref.partition(":")
+        card = next((c for c in self.inp.linked_cards if c.id == card_id), None)
+        if (
+            card is not None
+            and card.status is InteractionStatus.RESOLVED
+            and card.resolution is not None
+            and ResultStatus.COMMITTED.value
+            in (card.resolution.results.get(act_id), card.resolution.results.get(ref))
+        ):
+            return "already_committed"
+        return "no_longer_pending"
+
+    def _reissue_remaining(self) -> None:
+        """Put a withdrawn card's acts that were not superseded on a fresh card (I11, I16).
+
+        They report under ``<card id>:<act id>``; nothing is compiled or committed for
+        them in this turn (the user did not ask for them again). A Confirm card's acts
+        join this turn's Confirm card on the same record (D3).
+        """
+        for card, left in self.s.remaining:
+            if not left:
+                continue
+            spec = card.spec
+            renamed = tuple(replace(p, act=replace(p.act, id=f"{card.id}:{p.act.id}")) for p in left)
+            if spec.kind is InteractionKind.CONFIRM and spec.case in self.inp.snapshots:
+                assert spec.case is not None
+                for p in renamed:
+                    self.s.awaiting.setdefault(spec.case, []).append(
+                        _Awaiting(
+                            pending=p, operations=(p.act.operation or "",), review_role=None
+                        )
+                    )
+                    self._result(
+                        p.act.id,
+                        ResultStatus.AWAITING_CONFIRMATION,
+                        code="reissued",
+                        operation=p.act.operation,
+                        case=p.case,
+                    )
+                continue
+            fresh = replace(
+                spec, pending=renamed, operations=tuple(p.act.operation or "" for p in renamed)
+            )
+            self.s.cards.append(PlannedCard(spec=fresh, item_ids=tuple(p.act.id for p in renamed)))
+            for p in renamed:
+                if spec.kind is InteractionKind.SELECT_TARGET:
+                    status = ResultStatus.NEEDS_CLARIFICATION
+                    code = "ambiguous_target" if p.argument is None else f"ambiguous_record:{p.argument}"
+                else:
+                    status, code = ResultStatus.AWAITING_CONFIRMATION, "reissued"
+                self._result(p.act.id, status, code=code, operation=p.act.operation, case=p.case)
 
     # one act -----------------------------------------------------------------------
     def _reduce_act(
@@ -312,11 +464,18 @@ class _Reducer:
     ) -> None:
         act = item.act
         if act.operation is None:
-            cancels = any(
-                link.act == act.id and link.cancels for link in self.inp.understanding.links
-            )
-            code = "cancellation" if cancels else "nothing_to_do"
-            sentence = self._say("cancelled" if cancels else "nothing_to_do")
+            targets = [
+                link.cancels
+                for link in self.inp.understanding.links
+                if link.act == act.id and link.cancels
+            ]
+            if targets and not any(t in self.s.superseded for t in targets):
+                # Everything it names had already gone (ADR 0012): the linked items' own
+                # results say why; "that change was not made" would not be true.
+                self._result(act.id, ResultStatus.NO_CHANGE, code="nothing_cancelled")
+                return
+            code = "cancellation" if targets else "nothing_to_do"
+            sentence = self._say("cancelled" if targets else "nothing_to_do")
             self._result(act.id, ResultStatus.NO_CHANGE, code=code, sentence=sentence)
             return
         if act.hypothetical:
@@ -660,11 +819,32 @@ class _Reducer:
                 "click", ResultStatus.REJECTED, code="not_found", sentence=self._say("unknown_card")
             )
             return
-        if card.status is InteractionStatus.RESOLVED and card.resolution is not None:
-            self._replayed = dict(card.resolution.results)
+        if card.id in self.s.withdrawn:
+            # This turn's own words cancelled or corrected what the card would do.
+            self._result(
+                "click",
+                ResultStatus.NO_CHANGE,
+                code="withdrawn",
+                sentence=self._say("already_withdrawn"),
+            )
+            return
+        if card.status is not InteractionStatus.OPEN:
+            # A second click returns the card's original resolution, whatever it was
+            # (resolved, declined, stale or withdrawn), and commits nothing.
+            if card.resolution is not None:
+                self._replayed = dict(card.resolution.results)
+                self._replayed_status = card.status.value
+                return
+            # Displaced by a newer card on its case (I5): never answered.
+            self._result(
+                "click",
+                ResultStatus.REJECTED,
+                code=card.status.value,
+                sentence=self._say("card_superseded"),
+            )
             return
         option = card.spec.option(click.response.option_id)
-        if card.status is not InteractionStatus.OPEN or option is None:
+        if option is None:
             self._result(
                 "click", ResultStatus.REJECTED, code="not_found", sentence=self._say("unknown_card")
             )
@@ -678,6 +858,14 @@ class _Reducer:
             return
         card = next((c for c in self.inp.cards_on_screen if c.id == interaction_id), None)
         option = card.spec.option(option_id) if card else None
+        if card is not None and card.id in self.s.withdrawn:
+            self._result(
+                item_id,
+                ResultStatus.NO_CHANGE,
+                code="withdrawn",
+                sentence=self._say("already_withdrawn"),
+            )
+            return
         if card is None or option is None or card.status is not InteractionStatus.OPEN:
             self._result(
                 item_id,
@@ -765,7 +953,7 @@ class _Reducer:
                 return
             for p in pending:
                 self._result(p.act.id, status, code=code, sentence=self._say(code))
-                item_results[p.act.id] = self.s.results[p.act.id].label
+                item_results[p.act.id] = _full_label(self.s.results[p.act.id])
             if not structured:
                 self._result(item_id, ResultStatus.NO_CHANGE, code=code)
             self.s.closes.append(
@@ -889,7 +1077,7 @@ class _Reducer:
                 interaction_id=card.id,
                 status=InteractionStatus.STALE,
                 option_id="",
-                results={},
+                results={"click": f"{ResultStatus.REJECTED.value}:stale"},
             )
         )
         if not reissue or spec.case is None:

@@ -59,6 +59,7 @@ def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
             "cards_on_screen": _CARDS.dump_python(inp.cards_on_screen, mode="json"),
             "standing_do_not_submit": inp.standing_do_not_submit,
             "waiting": _WAITING.dump_python(inp.waiting, mode="json"),
+            "linked_cards": _CARDS.dump_python(inp.linked_cards, mode="json"),
             "snapshots": [
                 {
                     "case": _CASE.dump_python(snap.case, mode="json"),
@@ -107,6 +108,7 @@ def reduction_input(data: Any, registry: WorkflowRegistry) -> ReductionInput:
         cards_on_screen=_CARDS.validate_python(data["cards_on_screen"]),
         standing_do_not_submit=bool(data["standing_do_not_submit"]),
         waiting=_WAITING.validate_python(data["waiting"]),
+        linked_cards=_CARDS.validate_python(data.get("linked_cards", [])),
     )
 
 

@@ -72,6 +72,7 @@ class PreparedTurn:
         questions: questions with their cases.
         focus: the turn's record (for the one thing to ask next).
         replayed_click: the original results of a card clicked again.
+        replayed_status: that card's status, choosing the notice the reply carries.
         model_calls: model calls understanding made.
         ambiguous: ambiguity count (metric).
         understanding: the proposal understanding returned.
@@ -101,6 +102,7 @@ class PreparedTurn:
     questions: tuple[QuestionRef, ...] = ()
     focus: CaseRef | None = None
     replayed_click: Mapping[str, str] | None = None
+    replayed_status: str | None = None
     model_calls: int = 0
     ambiguous: int = 0
     understanding: Understanding = field(default_factory=Understanding)

@@ -21,6 +21,7 @@ __all__ = [
     "AskedFor",
     "Brief",
     "BriefCard",
+    "BriefPending",
     "BriefRecord",
     "DomainCheck",
     "StepListener",
@@ -60,6 +61,23 @@ class BriefRecord:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BriefPending:
+    """A pending act of an earlier turn that this turn's words may cancel or correct.
+
+    Attributes:
+        ref: the id a link names it by (``<card id>:<act id>`` for an act on a card on
+            screen, the carried act's id for an act waiting for a record); an offered
+            value of the link fields, like a handle (ADR 0012).
+        operation: its operation key.
+        summary: the operation's summary in the turn's locale (server-written).
+    """
+
+    ref: str
+    operation: str
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BriefCard:
     """A card on screen, as a model may see it.
 
@@ -68,12 +86,14 @@ class BriefCard:
         kind: the card's kind.
         prompt: its question.
         options: option ids with labels.
+        acts: the pending acts it carries, each a link may name (ADR 0012).
     """
 
     interaction_id: str
     kind: str
     prompt: str
     options: tuple[tuple[str, str], ...]
+    acts: tuple[BriefPending, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,6 +124,7 @@ class Brief:
         records: the records in view.
         creatable: operation keys that create a new record.
         cards: the open cards on screen.
+        waiting: the acts carried from earlier replies, waiting for a record (D6).
         asked: what the last reply asked for, if anything (its server-written question).
         asked_for: the operation, argument and record that question was for.
         handles: every handle of the turn.
@@ -121,6 +142,7 @@ class Brief:
     records: tuple[BriefRecord, ...] = ()
     creatable: tuple[str, ...] = ()
     cards: tuple[BriefCard, ...] = ()
+    waiting: tuple[BriefPending, ...] = ()
     asked: str | None = None
     asked_for: AskedFor | None = None
     handles: tuple[str, ...] = field(default=())
@@ -136,6 +158,12 @@ class Brief:
         for record in self.records:
             seen.update(dict.fromkeys(record.offered))
         return tuple(seen)
+
+    def pending_refs(self) -> tuple[str, ...]:
+        """Return the ids of the earlier turns' pending acts a link may name (ADR 0012)."""
+        return tuple(a.ref for c in self.cards for a in c.acts) + tuple(
+            w.ref for w in self.waiting
+        )
 
     def operation(self, key: str) -> OperationSpec | None:
         """Return the spec of offered operation ``key``, or ``None``."""
@@ -194,9 +222,11 @@ def brief_from_json(data: JSONObject) -> Brief:
                 kind=c["kind"],
                 prompt=c["prompt"],
                 options=tuple((o[0], o[1]) for o in c["options"]),
+                acts=tuple(BriefPending(**a) for a in c.get("acts", ())),
             )
             for c in raw["cards"]
         ),
+        waiting=tuple(BriefPending(**w) for w in raw.get("waiting", ())),
         asked=raw["asked"],
         asked_for=AskedFor(**raw["asked_for"]) if raw.get("asked_for") else None,
         handles=tuple(raw["handles"]),

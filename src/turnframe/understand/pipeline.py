@@ -356,7 +356,14 @@ class _Reading:
         if findings:
             await self._send_back(acts, findings, units)
         links: list[Link] = []
+        refs = set(self.brief.pending_refs())
         for unit_id, corrected in corrections:
+            if corrected in refs:
+                # An act of an earlier turn, still pending (ADR 0012).
+                for act in by_unit.get(unit_id, []):
+                    if not act.dropped:
+                        links.append(Link(act=act.id, corrects=corrected))
+                continue
             earlier = by_unit.get(corrected, [])
             for act in by_unit.get(unit_id, []):
                 if act.dropped or not earlier:
@@ -364,6 +371,9 @@ class _Reading:
                 same = next((e for e in earlier if e.spec.key == act.spec.key), earlier[0])
                 links.append(Link(act=act.id, corrects=same.id))
         for act_id, unit_id in cancels:
+            if unit_id in refs:
+                links.append(Link(act=act_id, cancels=unit_id))
+                continue
             for cancelled in by_unit.get(unit_id, []):
                 links.append(Link(act=act_id, cancels=cancelled.id))
         semantic = [

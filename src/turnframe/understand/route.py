@@ -12,7 +12,13 @@ from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
 from turnframe.understand.brief import Brief
 from turnframe.understand.prompts import prompt
-from turnframe.understand.units import Unit, card_data, operation_data, record_data
+from turnframe.understand.units import (
+    Unit,
+    card_data,
+    operation_data,
+    record_data,
+    waiting_data,
+)
 from turnframe.understand.words import Words
 
 __all__ = ["Route", "read_routes", "route_task"]
@@ -44,7 +50,9 @@ def route_task(
     """Return the route task for ``units`` (``everyone``: all the message's units, for links)."""
     offered = brief.offered_operations()
     ids = [u.id for u in units]
-    all_ids = [u.id for u in everyone]
+    # A link may also name a pending act of an earlier turn, by an id the brief offers
+    # (on a card on screen, or waiting for a record) — like a handle (ADR 0012).
+    all_ids = [u.id for u in everyone] + [r for r in brief.pending_refs() if r not in ids]
     cards = [
         s.obj(
             {"interaction": s.const(c.interaction_id), "option": s.enum([o for o, _ in c.options])}
@@ -126,7 +134,11 @@ def route_task(
         "operations_on_offer": [operation_data(spec, brief.locale) for spec in specs if spec],
         "topics": list(brief.topics),
         "last_reply_asked": brief.asked,
-        "data": {"records": record_data(brief.records), "cards_on_screen": card_data(brief)},
+        "data": {
+            "records": record_data(brief.records),
+            "cards_on_screen": card_data(brief),
+            **({"waiting_acts": waiting_data(brief)} if brief.waiting else {}),
+        },
     }
     if note:
         data["note"] = note

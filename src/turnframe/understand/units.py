@@ -113,6 +113,16 @@ def card_data(brief: Brief) -> list[JSONValue]:
             "kind": c.kind,
             "prompt": c.prompt,
             "options": [{"option": o, "label": label} for o, label in c.options],
+            **(
+                {"pending_acts": [{"id": a.ref, "does": a.summary} for a in c.acts]}
+                if c.acts
+                else {}
+            ),
         }
         for c in brief.cards
     ]
+
+
+def waiting_data(brief: Brief) -> list[JSONValue]:
+    """Return the earlier turns' acts waiting for a record, as data (ADR 0012)."""
+    return [{"id": w.ref, "does": w.summary} for w in brief.waiting]

@@ -369,6 +369,19 @@ class _Run:
             return self.cards[n - 1].id
         return ref
 
+    def _link_end(self, end: str | None, where: str) -> str | None:
+        """Return a link end, ``card:<card>:<act id>`` made ``<card id>:<act id>``.
+
+        ``<card>`` is ``last``, ``#n`` or a card id, as for clicks: the act that card
+        carries, pending from an earlier turn (ADR 0012). Other ends are used as written.
+        """
+        if end is None or not end.startswith("card:"):
+            return end
+        card, sep, act = end[5:].rpartition(":")
+        if not sep or not card or not act:
+            raise ScenarioFileError(self.file, where, f"{end!r} is not card:<card>:<act id>")
+        return f"{self._card_id(card, where)}:{act}"
+
     async def _turn(self, number: int, turn: TurnModel) -> None:
         where = f"turns[{number - 1}]"
         if turn.advance_days:
@@ -567,7 +580,11 @@ class _Run:
                     for c in spec.constraints
                 ),
                 links=tuple(
-                    Link(act=link.act, corrects=link.corrects, cancels=link.cancels)
+                    Link(
+                        act=link.act,
+                        corrects=self._link_end(link.corrects, f"{where}.understanding.links"),
+                        cancels=self._link_end(link.cancels, f"{where}.understanding.links"),
+                    )
                     for link in spec.links
                 ),
             )
