@@ -32,12 +32,14 @@ from turnframe.core.commands import (
     RiskClass,
     VerifiedCallback,
     origin_is_server_issued,
+    policy_at_least,
 )
 from turnframe.core.errors import (
     FailureClass,
     InvariantBroken,
     MalformedProposal,
     RegistryError,
+    RiskPolicyError,
     Severity,
     TurnFailure,
     TurnframeError,
@@ -54,6 +56,8 @@ from turnframe.core.interactions import (
     InteractionStatus,
     OptionMeaning,
     PendingAct,
+    ProposedCommand,
+    RenderedArgument,
 )
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.ports import (
@@ -176,6 +180,8 @@ __all__ = [
     "OutboxDraft",
     "OutboxMessage",
     "PendingAct",
+    "ProposedCommand",
+    "RenderedArgument",
     "PlannedActResult",
     "PolicyDecision",
     "ProposedTarget",
@@ -184,6 +190,7 @@ __all__ = [
     "ReceiptBlock",
     "Refusal",
     "RegistryError",
+    "RiskPolicyError",
     "ReplyBlock",
     "ResultStatus",
     "RiskClass",
@@ -214,5 +221,6 @@ __all__ = [
     "canonical_json",
     "digest",
     "origin_is_server_issued",
+    "policy_at_least",
     "to_json_value",
 ]

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from turnframe.core.commands import CONSERVATIVE_POLICY, CommandPolicy
+
 __all__ = ["ArgumentKind", "ArgumentSpec", "OperationSpec"]
 
 
@@ -67,6 +69,10 @@ class OperationSpec:
         arguments: the argument specs.
         creates_case: whether the operation brings a new case into existence.
         submission: whether it is a submission that a "do not submit" constraint blocks (D1).
+        policy: the declared policy (risk class, confirmation, any explicit opt-out).
+            ``WorkflowRegistry.register`` checks it (I17) and the runtime never applies a
+            weaker one than it at run time; undeclared means unknown risk with a Confirm
+            card (docs/adr/0013-cards-show-what-they-do.md).
     """
 
     key: str
@@ -76,6 +82,7 @@ class OperationSpec:
     summaries: Mapping[str, str] = field(default_factory=dict)
     creates_case: bool = False
     submission: bool = False
+    policy: CommandPolicy = CONSERVATIVE_POLICY
 
     def argument(self, name: str) -> ArgumentSpec | None:
         """Return the argument spec named ``name``, or ``None``."""

@@ -15,20 +15,27 @@ from turnframe.core import (
     ArgumentSpec,
     ArgValue,
     CaseRef,
+    ClaimMode,
+    CommandPolicy,
+    ConfirmationRequirement,
     JSONObject,
     JSONValue,
     Refusal,
+    RiskClass,
     to_json_value,
 )
 from turnframe.samples.travel import copy
 
 __all__ = [
     "COMPANY",
+    "LOW_RISK",
+    "REVERSIBLE_RISK",
     "Rejected",
     "TransitionRefused",
     "TravelCommand",
     "arg",
     "ask_argument",
+    "confirmed",
     "date_from_json",
     "date_value",
     "int_value",
@@ -41,6 +48,20 @@ __all__ = [
 
 COMPANY: Final = "company"
 """The literal a payer argument accepts besides a traveler record."""
+
+
+LOW_RISK: Final = CommandPolicy(risk=RiskClass.LOW)
+"""The declared policy of a low-risk operation: it runs on a direct act (travel-sample.md)."""
+
+REVERSIBLE_RISK: Final = CommandPolicy(risk=RiskClass.REVERSIBLE)
+"""The declared policy of a reversible operation (``trip.remove_extra``)."""
+
+
+def confirmed(risk: RiskClass, *, claim_mode: ClaimMode = ClaimMode.RECEIPT) -> CommandPolicy:
+    """Return the declared policy of a ``risk`` operation that needs a Confirm card (I17)."""
+    return CommandPolicy(
+        risk=risk, confirmation=ConfirmationRequirement.CONFIRM, claim_mode=claim_mode
+    )
 
 
 class Rejected(Exception):

@@ -43,10 +43,12 @@ from turnframe.core import (
 )
 from turnframe.samples.travel import copy
 from turnframe.samples.travel._common import (
+    LOW_RISK,
     Rejected,
     TravelCommand,
     arg,
     ask_argument,
+    confirmed,
     date_from_json,
     date_value,
     localized,
@@ -117,6 +119,7 @@ TravelerCommand: TypeAlias = RegisterTraveler | UpdateTravelerEmail | DeleteTrav
 TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
     OperationSpec(
         key="traveler.register",
+        policy=LOW_RISK,
         workflow="traveler",
         creates_case=True,
         summary="Register a new traveler.",
@@ -134,6 +137,7 @@ TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="traveler.update_email",
+        policy=LOW_RISK,
         workflow="traveler",
         summary="Change the traveler's email address.",
         summaries=localized(
@@ -145,6 +149,7 @@ TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="traveler.delete",
+        policy=confirmed(RiskClass.DESTRUCTIVE),
         workflow="traveler",
         summary="Delete the traveler.",
         summaries=localized("Delete the traveler.", "Eliminar o viajante."),

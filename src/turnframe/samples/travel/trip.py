@@ -26,6 +26,7 @@ from datetime import date
 from typing import Any
 
 from turnframe.core import (
+    CONSERVATIVE_POLICY,
     Actor,
     ArgumentSpec,
     CaseRef,
@@ -33,7 +34,6 @@ from turnframe.core import (
     CommandPolicy,
     Compiled,
     CompileRequest,
-    ConfirmationRequirement,
     DomainEvent,
     EventDraft,
     Execution,
@@ -43,7 +43,6 @@ from turnframe.core import (
     OperationSpec,
     Outcome,
     Refusal,
-    RiskClass,
     UsageError,
     WorkflowView,
     to_json_value,
@@ -95,19 +94,8 @@ _OFFERED: dict[str, tuple[str, ...]] = {
     "completed": (),
     "cancelled": (),
 }
-_LOW = CommandPolicy(risk=RiskClass.LOW)
-_POLICIES: dict[str, CommandPolicy] = {
-    "trip.remove_extra": CommandPolicy(risk=RiskClass.REVERSIBLE),
-    "trip.book_hotel": CommandPolicy(
-        risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
-    ),
-    "trip.confirm": CommandPolicy(
-        risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
-    ),
-    "trip.cancel": CommandPolicy(
-        risk=RiskClass.DESTRUCTIVE, confirmation=ConfirmationRequirement.CONFIRM
-    ),
-}
+_POLICIES: dict[str, CommandPolicy] = {op.key: op.policy for op in TRIP_OPERATIONS}
+"""The declared policies of travel-sample.md's table, one per operation (I17)."""
 _TERMINAL = ("completed", "cancelled")
 
 
@@ -392,7 +380,7 @@ class TripWorkflow:
 
     def policy(self, state: TripState | None, command: Command) -> CommandPolicy:
         """Return the policy of travel-sample.md's table (low unless listed otherwise)."""
-        return _POLICIES.get(command.operation, _LOW)
+        return _POLICIES.get(command.operation, CONSERVATIVE_POLICY)
 
     def validate(self, state: TripState | None, command: Command, today: date) -> Refusal | None:
         """Re-check ``command`` against ``state`` at execution time (English sentence; §7)."""
