@@ -104,6 +104,7 @@ from turnframe.core.turn import (
 from turnframe.core.view import BlockingRequirement, Notice, Obligation, Outcome, WorkflowView
 from turnframe.core.workflow import (
     ArgValue,
+    CommandText,
     Compiled,
     CompileRequest,
     ErasedWorkflow,
@@ -135,6 +136,7 @@ __all__ = [
     "Command",
     "CommandEnvelope",
     "CommandPolicy",
+    "CommandText",
     "CompileRequest",
     "Compiled",
     "ConfirmationRequirement",

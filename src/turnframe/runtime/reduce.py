@@ -42,10 +42,17 @@ from turnframe.core.interactions import (
     InteractionStatus,
     OptionMeaning,
     PendingAct,
+    ProposedCommand,
 )
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.targets import Ambiguous, Exact, NotFound, Unauthorized
-from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
+from turnframe.core.workflow import (
+    ArgValue,
+    CompileRequest,
+    ErasedWorkflow,
+    Refusal,
+    WorkflowRegistry,
+)
 from turnframe.runtime.copy import say
 from turnframe.runtime.plan import (
     ActInput,
@@ -91,14 +98,23 @@ def card_prompt(
     label: str,
     operations: tuple[str, ...],
     locale: str,
+    commands: tuple[ProposedCommand, ...] = (),
 ) -> str:
     """Return the prompt of a Confirm or Review card on the record labelled ``label``.
 
     The runtime calls it again once the turn's commits are in, so a card always shows the
     record as it is when the card is bound (D2: never content the user did not see).
+    ``commands`` are the card's proposed commands as the domain rendered them: the prompt
+    shows each one with its arguments (docs/adr/0013-cards-show-what-they-do.md); the
+    operations' summaries stand in only for a card that has none.
     """
     key = "review.prompt" if kind is InteractionKind.REVIEW else "confirm.prompt"
-    return say(key, locale, label=label, operations=_operations_text(registry, operations, locale))
+    text = _commands_text(commands) if commands else _operations_text(registry, operations, locale)
+    return say(key, locale, label=label, operations=text)
+
+
+def _commands_text(commands: tuple[ProposedCommand, ...]) -> str:
+    return "; ".join(c.text.rstrip(".") for c in commands)
 
 
 def _operations_text(registry: WorkflowRegistry, operations: tuple[str, ...], locale: str) -> str:
@@ -125,6 +141,7 @@ class _Awaiting:
     pending: PendingAct
     operations: tuple[str, ...]
     review_role: str | None
+    commands: tuple[ProposedCommand, ...] = ()
 
 
 @dataclass(slots=True)
@@ -506,9 +523,10 @@ class _Reducer:
         confirmed_first = isinstance(origin, ConfirmedInteraction) and (
             origin.interaction_kind == InteractionKind.CONFIRM.value
         )
+        proposed = self._propose(workflow, snap.state, compiled.commands)
         if review and confirmed_first:
             assert isinstance(origin, ConfirmedInteraction)
-            self._review_card(pending, compiled.commands, review, origin, snap.label)
+            self._review_card(pending, compiled.commands, review, origin, snap.label, proposed)
             self._result(
                 act.id,
                 ResultStatus.AWAITING_CONFIRMATION,
@@ -522,6 +540,7 @@ class _Reducer:
                 pending=pending,
                 operations=tuple(c.operation for c in compiled.commands),
                 review_role=review,
+                commands=proposed,
             )
         )
         self._result(act.id, ResultStatus.AWAITING_CONFIRMATION, operation=act.operation, case=case)
@@ -564,6 +583,27 @@ class _Reducer:
     def _ops_text(self, operations: tuple[str, ...]) -> str:
         return _operations_text(self.registry, operations, self.inp.locale)
 
+    def _propose(
+        self, workflow: ErasedWorkflow, state: object, commands: tuple[Command, ...]
+    ) -> tuple[ProposedCommand, ...]:
+        """Return ``commands`` as a card shows them, arguments rendered by the domain (D2)."""
+        labels = {case: snap.label for case, snap in self.inp.snapshots.items()}
+        return tuple(workflow.propose(state, c, self.inp.locale, labels) for c in commands)
+
+    def _select_prompt(
+        self, operation: str | None, candidates: tuple[CaseRef | None, ...], argument: str | None
+    ) -> str:
+        """Return the selection question worded by the candidates' domain, else the runtime's."""
+        spec = self.registry.operation(operation or "")
+        workflows = {c.workflow for c in candidates if c is not None}
+        if spec is not None and len(workflows) == 1:
+            erased = self.registry.workflow(workflows.pop())
+            arg = spec.argument(argument) if argument else None
+            words = erased.select_prompt(spec, arg, self.inp.locale)
+            if words:
+                return words
+        return self._say("select.prompt")
+
     def _plan_selection(self, options: tuple[InteractionOption, ...], waiting: PendingAct) -> None:
         """Plan a select_target card; acts waiting on the same candidates share one card."""
         cases = tuple(o.case for o in options)
@@ -584,7 +624,7 @@ class _Reducer:
         spec = InteractionSpec(
             kind=InteractionKind.SELECT_TARGET,
             case=None,
-            prompt=self._say("select.prompt"),
+            prompt=self._select_prompt(waiting.act.operation, cases, waiting.argument),
             options=options,
             independent=True,
             pending=(waiting,),
@@ -596,16 +636,23 @@ class _Reducer:
         for case, waiting in self.s.awaiting.items():
             snap = self.inp.snapshots[case]
             operations = tuple(op for w in waiting for op in w.operations)
+            commands = tuple(c for w in waiting for c in w.commands)
             spec = InteractionSpec(
                 kind=InteractionKind.CONFIRM,
                 case=case,
-                prompt=self._say(
-                    "confirm.prompt", label=snap.label, operations=self._ops_text(operations)
+                prompt=card_prompt(
+                    self.registry,
+                    InteractionKind.CONFIRM,
+                    snap.label,
+                    operations,
+                    self.inp.locale,
+                    commands,
                 ),
                 options=self._confirm_options(),
                 bound_revision=snap.revision,
                 pending=tuple(w.pending for w in waiting),
                 operations=operations,
+                commands=commands,
             )
             self.s.cards.append(
                 PlannedCard(spec=spec, item_ids=tuple(w.pending.act.id for w in waiting))
@@ -628,6 +675,7 @@ class _Reducer:
         role: str,
         origin: ConfirmedInteraction,
         label: str,
+        proposed: tuple[ProposedCommand, ...] = (),
     ) -> None:
         assert pending.case is not None
         operations = tuple(c.operation for c in commands)
@@ -635,7 +683,10 @@ class _Reducer:
         spec = InteractionSpec(
             kind=InteractionKind.REVIEW,
             case=pending.case,
-            prompt=self._say("review.prompt", label=label, operations=self._ops_text(operations)),
+            prompt=card_prompt(
+                self.registry, InteractionKind.REVIEW, label, operations, self.inp.locale, proposed
+            ),
+            commands=proposed,
             options=(
                 InteractionOption(
                     id="approve", label=self._say("option.approve"), meaning=OptionMeaning.APPROVE
@@ -909,6 +960,7 @@ class _Reducer:
             bound_revision=snap.revision,
             pending=spec.pending,
             operations=spec.operations,
+            commands=spec.commands,
         )
         ids = tuple(p.act.id for p in pending)
         self.s.cards.append(PlannedCard(spec=fresh, item_ids=ids))

@@ -13,6 +13,7 @@ unknown (the label sees only this case's state, so a traveler's trips cannot be 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Literal, TypeAlias, cast
@@ -24,6 +25,7 @@ from turnframe.core import (
     CaseRef,
     Command,
     CommandPolicy,
+    CommandText,
     Compiled,
     CompileRequest,
     ConfirmationRequirement,
@@ -48,6 +50,7 @@ from turnframe.samples.travel._common import (
     TravelCommand,
     arg,
     ask_argument,
+    command_text,
     confirmed,
     date_from_json,
     date_value,
@@ -387,3 +390,21 @@ class TravelerWorkflow:
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the question for a missing argument value (en or pt-PT; §9)."""
         return ask_argument(argument, locale)
+
+    def render_command(
+        self,
+        state: TravelerState | None,
+        command: Command,
+        locale: str,
+        labels: Mapping[CaseRef, str],
+    ) -> CommandText:
+        """Return ``command`` as a card shows it: ``"Delete traveler Ana Costa"`` (D2)."""
+        traveler = _as_command(command)
+        name = state.full_name if state is not None else ""
+        return command_text(locale, traveler.to_json(), traveler.operation, labels, name=name)
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the question of a selection card offering travelers, in ``locale`` (ADR)."""
+        return copy.text(locale, "select.traveler")

@@ -21,6 +21,7 @@ refusal (``dates_locked``) instead of an operation the model cannot name.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -32,6 +33,7 @@ from turnframe.core import (
     CaseRef,
     Command,
     CommandPolicy,
+    CommandText,
     Compiled,
     CompileRequest,
     DomainEvent,
@@ -53,6 +55,7 @@ from turnframe.samples.travel._common import (
     Rejected,
     TransitionRefused,
     ask_argument,
+    command_text,
     refusal,
 )
 from turnframe.samples.travel.trip_model import (
@@ -491,6 +494,35 @@ class TripWorkflow:
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the question for a missing argument value (en or pt-PT; §9)."""
         return ask_argument(argument, locale)
+
+    def render_command(
+        self,
+        state: TripState | None,
+        command: Command,
+        locale: str,
+        labels: Mapping[CaseRef, str],
+    ) -> CommandText:
+        """Return ``command`` as a card shows it: ``"Book hotel Avenida for 3 nights"`` (D2).
+
+        An extra is named by its kind and id (``"hotel (E1)"``) from ``state``; a traveler
+        by its candidate label from ``labels``.
+        """
+        trip = _as_trip_command(command)
+        data = trip.to_json()
+        shown: dict[str, str] = {}
+        extra = data.get("extra")
+        if isinstance(extra, str) and state is not None:
+            found = next((e for e in state.extras if e.id == extra), None)
+            if found is not None:
+                shown["extra"] = f"{copy.kind_name(locale, found.kind)} ({found.id})"
+        name = state.name if state is not None else str(data.get("name") or "")
+        return command_text(locale, data, trip.operation, labels, shown=shown, trip=name)
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the question of a selection card offering trips, in ``locale`` (ADR)."""
+        return copy.text(locale, "select.trip")
 
 
 def _date(value: object) -> date | None:
