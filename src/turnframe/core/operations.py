@@ -56,6 +56,14 @@ class ArgumentSpec:
     literals: tuple[str, ...] = ()
     names_record: bool = False
 
+    def label_in(self, locale: str) -> str:
+        """Return the label for ``locale`` (then its language, then ``label``, then ``name``).
+
+        Used inside code-written questions, so a pt-PT sentence never carries the English
+        label (docs/adr/0013-cards-show-what-they-do.md).
+        """
+        return self.labels.get(locale) or self.labels.get(locale[:2]) or self.label or self.name
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OperationSpec:

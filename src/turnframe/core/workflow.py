@@ -211,8 +211,14 @@ class WorkflowDefinition(Protocol[S]):
         """Apply one command purely; raise nothing but return events (refuse via validate)."""
         ...
 
-    def validate(self, state: S | None, command: Command, today: date) -> Refusal | None:
-        """Return a refusal when the command may not apply to ``state`` now, else ``None``."""
+    def validate(
+        self, state: S | None, command: Command, today: date, locale: str = "en"
+    ) -> Refusal | None:
+        """Return a refusal when the command may not apply to ``state`` now, else ``None``.
+
+        The refusal's sentence is in ``locale``, the turn's (no English in another
+        locale's reply; docs/adr/0013-cards-show-what-they-do.md).
+        """
         ...
 
     def render_receipt(self, event: DomainEvent, state: S | None, locale: str) -> str | None:
@@ -384,7 +390,7 @@ class ErasedWorkflow:
 def _argument_label(op: OperationSpec | None, name: str, locale: str) -> str:
     spec = op.argument(name) if op else None
     if spec is not None:
-        return spec.labels.get(locale) or spec.labels.get(locale[:2]) or spec.label or name
+        return spec.label_in(locale)
     return name.replace("_", " ")
 
 

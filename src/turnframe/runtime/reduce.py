@@ -495,7 +495,9 @@ class _Reducer:
             )
             return
         for command in compiled.commands:
-            refusal = workflow.definition.validate(snap.state, command, self.inp.today)
+            refusal = workflow.definition.validate(
+                snap.state, command, self.inp.today, self.inp.locale
+            )
             if refusal is not None and not self.s.prior[case]:
                 self._reject(act, refusal.code, refusal.sentence, case=case)
                 return
@@ -567,7 +569,7 @@ class _Reducer:
         sentence = (
             question
             if why == "missing"
-            else f"{self._say('invalid_value', argument=argument.label or name)} {question}"
+            else f"{self._say('invalid_value', argument=argument.label_in(self.inp.locale))} {question}"
         )
         self._result(
             act.id,

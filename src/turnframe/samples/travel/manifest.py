@@ -339,13 +339,13 @@ class ManifestWorkflow:
         )
 
     def validate(
-        self, state: ManifestState | None, command: Command, today: date
+        self, state: ManifestState | None, command: Command, today: date, locale: str = copy.EN
     ) -> Refusal | None:
-        """Re-check ``command`` at execution time (English sentence), or ``None`` (§7)."""
+        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
         try:
             _check(state, _as_command(command), today)
         except Rejected as rejected:
-            return refusal(rejected, copy.EN)
+            return refusal(rejected, locale)
         return None
 
     def execute(

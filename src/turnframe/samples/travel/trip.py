@@ -385,12 +385,14 @@ class TripWorkflow:
         """Return the policy of travel-sample.md's table (low unless listed otherwise)."""
         return _POLICIES.get(command.operation, CONSERVATIVE_POLICY)
 
-    def validate(self, state: TripState | None, command: Command, today: date) -> Refusal | None:
-        """Re-check ``command`` against ``state`` at execution time (English sentence; §7)."""
+    def validate(
+        self, state: TripState | None, command: Command, today: date, locale: str = copy.EN
+    ) -> Refusal | None:
+        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
         try:
             _check(state, _as_trip_command(command), today)
         except Rejected as rejected:
-            return refusal(rejected, copy.EN)
+            return refusal(rejected, locale)
         return None
 
     def execute(
