@@ -177,6 +177,8 @@ class CommandPolicy:
         if self.opt_out is not None:
             if not self.opt_out.strip():
                 return "opt_out must state the reason in words, not be blank"
+            if not self.risk.requires_confirmation:
+                return f"a {self.risk.value} command needs no confirmation; remove opt_out"
             if not self.risk.may_opt_out:
                 return (
                     f"a {self.risk.value} command may not opt out of confirmation; "

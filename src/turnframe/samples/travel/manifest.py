@@ -222,6 +222,9 @@ class ManifestWorkflow:
     ``invalid_value``.
     """
 
+    locales: tuple[str, ...] = (copy.EN, copy.PT)
+    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
+
     @property
     def name(self) -> str:
         """``"manifest"`` (the registry key, §4)."""

@@ -236,6 +236,9 @@ class TravelerWorkflow:
     ``missing_argument``, ``invalid_value``.
     """
 
+    locales: tuple[str, ...] = (copy.EN, copy.PT)
+    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
+
     @property
     def name(self) -> str:
         """``"traveler"`` (the registry key, §4)."""

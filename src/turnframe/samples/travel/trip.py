@@ -303,6 +303,9 @@ class TripWorkflow:
     ``already_started``, ``not_created``, ``missing_argument``, ``invalid_value``.
     """
 
+    locales: tuple[str, ...] = (copy.EN, copy.PT)
+    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
+
     @property
     def name(self) -> str:
         """``"trip"`` (the registry key, §4)."""
