@@ -160,9 +160,7 @@ def _direct_act(registry: WorkflowRegistry, *, answer_card: Interaction | None =
             actor=ACTOR,
             today=TODAY,
             locale="en",
-            understanding=Understanding(
-                acts=() if answer_card else (act,), card_answers=answers
-            ),
+            understanding=Understanding(acts=() if answer_card else (act,), card_answers=answers),
             acts=() if answer_card else (ActInput(act=act, resolution=Exact(case=CASE)),),
             snapshots={
                 CASE: CaseSnapshot(
