@@ -27,7 +27,7 @@ def test_demo_runs_the_tour_on_sqlite(tmp_path: Path) -> None:
 def test_demo_in_portuguese(tmp_path: Path) -> None:
     out = io.StringIO()
     assert run_demo(db=str(tmp_path / "pt.db"), locale="pt-PT", out=out) == 0
-    assert "A que registo se referia?" in out.getvalue()
+    assert "A que viagem se referia?" in out.getvalue()
 
 
 def test_demo_reports_an_unusable_database(tmp_path: Path, capsys: object) -> None:

@@ -411,10 +411,19 @@ class Conversation:
         oracle: the oracle the store and the patched seams report to.
         seeded: one Hypothesis draw per turn feeding a :class:`SeededChooser` (fast);
             otherwise every choice is its own draw (:class:`DrawChooser`, finer shrinking).
+        locales: the locales a turn picks from (``test_prop_locales`` runs pt-PT only).
     """
 
-    def __init__(self, data: Any, oracle: Oracle, *, seeded: bool = True) -> None:
+    def __init__(
+        self,
+        data: Any,
+        oracle: Oracle,
+        *,
+        seeded: bool = True,
+        locales: tuple[str, ...] = ("en",) * 4 + ("pt-PT",),
+    ) -> None:
         self.data = data
+        self.locales = locales
         self.oracle = oracle
         self.seeded = seeded
         self.store = ObservingStore(oracle)
@@ -494,7 +503,7 @@ class Conversation:
             (None,) * 10 + (refs["T3"], refs["P1"], refs["rival-T1"], CaseRef("trip", "T9"))
         )
         in_view = c.pick((None,) * 8 + ((refs["T1"], refs["T2"]), (refs["D1"], refs["rival-P1"])))
-        locale = c.pick(("en",) * 4 + ("pt-PT",))
+        locale = c.pick(self.locales)
         card_before = None
         if response is not None:
             card_before = await self.store.get_interaction(

@@ -32,12 +32,14 @@ from turnframe.core.commands import (
     RiskClass,
     VerifiedCallback,
     origin_is_server_issued,
+    policy_at_least,
 )
 from turnframe.core.errors import (
     FailureClass,
     InvariantBroken,
     MalformedProposal,
     RegistryError,
+    RiskPolicyError,
     Severity,
     TurnFailure,
     TurnframeError,
@@ -54,6 +56,8 @@ from turnframe.core.interactions import (
     InteractionStatus,
     OptionMeaning,
     PendingAct,
+    ProposedCommand,
+    RenderedArgument,
 )
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.ports import (
@@ -100,6 +104,7 @@ from turnframe.core.turn import (
 from turnframe.core.view import BlockingRequirement, Notice, Obligation, Outcome, WorkflowView
 from turnframe.core.workflow import (
     ArgValue,
+    CommandText,
     Compiled,
     CompileRequest,
     ErasedWorkflow,
@@ -131,6 +136,7 @@ __all__ = [
     "Command",
     "CommandEnvelope",
     "CommandPolicy",
+    "CommandText",
     "CompileRequest",
     "Compiled",
     "ConfirmationRequirement",
@@ -176,6 +182,8 @@ __all__ = [
     "OutboxDraft",
     "OutboxMessage",
     "PendingAct",
+    "ProposedCommand",
+    "RenderedArgument",
     "PlannedActResult",
     "PolicyDecision",
     "ProposedTarget",
@@ -184,6 +192,7 @@ __all__ = [
     "ReceiptBlock",
     "Refusal",
     "RegistryError",
+    "RiskPolicyError",
     "ReplyBlock",
     "ResultStatus",
     "RiskClass",
@@ -214,5 +223,6 @@ __all__ = [
     "canonical_json",
     "digest",
     "origin_is_server_issued",
+    "policy_at_least",
     "to_json_value",
 ]

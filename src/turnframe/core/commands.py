@@ -27,6 +27,7 @@ __all__ = [
     "RiskClass",
     "VerifiedCallback",
     "origin_is_server_issued",
+    "policy_at_least",
 ]
 
 
@@ -63,6 +64,38 @@ class RiskClass(StrEnum):
         """Whether a confirmation of this risk may never be resolved from text (D5, I17)."""
         return self not in (RiskClass.LOW, RiskClass.REVERSIBLE)
 
+    @property
+    def requires_confirmation(self) -> bool:
+        """Whether a command of this risk needs a Confirm card unless it opts out (I17).
+
+        Monetary, destructive, irreversible and unknown commands do.
+        """
+        return self.high
+
+    @property
+    def may_opt_out(self) -> bool:
+        """Whether a domain may explicitly run a command of this risk without a card.
+
+        Only monetary and destructive ones; irreversible and unknown ones never may
+        (docs/adr/0013-cards-show-what-they-do.md).
+        """
+        return self in (RiskClass.MONETARY, RiskClass.DESTRUCTIVE)
+
+    @property
+    def rank(self) -> int:
+        """The order of severity: ``LOW`` 0 … ``UNKNOWN`` 5 (``policy_at_least``)."""
+        return _RISK_ORDER.index(self)
+
+
+_RISK_ORDER = (
+    RiskClass.LOW,
+    RiskClass.REVERSIBLE,
+    RiskClass.MONETARY,
+    RiskClass.DESTRUCTIVE,
+    RiskClass.IRREVERSIBLE,
+    RiskClass.UNKNOWN,
+)
+
 
 class ConfirmationRequirement(StrEnum):
     """What must happen before a command may run."""
@@ -91,7 +124,13 @@ class ClaimMode(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandPolicy:
-    """The policy of one command (guide §7).
+    """The policy of one command (guide §7, I4, I17).
+
+    Risk has teeth: a monetary, destructive, irreversible or unknown command needs a
+    Confirm card even when ``confirmation`` says ``NONE``, unless a monetary or
+    destructive one states ``opt_out`` (docs/adr/0013-cards-show-what-they-do.md).
+    ``WorkflowRegistry.register`` refuses a declaration that relies on that upgrade
+    (:meth:`problem`), so the rule is visible where the operation is declared.
 
     Attributes:
         risk: the risk class.
@@ -99,6 +138,9 @@ class CommandPolicy:
         review_role: a role whose holder must resolve a Review card too (I17), if any.
         atomicity: how the command is grouped.
         claim_mode: what the reply may claim once it commits.
+        opt_out: the domain's stated reason why a monetary or destructive command runs
+            without a card (explicit and visible; journaled with every envelope).
+            Ignored, and refused at registration, for irreversible and unknown risk.
     """
 
     risk: RiskClass
@@ -106,17 +148,80 @@ class CommandPolicy:
     review_role: str | None = None
     atomicity: AtomicityScope = AtomicityScope.CASE
     claim_mode: ClaimMode = ClaimMode.RECEIPT
+    opt_out: str | None = None
+
+    @property
+    def opted_out(self) -> bool:
+        """Whether a valid explicit opt-out lets this risky command run without a card."""
+        return bool(self.opt_out and self.opt_out.strip()) and self.risk.may_opt_out
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Whether a Confirm card must be clicked: declared, or implied by the risk (I17)."""
+        if self.confirmation is ConfirmationRequirement.CONFIRM:
+            return True
+        return self.risk.requires_confirmation and not self.opted_out
 
     @property
     def needs_card(self) -> bool:
         """Whether any card must be resolved before the command runs."""
-        return self.confirmation is not ConfirmationRequirement.NONE or bool(self.review_role)
+        return self.needs_confirmation or bool(self.review_role)
+
+    def problem(self) -> str | None:
+        """Return why this declaration breaks the risk rule, or ``None`` when it holds.
+
+        The sentence names the fix; ``WorkflowRegistry.register`` raises it as a
+        :class:`~turnframe.core.errors.RiskPolicyError`.
+        """
+        confirmed = self.confirmation is ConfirmationRequirement.CONFIRM or bool(self.review_role)
+        if self.opt_out is not None:
+            if not self.opt_out.strip():
+                return "opt_out must state the reason in words, not be blank"
+            if not self.risk.requires_confirmation:
+                return f"a {self.risk.value} command needs no confirmation; remove opt_out"
+            if not self.risk.may_opt_out:
+                return (
+                    f"a {self.risk.value} command may not opt out of confirmation; "
+                    "remove opt_out and declare confirmation=CONFIRM"
+                )
+            if confirmed:
+                return "opt_out contradicts the declared confirmation; keep one of them"
+            return None
+        if self.risk.requires_confirmation and not confirmed:
+            hint = (
+                "declare confirmation=CONFIRM or state opt_out='<reason>'"
+                if self.risk.may_opt_out
+                else "declare confirmation=CONFIRM (it may not opt out)"
+            )
+            return f"a {self.risk.value} command needs a confirmation: {hint}"
+        return None
+
+
+def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolicy:
+    """Return ``policy`` made at least as strict as ``floor`` (the operation's declaration).
+
+    The risk is the more severe of the two and a confirmation either requires is kept;
+    the review role, atomicity and claim mode of ``policy`` win, ``floor``'s review role
+    fills in when ``policy`` has none. An opt-out survives only when no confirmation is
+    required by either (docs/adr/0013-cards-show-what-they-do.md, I17).
+    """
+    risk = policy.risk if policy.risk.rank >= floor.risk.rank else floor.risk
+    confirm = ConfirmationRequirement.CONFIRM in (policy.confirmation, floor.confirmation)
+    merged = CommandPolicy(
+        risk=risk,
+        confirmation=ConfirmationRequirement.CONFIRM if confirm else ConfirmationRequirement.NONE,
+        review_role=policy.review_role or floor.review_role,
+        atomicity=policy.atomicity,
+        claim_mode=policy.claim_mode,
+        opt_out=None if confirm else (policy.opt_out or floor.opt_out),
+    )
+    return policy if merged == policy else merged
 
 
 CONSERVATIVE_POLICY = CommandPolicy(
     risk=RiskClass.UNKNOWN, confirmation=ConfirmationRequirement.CONFIRM
 )
-"""The policy of a command whose workflow declares none (guide §7)."""
+"""The policy of a command whose operation declares none (guide §7): unknown, confirmed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

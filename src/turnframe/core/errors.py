@@ -5,6 +5,7 @@
     TurnframeError
     ├── UsageError                 a developer mistake: wrong call, bad configuration
     │   └── RegistryError          an unknown workflow or operation, a duplicate registration
+    │       └── RiskPolicyError    a declared policy that lets a risky command run unconfirmed
     └── TurnFailure                something failed while a turn ran; carries a FailureClass
         ├── MalformedProposal      understanding answered off contract (I2)
         └── InvariantBroken        code found a broken invariant at run time
@@ -22,6 +23,7 @@ __all__ = [
     "InvariantBroken",
     "MalformedProposal",
     "RegistryError",
+    "RiskPolicyError",
     "Severity",
     "TurnFailure",
     "TurnframeError",
@@ -67,6 +69,24 @@ class UsageError(TurnframeError):
 
 class RegistryError(UsageError):
     """An unknown or duplicate workflow or operation name in a :class:`WorkflowRegistry`."""
+
+
+class RiskPolicyError(RegistryError):
+    """A declared :class:`~turnframe.core.commands.CommandPolicy` breaks the risk rule (I17).
+
+    Raised by ``WorkflowRegistry.register``: a monetary, destructive, irreversible or
+    unknown operation without a confirmation and without a valid explicit opt-out, or an
+    opt-out where none is allowed (docs/adr/0013-cards-show-what-they-do.md).
+
+    Args:
+        operation: the operation key whose declaration is refused.
+        problem: what is wrong and how to fix it, in one sentence.
+    """
+
+    def __init__(self, operation: str, problem: str) -> None:
+        super().__init__(f"operation {operation!r}: {problem}")
+        self.operation = operation
+        self.problem = problem
 
 
 class TurnFailure(TurnframeError):

@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from turnframe.core.acts import SemanticAct
 from turnframe.core.canonical import digest
-from turnframe.core.ids import CaseRef
+from turnframe.core.ids import CaseRef, JSONObject
 
 __all__ = [
     "Interaction",
@@ -19,6 +19,8 @@ __all__ = [
     "InteractionStatus",
     "OptionMeaning",
     "PendingAct",
+    "ProposedCommand",
+    "RenderedArgument",
 ]
 
 
@@ -95,6 +97,43 @@ class PendingAct:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RenderedArgument:
+    """One argument of a proposed command, as the domain renders it for a card (D2).
+
+    Attributes:
+        name: the key in the command's ``to_json()``.
+        label: the argument's label in the card's locale (``"nights"``, ``"noites"``).
+        value: the value as the domain renders it (``"3"``, ``"12 de maio de 2026"``,
+            a traveler's candidate label).
+    """
+
+    name: str
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProposedCommand:
+    """A command a Confirm or Review card authorises, exactly as the card shows it (D2, I7).
+
+    The card's payload hash covers ``arguments`` and ``text``: a card whose command
+    changed in any argument is another card (docs/adr/0013-cards-show-what-they-do.md).
+
+    Attributes:
+        operation: the operation key.
+        arguments: the command's ``to_json()``.
+        text: the sentence the card shows, in the card's locale; it contains every
+            rendered argument value.
+        rendered: every argument with a value, as rendered into ``text``.
+    """
+
+    operation: str
+    arguments: JSONObject
+    text: str
+    rendered: tuple[RenderedArgument, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionSpec:
     """What a card asks, as the reducer plans it; immutable once persisted (I7).
 
@@ -109,6 +148,8 @@ class InteractionSpec:
         operations: the operations it authorises (a Confirm card lists every one, D3).
         required_role: the role whose holder must click (Review cards).
         confirmed_by: earlier cards of the same chain (a Confirm before a Review).
+        commands: on a Confirm or Review card, every command it authorises with its
+            arguments as the domain rendered them (D2); the prompt shows their texts.
     """
 
     kind: InteractionKind
@@ -121,6 +162,7 @@ class InteractionSpec:
     operations: tuple[str, ...] = ()
     required_role: str | None = None
     confirmed_by: tuple[str, ...] = ()
+    commands: tuple[ProposedCommand, ...] = ()
 
     def option(self, option_id: str) -> InteractionOption | None:
         """Return the option with ``option_id``, or ``None``."""

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from turnframe.core.commands import CONSERVATIVE_POLICY, CommandPolicy
+
 __all__ = ["ArgumentKind", "ArgumentSpec", "OperationSpec"]
 
 
@@ -54,6 +56,14 @@ class ArgumentSpec:
     literals: tuple[str, ...] = ()
     names_record: bool = False
 
+    def label_in(self, locale: str) -> str:
+        """Return the label for ``locale`` (then its language, then ``label``, then ``name``).
+
+        Used inside code-written questions, so a pt-PT sentence never carries the English
+        label (docs/adr/0013-cards-show-what-they-do.md).
+        """
+        return self.labels.get(locale) or self.labels.get(locale[:2]) or self.label or self.name
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OperationSpec:
@@ -67,6 +77,10 @@ class OperationSpec:
         arguments: the argument specs.
         creates_case: whether the operation brings a new case into existence.
         submission: whether it is a submission that a "do not submit" constraint blocks (D1).
+        policy: the declared policy (risk class, confirmation, any explicit opt-out).
+            ``WorkflowRegistry.register`` checks it (I17) and the runtime never applies a
+            weaker one than it at run time; undeclared means unknown risk with a Confirm
+            card (docs/adr/0013-cards-show-what-they-do.md).
     """
 
     key: str
@@ -76,6 +90,7 @@ class OperationSpec:
     summaries: Mapping[str, str] = field(default_factory=dict)
     creates_case: bool = False
     submission: bool = False
+    policy: CommandPolicy = CONSERVATIVE_POLICY
 
     def argument(self, name: str) -> ArgumentSpec | None:
         """Return the argument spec named ``name``, or ``None``."""

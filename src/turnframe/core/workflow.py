@@ -15,15 +15,22 @@ from datetime import date
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from turnframe.core.acts import SemanticAct
-from turnframe.core.commands import CONSERVATIVE_POLICY, Command, CommandPolicy
-from turnframe.core.errors import RegistryError
+from turnframe.core.commands import (
+    CONSERVATIVE_POLICY,
+    Command,
+    CommandPolicy,
+    policy_at_least,
+)
+from turnframe.core.errors import RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
-from turnframe.core.ids import Actor, CaseRef, JSONObject
+from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
+from turnframe.core.interactions import ProposedCommand, RenderedArgument
 from turnframe.core.operations import ArgumentSpec, OperationSpec
 from turnframe.core.view import Obligation, WorkflowView
 
 __all__ = [
     "ArgValue",
+    "CommandText",
     "CompileRequest",
     "Compiled",
     "ErasedWorkflow",
@@ -52,6 +59,21 @@ class Refusal:
 
     code: str
     sentence: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommandText:
+    """A proposed command as the domain words it for a card (D2, ``render_command``).
+
+    Attributes:
+        text: one sentence in the card's locale, e.g. ``"Book hotel Avenida for 3 nights"``.
+        arguments: the command's arguments as rendered into ``text``; an argument of
+            ``to_json()`` left out here (or whose value ``text`` lacks) is added by the
+            framework, so a card never hides one (docs/adr/0013-cards-show-what-they-do.md).
+    """
+
+    text: str
+    arguments: tuple[RenderedArgument, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -189,8 +211,14 @@ class WorkflowDefinition(Protocol[S]):
         """Apply one command purely; raise nothing but return events (refuse via validate)."""
         ...
 
-    def validate(self, state: S | None, command: Command, today: date) -> Refusal | None:
-        """Return a refusal when the command may not apply to ``state`` now, else ``None``."""
+    def validate(
+        self, state: S | None, command: Command, today: date, locale: str = "en"
+    ) -> Refusal | None:
+        """Return a refusal when the command may not apply to ``state`` now, else ``None``.
+
+        The refusal's sentence is in ``locale``, the turn's (no English in another
+        locale's reply; docs/adr/0013-cards-show-what-they-do.md).
+        """
         ...
 
     def render_receipt(self, event: DomainEvent, state: S | None, locale: str) -> str | None:
@@ -215,6 +243,29 @@ class WorkflowDefinition(Protocol[S]):
 
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the code-written question for a missing argument value."""
+        ...
+
+    def render_command(
+        self, state: S | None, command: Command, locale: str, labels: Mapping[CaseRef, str]
+    ) -> CommandText:
+        """Return ``command`` worded for a Confirm or Review card in ``locale`` (D2).
+
+        ``labels`` holds the candidate labels of the records the turn loaded, for record
+        arguments. Optional: :meth:`ErasedWorkflow.propose` falls back to the operation's
+        summary followed by every argument as ``label: value``, and adds any argument the
+        domain's words leave out (docs/adr/0013-cards-show-what-they-do.md).
+        """
+        ...
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the question of a selection card offering records of this workflow.
+
+        ``argument`` is the record argument the choice fills, ``None`` when the choice
+        is the act's target ("Which trip did you mean?"). Optional: the runtime's generic
+        question is used when a workflow lacks it.
+        """
         ...
 
 
@@ -263,11 +314,109 @@ class ErasedWorkflow:
         """Return the typed state for stored ``data`` (``None`` stays ``None``)."""
         return None if data is None else self._def.load_state(data)
 
+    @property
+    def locales(self) -> tuple[str, ...]:
+        """The locales the workflow declares (``locales`` attribute; ``("en",)`` when absent)."""
+        declared = getattr(self._def, "locales", None)
+        return tuple(declared) if declared else ("en",)
+
     def policy(self, state: Any, command: Command) -> CommandPolicy:
-        """Return the command's policy; conservative for an operation it does not know."""
-        if command.operation not in self._ops:
+        """Return the command's policy, never weaker than its operation declares (I17).
+
+        Conservative for an operation it does not know. The definition's policy may add
+        to the declaration (a review role for a minor) but never lowers its risk or drops
+        its confirmation (``policy_at_least``).
+        """
+        op = self._ops.get(command.operation)
+        if op is None:
             return CONSERVATIVE_POLICY
-        return self._def.policy(state, command)
+        return policy_at_least(self._def.policy(state, command), op.policy)
+
+    def propose(
+        self, state: Any, command: Command, locale: str, labels: Mapping[CaseRef, str]
+    ) -> ProposedCommand:
+        """Return ``command`` as a card shows it: the domain's words plus every argument (D2).
+
+        Uses the definition's ``render_command`` when it has one, else the operation's
+        summary. Every argument of ``command.to_json()`` with a value is rendered; one the
+        domain's words do not show is appended as ``label: value``, so no card omits
+        what it authorises (docs/adr/0013-cards-show-what-they-do.md).
+        """
+        arguments = command.to_json()
+        op = self._ops.get(command.operation)
+        render = getattr(self._def, "render_command", None)
+        given = render(state, command, locale, labels) if render is not None else None
+        if given is None:
+            summary = op.summary_in(locale).rstrip(".") if op else command.operation
+            given = CommandText(text=summary)
+        rendered = {a.name: a for a in given.arguments}
+        missing: list[RenderedArgument] = []
+        for name, value in arguments.items():
+            if value is None or value in ("", [], {}):
+                continue
+            if name not in rendered:
+                rendered[name] = RenderedArgument(
+                    name=name,
+                    label=_argument_label(op, name, locale),
+                    value=_default_value(value, labels),
+                )
+            if rendered[name].value not in given.text:
+                missing.append(rendered[name])
+        text = given.text.strip().rstrip(".")
+        if missing:
+            shown = "; ".join(f"{a.label}: {a.value}" for a in missing)
+            text = f"{text} ({shown})" if text else shown
+        order = [n for n in arguments if n in rendered] + [
+            n for n in rendered if n not in arguments
+        ]
+        return ProposedCommand(
+            operation=command.operation,
+            arguments=arguments,
+            text=text,
+            rendered=tuple(rendered[n] for n in order),
+        )
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str | None:
+        """Return the domain's selection question, or ``None`` when the workflow has none."""
+        ask = getattr(self._def, "select_prompt", None)
+        if ask is None:
+            return None
+        words = ask(operation, argument, locale)
+        return str(words) if words else None
+
+
+def _argument_label(op: OperationSpec | None, name: str, locale: str) -> str:
+    spec = op.argument(name) if op else None
+    if spec is not None:
+        return spec.label_in(locale)
+    return name.replace("_", " ")
+
+
+def _default_value(value: JSONValue, labels: Mapping[CaseRef, str]) -> str:
+    if isinstance(value, list):
+        return ", ".join(_default_value(v, labels) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_default_value(v, labels)}" for k, v in value.items())
+    if isinstance(value, str) and "/" in value:
+        workflow, _, case_id = value.partition("/")
+        label = labels.get(CaseRef(workflow, case_id))
+        if label:
+            return label
+    return str(value)
+
+
+def _check_locale(op: OperationSpec, locale: str) -> None:
+    if locale.split("-")[0].lower() == "en":
+        return  # ``summary`` and ``label`` are the English words
+    if not (op.summaries.get(locale) or op.summaries.get(locale[:2])):
+        raise RegistryError(f"operation {op.key!r} has no summary in declared locale {locale!r}")
+    for arg in op.arguments:
+        if not (arg.labels.get(locale) or arg.labels.get(locale[:2])):
+            raise RegistryError(
+                f"argument {arg.name!r} of {op.key!r} has no label in declared locale {locale!r}"
+            )
 
 
 class WorkflowRegistry:
@@ -286,8 +435,16 @@ class WorkflowRegistry:
     def register(self, definition: AnyWorkflow) -> None:
         """Register ``definition``.
 
+        Checks each operation's declared policy against the risk rule (I17): a
+        monetary, destructive, irreversible or unknown operation needs a confirmation
+        unless a monetary or destructive one states an explicit ``opt_out``. And every
+        locale the workflow declares has each operation's summary and argument labels
+        (docs/adr/0013-cards-show-what-they-do.md).
+
         Raises:
-            RegistryError: when its name or one of its operation keys is taken.
+            RiskPolicyError: when an operation's declared policy breaks the risk rule.
+            RegistryError: when its name or one of its operation keys is taken, or a
+                declared locale lacks an operation's summary or an argument's label.
         """
         erased = ErasedWorkflow(definition)
         if erased.name in self._workflows:
@@ -297,6 +454,11 @@ class WorkflowRegistry:
                 raise RegistryError(f"operation {op.key!r} is already registered")
             if op.workflow != erased.name:
                 raise RegistryError(f"operation {op.key!r} names workflow {op.workflow!r}")
+            problem = op.policy.problem()
+            if problem is not None:
+                raise RiskPolicyError(op.key, problem)
+            for locale in erased.locales:
+                _check_locale(op, locale)
         self._workflows[erased.name] = erased
         for op in erased.operations():
             self._operations[op.key] = op

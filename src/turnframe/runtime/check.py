@@ -64,7 +64,7 @@ def domain_refusal(
     if isinstance(compiled, Refusal):
         return compiled.sentence
     for command in compiled.commands:
-        refusal = workflow.validate(snapshot.state, command, today)
+        refusal = workflow.validate(snapshot.state, command, today, locale)
         if refusal is not None:
             return refusal.sentence
     return None

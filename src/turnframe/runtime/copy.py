@@ -6,7 +6,7 @@ generic refusals). Never interpolates user text.
 
 from __future__ import annotations
 
-__all__ = ["narrate", "say"]
+__all__ = ["TABLES", "narrate", "say"]
 
 _EN: dict[str, str] = {
     "select.prompt": "Which record did you mean?",
@@ -143,6 +143,10 @@ _PT: dict[str, str] = {
     "step.budget": "Paro aqui: ler esta mensagem demorou demasiado.",
     "step.other": "A ler a sua mensagem.",
 }
+
+TABLES: dict[str, dict[str, str]] = {"en": _EN, "pt-PT": _PT}
+"""Every runtime sentence by locale; each locale holds every key with the same placeholders
+(``tests/property/test_prop_locales.py`` walks them; docs/adr/0013-cards-show-what-they-do.md)."""
 
 
 def say(key: str, locale: str, **params: str) -> str:

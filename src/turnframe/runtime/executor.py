@@ -39,6 +39,8 @@ class StoredStateExecutor:
         self._store = store
         self.today = today
         self.turn_id = ""
+        self.locale = "en"
+        """The turn's locale: a refusal at execution time is worded in it."""
 
     async def load(self, case: CaseRef) -> LoadedCase:
         """Return the stored state and revision (``None`` and 0 when absent)."""
@@ -67,7 +69,7 @@ class StoredStateExecutor:
                 raise InvariantBroken(
                     f"{envelope.operation}: origin {envelope.origin.kind} does not satisfy its policy"
                 )
-            refusal = definition.validate(state, envelope.command, self.today)
+            refusal = definition.validate(state, envelope.command, self.today, self.locale)
             if refusal is not None:
                 raise CommandRejected(refusal.code, refusal.sentence)
             ctx = ExecutionContext(

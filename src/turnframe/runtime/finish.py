@@ -323,7 +323,12 @@ class _Finishing(_RuntimeBase):
                 if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW):
                     # D2: the prompt shows the record at the revision the card is bound to.
                     prompt = card_prompt(
-                        self.registry, spec.kind, label, spec.operations, prepared.locale
+                        self.registry,
+                        spec.kind,
+                        label,
+                        spec.operations,
+                        prepared.locale,
+                        spec.commands,
                     )
                     spec = replace(spec, prompt=prompt)
             try:

@@ -188,6 +188,7 @@ class _Preparing(_RuntimeBase):
 
         executor = StoredStateExecutor(self.registry, self.store, today)
         executor.turn_id = turn_id
+        executor.locale = locale
         results = {r.item_id: r for r in plan.results}
         batches: list[BatchRequest] = []
         for batch in plan.batches:

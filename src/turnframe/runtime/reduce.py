@@ -45,10 +45,17 @@ from turnframe.core.interactions import (
     InteractionStatus,
     OptionMeaning,
     PendingAct,
+    ProposedCommand,
 )
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.targets import Ambiguous, Exact, NotFound, Unauthorized
-from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
+from turnframe.core.workflow import (
+    ArgValue,
+    CompileRequest,
+    ErasedWorkflow,
+    Refusal,
+    WorkflowRegistry,
+)
 from turnframe.runtime.copy import say
 from turnframe.runtime.plan import (
     ActInput,
@@ -99,14 +106,23 @@ def card_prompt(
     label: str,
     operations: tuple[str, ...],
     locale: str,
+    commands: tuple[ProposedCommand, ...] = (),
 ) -> str:
     """Return the prompt of a Confirm or Review card on the record labelled ``label``.
 
     The runtime calls it again once the turn's commits are in, so a card always shows the
     record as it is when the card is bound (D2: never content the user did not see).
+    ``commands`` are the card's proposed commands as the domain rendered them: the prompt
+    shows each one with its arguments (docs/adr/0013-cards-show-what-they-do.md); the
+    operations' summaries stand in only for a card that has none.
     """
     key = "review.prompt" if kind is InteractionKind.REVIEW else "confirm.prompt"
-    return say(key, locale, label=label, operations=_operations_text(registry, operations, locale))
+    text = _commands_text(commands) if commands else _operations_text(registry, operations, locale)
+    return say(key, locale, label=label, operations=text)
+
+
+def _commands_text(commands: tuple[ProposedCommand, ...]) -> str:
+    return "; ".join(c.text.rstrip(".") for c in commands)
 
 
 def _operations_text(registry: WorkflowRegistry, operations: tuple[str, ...], locale: str) -> str:
@@ -133,6 +149,7 @@ class _Awaiting:
     pending: PendingAct
     operations: tuple[str, ...]
     review_role: str | None
+    commands: tuple[ProposedCommand, ...] = ()
 
 
 @dataclass(slots=True)
@@ -637,7 +654,9 @@ class _Reducer:
             )
             return
         for command in compiled.commands:
-            refusal = workflow.definition.validate(snap.state, command, self.inp.today)
+            refusal = workflow.definition.validate(
+                snap.state, command, self.inp.today, self.inp.locale
+            )
             if refusal is not None and not self.s.prior[case]:
                 self._reject(act, refusal.code, refusal.sentence, case=case)
                 return
@@ -665,9 +684,10 @@ class _Reducer:
         confirmed_first = isinstance(origin, ConfirmedInteraction) and (
             origin.interaction_kind == InteractionKind.CONFIRM.value
         )
+        proposed = self._propose(workflow, snap.state, compiled.commands)
         if review and confirmed_first:
             assert isinstance(origin, ConfirmedInteraction)
-            self._review_card(pending, compiled.commands, review, origin, snap.label)
+            self._review_card(pending, compiled.commands, review, origin, snap.label, proposed)
             self._result(
                 act.id,
                 ResultStatus.AWAITING_CONFIRMATION,
@@ -681,6 +701,7 @@ class _Reducer:
                 pending=pending,
                 operations=tuple(c.operation for c in compiled.commands),
                 review_role=review,
+                commands=proposed,
             )
         )
         self._result(act.id, ResultStatus.AWAITING_CONFIRMATION, operation=act.operation, case=case)
@@ -707,7 +728,7 @@ class _Reducer:
         sentence = (
             question
             if why == "missing"
-            else f"{self._say('invalid_value', argument=argument.label or name)} {question}"
+            else f"{self._say('invalid_value', argument=argument.label_in(self.inp.locale))} {question}"
         )
         self._result(
             act.id,
@@ -722,6 +743,27 @@ class _Reducer:
     # cards ----------------------------------------------------------------------------
     def _ops_text(self, operations: tuple[str, ...]) -> str:
         return _operations_text(self.registry, operations, self.inp.locale)
+
+    def _propose(
+        self, workflow: ErasedWorkflow, state: object, commands: tuple[Command, ...]
+    ) -> tuple[ProposedCommand, ...]:
+        """Return ``commands`` as a card shows them, arguments rendered by the domain (D2)."""
+        labels = {case: snap.label for case, snap in self.inp.snapshots.items()}
+        return tuple(workflow.propose(state, c, self.inp.locale, labels) for c in commands)
+
+    def _select_prompt(
+        self, operation: str | None, candidates: tuple[CaseRef | None, ...], argument: str | None
+    ) -> str:
+        """Return the selection question worded by the candidates' domain, else the runtime's."""
+        spec = self.registry.operation(operation or "")
+        workflows = {c.workflow for c in candidates if c is not None}
+        if spec is not None and len(workflows) == 1:
+            erased = self.registry.workflow(workflows.pop())
+            arg = spec.argument(argument) if argument else None
+            words = erased.select_prompt(spec, arg, self.inp.locale)
+            if words:
+                return words
+        return self._say("select.prompt")
 
     def _plan_selection(self, options: tuple[InteractionOption, ...], waiting: PendingAct) -> None:
         """Plan a select_target card; acts waiting on the same candidates share one card."""
@@ -743,7 +785,7 @@ class _Reducer:
         spec = InteractionSpec(
             kind=InteractionKind.SELECT_TARGET,
             case=None,
-            prompt=self._say("select.prompt"),
+            prompt=self._select_prompt(waiting.act.operation, cases, waiting.argument),
             options=options,
             independent=True,
             pending=(waiting,),
@@ -755,16 +797,23 @@ class _Reducer:
         for case, waiting in self.s.awaiting.items():
             snap = self.inp.snapshots[case]
             operations = tuple(op for w in waiting for op in w.operations)
+            commands = tuple(c for w in waiting for c in w.commands)
             spec = InteractionSpec(
                 kind=InteractionKind.CONFIRM,
                 case=case,
-                prompt=self._say(
-                    "confirm.prompt", label=snap.label, operations=self._ops_text(operations)
+                prompt=card_prompt(
+                    self.registry,
+                    InteractionKind.CONFIRM,
+                    snap.label,
+                    operations,
+                    self.inp.locale,
+                    commands,
                 ),
                 options=self._confirm_options(),
                 bound_revision=snap.revision,
                 pending=tuple(w.pending for w in waiting),
                 operations=operations,
+                commands=commands,
             )
             self.s.cards.append(
                 PlannedCard(spec=spec, item_ids=tuple(w.pending.act.id for w in waiting))
@@ -787,6 +836,7 @@ class _Reducer:
         role: str,
         origin: ConfirmedInteraction,
         label: str,
+        proposed: tuple[ProposedCommand, ...] = (),
     ) -> None:
         assert pending.case is not None
         operations = tuple(c.operation for c in commands)
@@ -794,7 +844,10 @@ class _Reducer:
         spec = InteractionSpec(
             kind=InteractionKind.REVIEW,
             case=pending.case,
-            prompt=self._say("review.prompt", label=label, operations=self._ops_text(operations)),
+            prompt=card_prompt(
+                self.registry, InteractionKind.REVIEW, label, operations, self.inp.locale, proposed
+            ),
+            commands=proposed,
             options=(
                 InteractionOption(
                     id="approve", label=self._say("option.approve"), meaning=OptionMeaning.APPROVE
@@ -1097,6 +1150,7 @@ class _Reducer:
             bound_revision=snap.revision,
             pending=spec.pending,
             operations=spec.operations,
+            commands=spec.commands,
         )
         ids = tuple(p.act.id for p in pending)
         self.s.cards.append(PlannedCard(spec=fresh, item_ids=ids))

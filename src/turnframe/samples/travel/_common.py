@@ -15,20 +15,30 @@ from turnframe.core import (
     ArgumentSpec,
     ArgValue,
     CaseRef,
+    ClaimMode,
+    CommandPolicy,
+    CommandText,
+    ConfirmationRequirement,
     JSONObject,
     JSONValue,
     Refusal,
+    RenderedArgument,
+    RiskClass,
     to_json_value,
 )
 from turnframe.samples.travel import copy
 
 __all__ = [
     "COMPANY",
+    "LOW_RISK",
+    "REVERSIBLE_RISK",
     "Rejected",
     "TransitionRefused",
     "TravelCommand",
     "arg",
     "ask_argument",
+    "command_text",
+    "confirmed",
     "date_from_json",
     "date_value",
     "int_value",
@@ -41,6 +51,20 @@ __all__ = [
 
 COMPANY: Final = "company"
 """The literal a payer argument accepts besides a traveler record."""
+
+
+LOW_RISK: Final = CommandPolicy(risk=RiskClass.LOW)
+"""The declared policy of a low-risk operation: it runs on a direct act (travel-sample.md)."""
+
+REVERSIBLE_RISK: Final = CommandPolicy(risk=RiskClass.REVERSIBLE)
+"""The declared policy of a reversible operation (``trip.remove_extra``)."""
+
+
+def confirmed(risk: RiskClass, *, claim_mode: ClaimMode = ClaimMode.RECEIPT) -> CommandPolicy:
+    """Return the declared policy of a ``risk`` operation that needs a Confirm card (I17)."""
+    return CommandPolicy(
+        risk=risk, confirmation=ConfirmationRequirement.CONFIRM, claim_mode=claim_mode
+    )
 
 
 class Rejected(Exception):
@@ -143,6 +167,59 @@ def ask_argument(argument: ArgumentSpec, locale: str) -> str:
     if copy.has(key):
         return copy.text(locale, key)
     return copy.text(locale, "ask.arg.other", argument=copy.arg_label(locale, argument.name))
+
+
+_DATE_ARGS: Final = ("start", "end", "birth_date")
+
+
+def command_text(
+    locale: str,
+    arguments: JSONObject,
+    operation: str,
+    labels: Mapping[CaseRef, str],
+    *,
+    shown: Mapping[str, str] | None = None,
+    **params: object,
+) -> CommandText:
+    """Return a proposed command worded for a card in ``locale`` (D2, ``render_command``).
+
+    Every argument of ``arguments`` (a command's ``to_json()``) with a value is rendered:
+    dates written out, nights counted, an extra's kind named, ``company`` in words and a
+    record reference as its candidate label from ``labels``; ``shown`` overrides a value
+    the caller renders from state. The sentence is ``card.<operation>`` of ``copy``,
+    filled with those values and ``params``; optional arguments it does not name are
+    added by the framework (docs/adr/0013-cards-show-what-they-do.md).
+
+    Raises:
+        KeyError: when ``copy`` lacks the operation's card template (a sample defect).
+    """
+    rendered: dict[str, str] = {}
+    for name, value in arguments.items():
+        if value is None:
+            continue
+        if shown and name in shown:
+            rendered[name] = shown[name]
+        elif name in _DATE_ARGS and isinstance(value, str):
+            rendered[name] = copy.fmt_date(locale, date.fromisoformat(value))
+        elif name == "nights" and isinstance(value, int):
+            rendered[name] = copy.count(locale, "night", value)
+        elif name == "kind":
+            rendered[name] = copy.kind_name(locale, str(value))
+        elif value == COMPANY:
+            rendered[name] = copy.text(locale, "payer.company")
+        elif isinstance(value, str) and "/" in value:
+            ref = ref_from_json(value)
+            rendered[name] = labels.get(ref) or ref.case_id
+        else:
+            rendered[name] = str(value)
+    text = copy.text(locale, f"card.{operation}", **rendered, **params)
+    return CommandText(
+        text=text,
+        arguments=tuple(
+            RenderedArgument(name=name, label=copy.arg_label(locale, name), value=value)
+            for name, value in rendered.items()
+        ),
+    )
 
 
 def ref_from_json(value: JSONValue, workflow: str | None = None) -> CaseRef:

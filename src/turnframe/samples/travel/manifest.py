@@ -19,6 +19,7 @@ offered on a draft so the user hears the domain's ``not_validated`` refusal.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
 
@@ -29,6 +30,7 @@ from turnframe.core import (
     ClaimMode,
     Command,
     CommandPolicy,
+    CommandText,
     Compiled,
     CompileRequest,
     ConfirmationRequirement,
@@ -53,6 +55,7 @@ from turnframe.samples.travel._common import (
     Rejected,
     TransitionRefused,
     ask_argument,
+    command_text,
     date_value,
     record_value,
     refusal,
@@ -219,6 +222,9 @@ class ManifestWorkflow:
     ``invalid_value``.
     """
 
+    locales: tuple[str, ...] = (copy.EN, copy.PT)
+    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
+
     @property
     def name(self) -> str:
         """``"manifest"`` (the registry key, §4)."""
@@ -336,13 +342,13 @@ class ManifestWorkflow:
         )
 
     def validate(
-        self, state: ManifestState | None, command: Command, today: date
+        self, state: ManifestState | None, command: Command, today: date, locale: str = copy.EN
     ) -> Refusal | None:
-        """Re-check ``command`` at execution time (English sentence), or ``None`` (§7)."""
+        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
         try:
             _check(state, _as_command(command), today)
         except Rejected as rejected:
-            return refusal(rejected, copy.EN)
+            return refusal(rejected, locale)
         return None
 
     def execute(
@@ -464,6 +470,45 @@ class ManifestWorkflow:
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the question for a missing argument value (en or pt-PT; §9)."""
         return ask_argument(argument, locale)
+
+    def render_command(
+        self,
+        state: ManifestState | None,
+        command: Command,
+        locale: str,
+        labels: Mapping[CaseRef, str],
+    ) -> CommandText:
+        """Return ``command`` as a card shows it, airline and passengers named (D2).
+
+        ``"Submit the manifest to airline TP with 2 passengers: Ana Costa (born 1985) and
+        Rui Lopes (born 2012)"``: passengers are named by the labels the turn loaded.
+        """
+        manifest = _as_command(command)
+        passengers = state.passengers if state is not None else ()
+        names = [labels[p] for p in passengers if p in labels]
+        counted = copy.count(locale, "passenger", len(passengers))
+        words = (
+            copy.text(
+                locale, "card.passengers.named", count=counted, names=copy.join(locale, names)
+            )
+            if names and len(names) == len(passengers)
+            else counted
+        )
+        airline = state.airline if state is not None else ""
+        return command_text(
+            locale,
+            manifest.to_json(),
+            manifest.operation,
+            labels,
+            airline=airline,
+            passengers=words,
+        )
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the question of a selection card offering manifests, in ``locale`` (ADR)."""
+        return copy.text(locale, "select.manifest")
 
 
 _BRIEFINGS = {

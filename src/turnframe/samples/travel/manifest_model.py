@@ -29,10 +29,20 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal, TypeAlias, cast
 
-from turnframe.core import ArgumentKind, CaseRef, JSONObject, OperationSpec, to_json_value
+from turnframe.core import (
+    ArgumentKind,
+    CaseRef,
+    ClaimMode,
+    JSONObject,
+    OperationSpec,
+    RiskClass,
+    to_json_value,
+)
 from turnframe.samples.travel._common import (
+    LOW_RISK,
     TravelCommand,
     arg,
+    confirmed,
     date_from_json,
     localized,
     ref_from_json,
@@ -208,6 +218,7 @@ ManifestCommand: TypeAlias = AddPassenger | RemovePassenger | ValidateManifest |
 MANIFEST_OPERATIONS: tuple[OperationSpec, ...] = (
     OperationSpec(
         key="manifest.add_passenger",
+        policy=LOW_RISK,
         workflow="manifest",
         summary="Add a passenger to the manifest.",
         summaries=localized(
@@ -230,6 +241,7 @@ MANIFEST_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="manifest.remove_passenger",
+        policy=LOW_RISK,
         workflow="manifest",
         summary="Remove a passenger from the manifest.",
         summaries=localized(
@@ -247,12 +259,14 @@ MANIFEST_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="manifest.validate",
+        policy=LOW_RISK,
         workflow="manifest",
         summary="Validate the manifest.",
         summaries=localized("Validate the manifest.", "Validar o manifesto."),
     ),
     OperationSpec(
         key="manifest.submit",
+        policy=confirmed(RiskClass.IRREVERSIBLE, claim_mode=ClaimMode.EXTERNAL_STATUS),
         workflow="manifest",
         submission=True,
         summary="Submit the manifest to the airline.",

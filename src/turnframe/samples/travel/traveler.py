@@ -13,6 +13,7 @@ unknown (the label sees only this case's state, so a traveler's trips cannot be 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Literal, TypeAlias, cast
@@ -24,6 +25,7 @@ from turnframe.core import (
     CaseRef,
     Command,
     CommandPolicy,
+    CommandText,
     Compiled,
     CompileRequest,
     ConfirmationRequirement,
@@ -43,10 +45,13 @@ from turnframe.core import (
 )
 from turnframe.samples.travel import copy
 from turnframe.samples.travel._common import (
+    LOW_RISK,
     Rejected,
     TravelCommand,
     arg,
     ask_argument,
+    command_text,
+    confirmed,
     date_from_json,
     date_value,
     localized,
@@ -117,6 +122,7 @@ TravelerCommand: TypeAlias = RegisterTraveler | UpdateTravelerEmail | DeleteTrav
 TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
     OperationSpec(
         key="traveler.register",
+        policy=LOW_RISK,
         workflow="traveler",
         creates_case=True,
         summary="Register a new traveler.",
@@ -134,6 +140,7 @@ TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="traveler.update_email",
+        policy=LOW_RISK,
         workflow="traveler",
         summary="Change the traveler's email address.",
         summaries=localized(
@@ -145,6 +152,7 @@ TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="traveler.delete",
+        policy=confirmed(RiskClass.DESTRUCTIVE),
         workflow="traveler",
         summary="Delete the traveler.",
         summaries=localized("Delete the traveler.", "Eliminar o viajante."),
@@ -227,6 +235,9 @@ class TravelerWorkflow:
     ``traveler_deleted``, ``invalid_email``, ``birth_date_in_future``,
     ``missing_argument``, ``invalid_value``.
     """
+
+    locales: tuple[str, ...] = (copy.EN, copy.PT)
+    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
 
     @property
     def name(self) -> str:
@@ -324,13 +335,13 @@ class TravelerWorkflow:
         return CommandPolicy(risk=RiskClass.LOW)
 
     def validate(
-        self, state: TravelerState | None, command: Command, today: date
+        self, state: TravelerState | None, command: Command, today: date, locale: str = copy.EN
     ) -> Refusal | None:
-        """Re-check ``command`` at execution time (English sentence), or ``None`` (§7)."""
+        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
         try:
             _check(state, _as_command(command), today)
         except Rejected as rejected:
-            return refusal(rejected, copy.EN)
+            return refusal(rejected, locale)
         return None
 
     def execute(
@@ -382,3 +393,21 @@ class TravelerWorkflow:
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the question for a missing argument value (en or pt-PT; §9)."""
         return ask_argument(argument, locale)
+
+    def render_command(
+        self,
+        state: TravelerState | None,
+        command: Command,
+        locale: str,
+        labels: Mapping[CaseRef, str],
+    ) -> CommandText:
+        """Return ``command`` as a card shows it: ``"Delete traveler Ana Costa"`` (D2)."""
+        traveler = _as_command(command)
+        name = state.full_name if state is not None else ""
+        return command_text(locale, traveler.to_json(), traveler.operation, labels, name=name)
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the question of a selection card offering travelers, in ``locale`` (ADR)."""
+        return copy.text(locale, "select.traveler")

@@ -21,19 +21,21 @@ refusal (``dates_locked``) instead of an operation the model cannot name.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
 from typing import Any
 
 from turnframe.core import (
+    CONSERVATIVE_POLICY,
     Actor,
     ArgumentSpec,
     CaseRef,
     Command,
     CommandPolicy,
+    CommandText,
     Compiled,
     CompileRequest,
-    ConfirmationRequirement,
     DomainEvent,
     EventDraft,
     Execution,
@@ -43,7 +45,6 @@ from turnframe.core import (
     OperationSpec,
     Outcome,
     Refusal,
-    RiskClass,
     UsageError,
     WorkflowView,
     to_json_value,
@@ -54,6 +55,7 @@ from turnframe.samples.travel._common import (
     Rejected,
     TransitionRefused,
     ask_argument,
+    command_text,
     refusal,
 )
 from turnframe.samples.travel.trip_model import (
@@ -95,19 +97,8 @@ _OFFERED: dict[str, tuple[str, ...]] = {
     "completed": (),
     "cancelled": (),
 }
-_LOW = CommandPolicy(risk=RiskClass.LOW)
-_POLICIES: dict[str, CommandPolicy] = {
-    "trip.remove_extra": CommandPolicy(risk=RiskClass.REVERSIBLE),
-    "trip.book_hotel": CommandPolicy(
-        risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
-    ),
-    "trip.confirm": CommandPolicy(
-        risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
-    ),
-    "trip.cancel": CommandPolicy(
-        risk=RiskClass.DESTRUCTIVE, confirmation=ConfirmationRequirement.CONFIRM
-    ),
-}
+_POLICIES: dict[str, CommandPolicy] = {op.key: op.policy for op in TRIP_OPERATIONS}
+"""The declared policies of travel-sample.md's table, one per operation (I17)."""
 _TERMINAL = ("completed", "cancelled")
 
 
@@ -312,6 +303,9 @@ class TripWorkflow:
     ``already_started``, ``not_created``, ``missing_argument``, ``invalid_value``.
     """
 
+    locales: tuple[str, ...] = (copy.EN, copy.PT)
+    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
+
     @property
     def name(self) -> str:
         """``"trip"`` (the registry key, §4)."""
@@ -392,14 +386,16 @@ class TripWorkflow:
 
     def policy(self, state: TripState | None, command: Command) -> CommandPolicy:
         """Return the policy of travel-sample.md's table (low unless listed otherwise)."""
-        return _POLICIES.get(command.operation, _LOW)
+        return _POLICIES.get(command.operation, CONSERVATIVE_POLICY)
 
-    def validate(self, state: TripState | None, command: Command, today: date) -> Refusal | None:
-        """Re-check ``command`` against ``state`` at execution time (English sentence; §7)."""
+    def validate(
+        self, state: TripState | None, command: Command, today: date, locale: str = copy.EN
+    ) -> Refusal | None:
+        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
         try:
             _check(state, _as_trip_command(command), today)
         except Rejected as rejected:
-            return refusal(rejected, copy.EN)
+            return refusal(rejected, locale)
         return None
 
     def execute(
@@ -503,6 +499,35 @@ class TripWorkflow:
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the question for a missing argument value (en or pt-PT; §9)."""
         return ask_argument(argument, locale)
+
+    def render_command(
+        self,
+        state: TripState | None,
+        command: Command,
+        locale: str,
+        labels: Mapping[CaseRef, str],
+    ) -> CommandText:
+        """Return ``command`` as a card shows it: ``"Book hotel Avenida for 3 nights"`` (D2).
+
+        An extra is named by its kind and id (``"hotel (E1)"``) from ``state``; a traveler
+        by its candidate label from ``labels``.
+        """
+        trip = _as_trip_command(command)
+        data = trip.to_json()
+        shown: dict[str, str] = {}
+        extra = data.get("extra")
+        if isinstance(extra, str) and state is not None:
+            found = next((e for e in state.extras if e.id == extra), None)
+            if found is not None:
+                shown["extra"] = f"{copy.kind_name(locale, found.kind)} ({found.id})"
+        name = state.name if state is not None else str(data.get("name") or "")
+        return command_text(locale, data, trip.operation, labels, shown=shown, trip=name)
+
+    def select_prompt(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the question of a selection card offering trips, in ``locale`` (ADR)."""
+        return copy.text(locale, "select.trip")
 
 
 def _date(value: object) -> date | None:

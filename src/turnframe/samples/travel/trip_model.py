@@ -32,14 +32,18 @@ from turnframe.core import (
     JSONObject,
     JSONValue,
     OperationSpec,
+    RiskClass,
     UsageError,
     to_json_value,
 )
 from turnframe.samples.travel._common import (
     COMPANY,
+    LOW_RISK,
+    REVERSIBLE_RISK,
     Rejected,
     TravelCommand,
     arg,
+    confirmed,
     date_from_json,
     date_value,
     int_value,
@@ -312,6 +316,7 @@ _PAYER = "a traveler on the trip, or the word 'company' when the company pays"
 TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     OperationSpec(
         key="trip.start",
+        policy=LOW_RISK,
         workflow="trip",
         creates_case=True,
         summary="Start planning a new trip.",
@@ -325,6 +330,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.rename",
+        policy=LOW_RISK,
         workflow="trip",
         summary="Rename the trip.",
         summaries=localized("Rename the trip.", "Mudar o nome da viagem."),
@@ -332,6 +338,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.change_dates",
+        policy=LOW_RISK,
         workflow="trip",
         summary="Change the trip's dates.",
         summaries=localized("Change the trip's dates.", "Alterar as datas da viagem."),
@@ -342,6 +349,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.add_traveler",
+        policy=LOW_RISK,
         workflow="trip",
         summary="Add a traveler to the trip.",
         summaries=localized("Add a traveler to the trip.", "Adicionar um viajante à viagem."),
@@ -357,6 +365,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.add_extra",
+        policy=LOW_RISK,
         workflow="trip",
         summary="Add an extra (hotel, baggage, insurance, seat or meal) to the trip.",
         summaries=localized(
@@ -383,6 +392,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.set_extra_payer",
+        policy=LOW_RISK,
         workflow="trip",
         summary="Say who pays for an extra.",
         summaries=localized("Say who pays for an extra.", "Indicar quem paga um extra."),
@@ -400,6 +410,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.remove_extra",
+        policy=REVERSIBLE_RISK,
         workflow="trip",
         summary="Remove an extra from the trip.",
         summaries=localized("Remove an extra from the trip.", "Remover um extra da viagem."),
@@ -407,6 +418,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.book_hotel",
+        policy=confirmed(RiskClass.MONETARY),
         workflow="trip",
         summary="Book the trip's hotel.",
         summaries=localized("Book the trip's hotel.", "Reservar o hotel da viagem."),
@@ -419,12 +431,14 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     ),
     OperationSpec(
         key="trip.confirm",
+        policy=confirmed(RiskClass.MONETARY),
         workflow="trip",
         summary="Confirm the trip.",
         summaries=localized("Confirm the trip.", "Confirmar a viagem."),
     ),
     OperationSpec(
         key="trip.cancel",
+        policy=confirmed(RiskClass.DESTRUCTIVE),
         workflow="trip",
         summary="Cancel the trip.",
         summaries=localized("Cancel the trip.", "Cancelar a viagem."),
