@@ -52,6 +52,10 @@ _EN: dict[str, str] = {
         "I couldn't find that record; once it is registered I'll finish this request."
     ),
     "expired": "An earlier request waited too long for its record and was dropped: {operation}.",
+    "choice.prompt": "Which one did you mean?",
+    "no_fitting_record": "None of the records you named can take that change now.",
+    "record_closed": "{label} is closed and can't be used for that any more.",
+    "part_not_found": "I couldn't find the part of the record you named.",
     "step.segment": "Reading your message: {n} part(s).",
     "step.coverage": "Checking that nothing you said was missed.",
     "step.route": "Working out what each part asks for.",
@@ -108,6 +112,10 @@ _PT: dict[str, str] = {
         "Não encontrei esse registo; quando estiver registado, concluo este pedido."
     ),
     "expired": "Um pedido anterior esperou demasiado pelo seu registo e foi descartado: {operation}.",
+    "choice.prompt": "A qual se referia?",
+    "no_fitting_record": "Nenhum dos registos que indicou pode receber essa alteração agora.",
+    "record_closed": "{label} está encerrado e já não pode ser usado para isso.",
+    "part_not_found": "Não encontrei a parte do registo que indicou.",
     "step.segment": "A ler a sua mensagem: {n} parte(s).",
     "step.coverage": "A confirmar que nada do que disse ficou de fora.",
     "step.route": "A perceber o que pede cada parte.",
