@@ -506,3 +506,60 @@ def test_parts_named_by_words_follow_the_no_guess_rule(
             assert changed((await world.state("T1"))["extras"]) == {option.value}
 
     _run(body)
+
+
+@_SETTINGS
+@given(
+    travelers=st.lists(
+        st.tuples(st.sampled_from(("active", "deleted")), st.booleans()), min_size=1, max_size=4
+    ),
+    legacy=st.booleans(),
+)
+def test_record_argument_candidates_are_those_the_domain_accepts(
+    travelers: list[tuple[str, bool]], legacy: bool
+) -> None:
+    """Of homonyms, only passengers fit "remove <name> from the manifest" (when any does)."""
+
+    async def body() -> None:
+        world = _World(legacy=legacy)
+        keys = [f"A{n}" for n in range(1, len(travelers) + 1)]
+        records: list[dict[str, Any]] = [
+            {
+                "key": k,
+                "workflow": "traveler",
+                "full_name": "Ana Costa",
+                "birth_date": f"{1960 + n}-01-15",
+                "status": status,
+            }
+            for n, (k, (status, _)) in enumerate(zip(keys, travelers, strict=True))
+        ]
+        listed = [k for k, (_, on) in zip(keys, travelers, strict=True) if on]
+        records += [
+            {"key": "T1", "workflow": "trip", "name": "Porto", "start": "2026-07-01",
+             "end": "2026-07-04"},
+            {"key": "D1", "workflow": "manifest", "trip": "T1", "airline": "TP",
+             "passengers": listed},
+        ]  # fmt: skip
+        await world.seed(records)
+        active = [k for k, (s, _) in zip(keys, travelers, strict=True) if s == "active"]
+        fitting = [k for k in active if k in listed] or active
+        result = await world.act("manifest.remove_passenger", ("D1",), {"traveler": "Ana Costa"})
+        (act,) = [r for r in result.results.values() if r.item_id.startswith("a")]
+        note(f"travelers {travelers} → {act.label}")
+        offered = {
+            world.keys[o.case]
+            for c in result.interactions_created
+            for o in c.spec.options
+            if o.case is not None
+        }
+        passengers = (await world.state("D1"))["passengers"]
+        if len(fitting) >= 2:
+            assert offered == set(fitting) and not result.commands, (offered, fitting)
+        elif len(fitting) == 1 and fitting[0] in listed:
+            assert act.status is ResultStatus.COMMITTED, act
+            assert str(world.refs[fitting[0]]) not in passengers
+        else:
+            assert not result.commands and not offered, result.results
+            assert act.status in (ResultStatus.REJECTED, ResultStatus.NEEDS_CLARIFICATION), act
+
+    _run(body)

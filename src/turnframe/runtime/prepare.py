@@ -127,7 +127,7 @@ class _Preparing(_RuntimeBase):
             record_args, bad_args = _record_args(act.args, self.registry, act.operation, handles)
             act, record_args, bad_args = _answering(act, resolution, record_args, bad_args, asked)
             awaits, choices = await self._look_up_arguments(
-                actor, act, record_args, bad_args, labels, snapshots, today, locale
+                actor, act, record_args, bad_args, labels, snapshots, today, locale, resolution
             )
             for case in record_args.values():
                 if case not in snapshots:
@@ -391,13 +391,18 @@ class _Preparing(_RuntimeBase):
         snapshots: dict[CaseRef, CaseSnapshot],
         today: date,
         locale: str,
+        resolution: TargetResolution | None = None,
     ) -> tuple[dict[str, str], dict[str, tuple[TargetCandidate, ...]]]:
         """Look up the record arguments named by words, not by a handle in view (§2 step 6).
 
-        ``CaseDirectory.find`` decides: one record found is used (``record_args``), several
-        go on a selection card (the returned choices), none leaves the act waiting for a
-        record of that name (the returned awaits, D6). Changes ``record_args`` and
-        ``bad_args`` in place.
+        ``CaseDirectory.find`` decides, told the operation and argument: one record that
+        fits is used (``record_args``), several go on a selection card (the returned
+        choices), none leaves the act waiting for a record of that name (the returned
+        awaits, D6). Of several, only those with which the domain accepts the act on its
+        Exact target stay candidates (the domain check, when it accepts at least one);
+        words naming only closed records fill the argument with the one, or mark it
+        ``closed`` (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). Changes
+        ``record_args`` and ``bad_args`` in place.
         """
         spec = self.registry.operation(act.operation or "")
         awaits: dict[str, str] = {}
@@ -422,6 +427,10 @@ class _Preparing(_RuntimeBase):
                 argument=name,
             )
             del bad_args[name]
+            if len(found) > 1 and isinstance(resolution, Exact):
+                found = self._accepted_by_domain(
+                    actor, act, resolution.case, name, found, record_args, snapshots, today, locale
+                )
             if len(found) == 1:
                 record_args[name] = found[0]
             elif found:
@@ -478,6 +487,37 @@ class _Preparing(_RuntimeBase):
                 continue
             out.append(case)
         return out
+
+    def _accepted_by_domain(
+        self,
+        actor: Actor,
+        act: SemanticAct,
+        target: CaseRef,
+        name: str,
+        found: list[CaseRef],
+        record_args: dict[str, CaseRef],
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> list[CaseRef]:
+        """Return the records of ``found`` with which the domain accepts ``act`` on ``target``.
+
+        "Remove Ana Silva from the manifest" with two Ana Silvas of whom one is listed: only
+        the passenger fits. When the domain refuses every one, the refusal is not about
+        which record was named, so all stay candidates (the reducer then reports it).
+        """
+        snap = snapshots.get(target)
+        if snap is None:
+            return found
+        accepted = [
+            case
+            for case in found
+            if domain_refusal(
+                self.registry, act, snap, {**record_args, name: case}, actor, today, locale
+            )
+            is None
+        ]
+        return accepted or found
 
     def _fits(self, actor: Actor, snap: CaseSnapshot, operation: str, argument: str | None) -> bool:
         """Return whether ``snap``'s record may be the target (or ``argument``) of ``operation``."""
