@@ -187,7 +187,9 @@ async def _draw_card(world: _World, kind: str) -> TurnResult:
     if kind == "select_traveler":
         return await world.act("trip.add_traveler", ("T1",), {"traveler": "Ana Silva"})
     if kind == "book_hotel":
-        return await world.act("trip.book_hotel", ("T1",), {"hotel": "Hotel Avenida", "nights": "2"})
+        return await world.act(
+            "trip.book_hotel", ("T1",), {"hotel": "Hotel Avenida", "nights": "2"}
+        )
     if kind == "cancel_trip":
         return await world.act("trip.cancel", ("T1",), {})
     # A travelers' selection filling the payer of an extra: add two baggages first.
@@ -195,7 +197,9 @@ async def _draw_card(world: _World, kind: str) -> TurnResult:
     await world.act("trip.add_extra", ("T1",), {"kind": "baggage", "details": "checked bag"})
     for key in ("A1", "A2", "A3"):
         await world.act("trip.add_traveler", ("T1",), {"traveler": key})
-    return await world.act("trip.set_extra_payer", ("T1",), {"extra": "baggage", "payer": "Ana Silva"})
+    return await world.act(
+        "trip.set_extra_payer", ("T1",), {"extra": "baggage", "payer": "Ana Silva"}
+    )
 
 
 async def _change(world: _World, change: tuple[str, str]) -> None:
@@ -344,7 +348,12 @@ def test_only_trips_on_which_the_operation_is_on_offer_are_candidates(
         keys = [f"T{n}" for n in range(1, len(statuses) + 1)]
         records = [_trip(k, s, 6 + n) for n, (k, s) in enumerate(zip(keys, statuses, strict=True))]
         records.append(
-            {"key": "K1", "workflow": "traveler", "full_name": "Kim Lee", "birth_date": "1980-04-02"}
+            {
+                "key": "K1",
+                "workflow": "traveler",
+                "full_name": "Kim Lee",
+                "birth_date": "1980-04-02",
+            }
         )
         records.append(_trip("T9", "planning", 5) | {"name": "Faro"})
         await world.seed(records)

@@ -730,7 +730,7 @@ def _find_hints(directory: object) -> frozenset[str]:
         except (TypeError, ValueError):
             params = {}  # type: ignore[assignment]
         if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-            known = frozenset({"operation", "argument", "today"})
+            known = frozenset({"operation", "argument"})  # the protocol's hints only
         else:
             known = frozenset(n for n in ("operation", "argument", "today") if n in params)
         _HINTS[kind] = known

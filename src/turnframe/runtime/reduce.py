@@ -414,7 +414,9 @@ class _Reducer:
         if not offered:
             self._reject(act, "not_offered", self._say("not_offered", label=snap.label), case=case)
             return
-        if spec.submission and (self.turn_dns or self.standing_active):
+        if spec.submission and (self.turn_dns or self.standing_active) and not reissue:
+            # A re-issued card is drawn, not clicked: its own click may lift the
+            # constraint for one command (D1), so "do not submit" is checked then.
             lifted = self.s.lift_for_click and origin is not None
             if not lifted:
                 self._reject(act, "do_not_submit", self._say("do_not_submit"), case=case)
