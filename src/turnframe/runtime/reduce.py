@@ -414,6 +414,13 @@ class _Reducer:
         if not offered:
             self._reject(act, "not_offered", self._say("not_offered", label=snap.label), case=case)
             return
+        if not new and snap.state is not None and workflow.terminal(snap.view):
+            # A terminal record is never a mutation's target, even where its workflow
+            # still lists the operation (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+            self._reject(
+                act, "record_closed", self._say("record_closed", label=snap.label), case=case
+            )
+            return
         if spec.submission and (self.turn_dns or self.standing_active) and not reissue:
             # A re-issued card is drawn, not clicked: its own click may lift the
             # constraint for one command (D1), so "do not submit" is checked then.

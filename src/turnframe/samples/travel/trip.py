@@ -542,7 +542,7 @@ class TripWorkflow:
 
 
 _IGNORED = frozenset(
-    "the a an my our this that extra o os as um uma do da dos das meu minha nosso nossa".split()
+    "the a an my our this that extra o os as um uma de do da dos das meu minha nosso nossa".split()
 )
 
 
