@@ -168,6 +168,7 @@ VALID = {
     ArgumentKind.INTEGER: ("1", "2", "3"),
     ArgumentKind.EMAIL: ("ana@example.com",),
     ArgumentKind.RECORD: ("h-traveler", "company"),
+    ArgumentKind.PART: ("E1", "the hotel", "the baggage", "insurance"),
 }
 
 

@@ -240,6 +240,8 @@ _VALID: dict[ArgumentKind, tuple[str, ...]] = {
     ArgumentKind.DATE: ("2026-05-20", "2026-05-24", "2026-06-10", "2026-07-01", "May 22"),
     ArgumentKind.INTEGER: ("1", "2", "3", "5"),
     ArgumentKind.EMAIL: ("ana@example.com", "kim.lee@example.org"),
+    # Parts named by words (ADR 0014): ids, kinds, details, words naming none or several.
+    ArgumentKind.PART: ("E1", "the hotel", "the baggage", "insurance", "the extra", "seat"),
 }
 
 

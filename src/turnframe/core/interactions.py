@@ -66,12 +66,15 @@ class InteractionOption:
         label: the server-written label.
         meaning: what clicking it does.
         case: for a SelectTarget option, the candidate case it selects.
+        value: for a Choice option, the id of the record's part it selects (the value
+            of the pending act's ``PART`` argument; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
     """
 
     id: str
     label: str
     meaning: OptionMeaning
     case: CaseRef | None = None
+    value: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,7 +89,10 @@ class PendingAct:
         record_args: argument name → the case a record argument resolved to.
         new_case: the act creates ``case``.
         argument: on a SelectTarget card, the record argument the chosen option fills
-            (``None``: the option is the act's target).
+            (``None``: the option is the act's target); on a Choice card, the part
+            argument the chosen option's ``value`` fills.
+        part_args: part argument name → the part id it resolved to (re-checked by the
+            domain when the act resumes).
     """
 
     act: SemanticAct
@@ -94,6 +100,7 @@ class PendingAct:
     record_args: Mapping[str, CaseRef] = field(default_factory=dict)
     new_case: bool = False
     argument: str | None = None
+    part_args: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,10 @@ class ArgumentKind(StrEnum):
     CHOICE = "choice"
     RECORD = "record"
     EMAIL = "email"
+    PART = "part"
+    """A part of the act's target record (an extra, a passenger, a line item), named by the
+    user's words and resolved by the target's workflow (``find_parts``), never by an
+    internal id the user cannot know (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -93,8 +93,28 @@ class CaseDirectory(Protocol):
         """Return every record ``actor`` may address, in a stable order."""
         ...
 
-    async def find(self, actor: Actor, workflow: str | None, words: str) -> Sequence[CaseRef]:
-        """Return the records of ``actor`` that ``words`` could name (zero, one or several)."""
+    async def find(
+        self,
+        actor: Actor,
+        workflow: str | None,
+        words: str,
+        *,
+        operation: str | None = None,
+        argument: str | None = None,
+    ) -> Sequence[CaseRef]:
+        """Return the records of ``actor`` that ``words`` could name (zero, one or several).
+
+        ``operation`` and ``argument`` say what the runtime is finding for
+        (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). With ``operation``
+        alone, the records are the act's possible *targets*: return only those on which
+        that operation is on offer to ``actor`` now (``WorkflowDefinition.offered``) and
+        whose phase is not terminal (``ErasedWorkflow.terminal``). With ``argument`` too,
+        the records are possible values of that record argument: return only records
+        that are not terminal. Without ``operation`` (a question), return every record
+        the words name, terminal ones included. Both default to ``None``, so a directory
+        written before these hints existed stays valid: the runtime filters what it
+        returns by the same rules (I8, I16).
+        """
         ...
 
     async def authorize(self, actor: Actor, case: CaseRef) -> bool:

@@ -65,10 +65,13 @@ class NotFound:
     """Nothing matched; the user is asked again.
 
     Attributes:
-        reason: ``"no_target"``, ``"unknown_handle"`` or ``"no_match"``.
+        reason: ``"no_target"``, ``"unknown_handle"``, ``"no_match"`` or ``"no_fit"``
+            (the words named records, but none on which the operation is on offer now).
+        sentence: the domain's sentence for ``"no_fit"`` (empty: the runtime's own).
     """
 
     reason: str = "no_match"
+    sentence: str = ""
     kind: Literal["not_found"] = "not_found"
 
 

@@ -25,7 +25,7 @@ from turnframe.core.errors import RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import ProposedCommand, RenderedArgument
-from turnframe.core.operations import ArgumentSpec, OperationSpec
+from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.view import Obligation, WorkflowView
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "Execution",
     "ExecutionContext",
     "OutboxDraft",
+    "PartCandidate",
     "Refusal",
     "WorkflowDefinition",
     "WorkflowRegistry",
@@ -74,6 +75,24 @@ class CommandText:
 
     text: str
     arguments: tuple[RenderedArgument, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartCandidate:
+    """A part of a record (an extra, a passenger, a line item) the user's words could name.
+
+    Returned by a workflow's optional ``find_parts`` hook for an argument of kind
+    :attr:`~turnframe.core.operations.ArgumentKind.PART`; one candidate fills the
+    argument, several go on a choice card, none is refused with the domain's sentence
+    (no guess, I8; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+
+    Attributes:
+        id: the part's stable id inside the record (e.g. ``"E1"``); the argument's value.
+        label: the domain's label for it in the turn's locale (a choice card's option).
+    """
+
+    id: str
+    label: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,6 +186,21 @@ class WorkflowDefinition(Protocol[S]):
     Implementations must uphold I3: ``project`` is a pure function of the state, with
     exactly one phase, stable obligation ids and an outcome only when complete; an
     absent state (``None``) means "not yet", never "no longer".
+
+    Optional hooks (read through :class:`ErasedWorkflow`, so a workflow written without
+    them stays valid; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md):
+
+    - ``terminal_phases() -> Collection[str]``: the phases (statuses) from which a record
+      never moves on, e.g. a Deleted traveler. A record in one is never a candidate,
+      target or argument of a mutation. Without the hook, a view with an ``outcome``
+      is terminal (I3 gives an outcome only to a finished record).
+    - ``find_parts(state, operation, argument, words, locale) -> Sequence[PartCandidate]
+      | Refusal``: the parts of ``state`` the user's ``words`` name, for an argument of
+      kind ``PART``; a :class:`Refusal` (or no candidate) when none does. Required by
+      the registry when an operation declares a ``PART`` argument.
+    - ``no_candidate(operation, argument, locale) -> str``: the domain's sentence when
+      the user's words name records of this workflow but none on which ``operation``
+      (or its record ``argument``) is on offer now.
     """
 
     @property
@@ -387,6 +421,62 @@ class ErasedWorkflow:
         return str(words) if words else None
 
 
+    def terminal(self, view: WorkflowView) -> bool:
+        """Return whether ``view``'s phase is terminal: no mutation may target or name it.
+
+        The domain declares its terminal phases with an optional ``terminal_phases()``
+        hook; without one, a view with an outcome is terminal (I3). An absent record
+        (``exists=False``) is never terminal.
+        """
+        if not view.exists:
+            return False
+        declared = getattr(self._def, "terminal_phases", None)
+        if callable(declared):
+            return view.phase in tuple(declared())
+        return view.outcome is not None
+
+    def fits(self, view: WorkflowView, actor: Actor, operation: str) -> bool:
+        """Return whether ``operation`` is on offer to ``actor`` on a record with ``view``.
+
+        True when the view offers it and the record is not terminal (a creating
+        operation fits an absent record). This is the filter a selection card's
+        candidates pass (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+        """
+        spec = self._ops.get(operation)
+        if spec is not None and spec.creates_case and not view.exists:
+            return True
+        return not self.terminal(view) and operation in self._def.offered(view, actor)
+
+    def find_parts(
+        self, state: Any, operation: OperationSpec, argument: ArgumentSpec, words: str, locale: str
+    ) -> tuple[PartCandidate, ...] | Refusal:
+        """Return the parts of ``state`` that ``words`` name for ``argument``, or a refusal.
+
+        Raises:
+            RegistryError: when the workflow has no ``find_parts`` hook.
+        """
+        hook = getattr(self._def, "find_parts", None)
+        if not callable(hook):
+            raise RegistryError(f"workflow {self.name!r} has no find_parts for {argument.name!r}")
+        found = hook(state, operation, argument, words, locale)
+        if isinstance(found, Refusal):
+            return found
+        return tuple(found)
+
+    def no_candidate(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str | None:
+        """Return the domain's sentence for words that name no record fitting ``operation``.
+
+        ``None`` when the workflow has no ``no_candidate`` hook (the runtime then uses
+        its own sentence).
+        """
+        hook = getattr(self._def, "no_candidate", None)
+        if not callable(hook):
+            return None
+        return str(hook(operation, argument, locale))
+
+
 def _argument_label(op: OperationSpec | None, name: str, locale: str) -> str:
     spec = op.argument(name) if op else None
     if spec is not None:
@@ -443,8 +533,10 @@ class WorkflowRegistry:
 
         Raises:
             RiskPolicyError: when an operation's declared policy breaks the risk rule.
-            RegistryError: when its name or one of its operation keys is taken, or a
-                declared locale lacks an operation's summary or an argument's label.
+            RegistryError: when its name or one of its operation keys is taken, a
+                declared locale lacks an operation's summary or an argument's label, or
+                an operation declares a ``PART`` argument the workflow cannot resolve
+                (no ``find_parts`` hook).
         """
         erased = ErasedWorkflow(definition)
         if erased.name in self._workflows:
@@ -459,6 +551,12 @@ class WorkflowRegistry:
                 raise RiskPolicyError(op.key, problem)
             for locale in erased.locales:
                 _check_locale(op, locale)
+            parts = [a.name for a in op.arguments if a.kind is ArgumentKind.PART]
+            if parts and not callable(getattr(definition, "find_parts", None)):
+                raise RegistryError(
+                    f"operation {op.key!r} has part argument(s) {parts} but workflow "
+                    f"{erased.name!r} defines no find_parts to resolve them from words"
+                )
         self._workflows[erased.name] = erased
         for op in erased.operations():
             self._operations[op.key] = op

@@ -11,6 +11,7 @@ from datetime import date
 
 from turnframe.core.acts import SemanticAct
 from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.operations import ArgumentKind
 from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.values import InvalidValue, evaluate_argument
@@ -26,28 +27,47 @@ def domain_refusal(
     actor: Actor,
     today: date,
     locale: str,
+    closed: Mapping[CaseRef, str] | None = None,
 ) -> str | None:
     """Return the sentence the domain would refuse ``act`` with, or ``None`` when it passes.
 
     Missing values are not refusals (the user is asked for them later); a value whose
-    words cannot be read as its kind is.
+    words cannot be read as its kind is. ``closed`` maps the record arguments' cases that
+    are terminal to the refusal sentence naming them (a terminal record never fills an
+    argument of a mutation); a ``PART`` argument is named by the target's workflow
+    (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
     """
+    closed = closed or {}
     spec = registry.operation(act.operation or "")
     if spec is None:
         return None
     values: dict[str, ArgValue] = {}
+    workflow = registry.workflow(spec.workflow)
     for arg in spec.arguments:
         words = act.args.get(arg.name)
         if words is None or not words.strip():
             if arg.required:
                 return None
             continue
+        named = record_args.get(arg.name)
+        if arg.kind is ArgumentKind.RECORD and named is not None and named in closed:
+            return closed[named]
+        if arg.kind is ArgumentKind.PART:
+            # The domain names the part from the words, as the reducer will: no part is its
+            # refusal; several are not a refusal (a choice card will ask).
+            parts = workflow.find_parts(snapshot.state, spec, arg, words, locale)
+            if isinstance(parts, Refusal):
+                return parts.sentence
+            if len(parts) != 1:
+                return None
+            values[arg.name] = parts[0].id
+            continue
         try:
             values[arg.name] = evaluate_argument(arg, words, today, record_args.get(arg.name))
         except InvalidValue as exc:
             return str(exc)
-    workflow = registry.workflow(spec.workflow).definition
-    compiled = workflow.compile(
+    definition = workflow.definition
+    compiled = definition.compile(
         CompileRequest(
             act=act,
             operation=spec,
@@ -64,7 +84,7 @@ def domain_refusal(
     if isinstance(compiled, Refusal):
         return compiled.sentence
     for command in compiled.commands:
-        refusal = workflow.validate(snapshot.state, command, today, locale)
+        refusal = definition.validate(snapshot.state, command, today, locale)
         if refusal is not None:
             return refusal.sentence
     return None

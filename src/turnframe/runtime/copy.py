@@ -64,6 +64,10 @@ _EN: dict[str, str] = {
     "link.no_longer_pending": (
         "That earlier request is no longer pending, so there was nothing to cancel or change."
     ),
+    "choice.prompt": "Which one did you mean?",
+    "no_fitting_record": "None of the records you named can take that change now.",
+    "record_closed": "{label} is closed and can't be used for that any more.",
+    "part_not_found": "I couldn't find the part of the record you named.",
     "step.segment": "Reading your message: {n} part(s).",
     "step.coverage": "Checking that nothing you said was missed.",
     "step.route": "Working out what each part asks for.",
@@ -132,6 +136,10 @@ _PT: dict[str, str] = {
     "link.no_longer_pending": (
         "Esse pedido anterior já não está pendente, por isso não havia nada a cancelar ou alterar."
     ),
+    "choice.prompt": "A qual se referia?",
+    "no_fitting_record": "Nenhum dos registos que indicou pode receber essa alteração agora.",
+    "record_closed": "{label} está encerrado e já não pode ser usado para isso.",
+    "part_not_found": "Não encontrei a parte do registo que indicou.",
     "step.segment": "A ler a sua mensagem: {n} parte(s).",
     "step.coverage": "A confirmar que nada do que disse ficou de fora.",
     "step.route": "A perceber o que pede cada parte.",

@@ -20,6 +20,7 @@ from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.policy import origin_satisfies
+from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
 
 __all__ = ["StoredCaseDirectory", "StoredStateExecutor"]
@@ -96,12 +97,22 @@ class StoredCaseDirectory:
         registry: the workflows.
         store: the store.
         locale: the labels' locale.
+        clock: the day views are projected for when ``find`` is not told the turn's
+            ``today`` (default: the system clock).
     """
 
-    def __init__(self, registry: WorkflowRegistry, store: TurnStore, locale: str = "en") -> None:
+    def __init__(
+        self,
+        registry: WorkflowRegistry,
+        store: TurnStore,
+        locale: str = "en",
+        *,
+        clock: Clock | None = None,
+    ) -> None:
         self._registry = registry
         self._store = store
         self.locale = locale
+        self._clock: Clock = clock or SystemClock()
 
     @property
     def store(self) -> TurnStore:
@@ -126,17 +137,43 @@ class StoredCaseDirectory:
             out.append((DirectoryEntry(case=row.case, label=label), row, typed))
         return out
 
-    async def find(self, actor: Actor, workflow: str | None, words: str) -> Sequence[CaseRef]:
-        """Return the actor's cases whose search text holds every word of ``words``."""
+    async def find(
+        self,
+        actor: Actor,
+        workflow: str | None,
+        words: str,
+        *,
+        operation: str | None = None,
+        argument: str | None = None,
+        today: date | None = None,
+    ) -> Sequence[CaseRef]:
+        """Return the actor's cases whose search text holds every word of ``words``.
+
+        With ``operation`` (and ``argument``), only the cases that fit it, as
+        :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
+        operation now and not be terminal; a record argument's value must not be
+        terminal (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). ``today``
+        is the day views are projected for (default: the system date).
+        """
         wanted = [w for w in words.lower().split() if w]
         found = []
+        day = today or self._clock.today()
         for row in await self._store.list_cases(actor.account):
             if workflow is not None and row.case.workflow != workflow:
                 continue
             erased = self._registry.workflow(row.case.workflow)
-            text = erased.definition.search_text(erased.typed(row.state)).lower()
-            if wanted and all(w in text for w in wanted):
-                found.append(row.case)
+            typed = erased.typed(row.state)
+            text = erased.definition.search_text(typed).lower()
+            if not (wanted and all(w in text for w in wanted)):
+                continue
+            if operation is not None:
+                view = erased.definition.project(typed, day)
+                if argument is not None:
+                    if erased.terminal(view):
+                        continue
+                elif not erased.fits(view, actor, operation):
+                    continue
+            found.append(row.case)
         return found
 
     async def authorize(self, actor: Actor, case: CaseRef) -> bool:

@@ -68,6 +68,8 @@ class ActInput:
             (``CaseDirectory.find`` found none): the act waits for it (D6).
         choices: record argument name → the records its words could name (found by
             ``CaseDirectory.find``, several): a selection card asks which.
+        part_args: part argument name → the part id already chosen (on a Choice card
+            or a confirmed card); the domain re-checks it when the act compiles.
     """
 
     act: SemanticAct
@@ -76,6 +78,7 @@ class ActInput:
     bad_args: Mapping[str, str] = field(default_factory=dict)
     awaits: Mapping[str, str] = field(default_factory=dict)
     choices: Mapping[str, tuple[TargetCandidate, ...]] = field(default_factory=dict)
+    part_args: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

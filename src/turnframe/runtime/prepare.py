@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import re
 from collections.abc import Sequence
@@ -37,7 +38,7 @@ from turnframe.core.turn import (
 )
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.check import domain_refusal
-from turnframe.runtime.copy import narrate
+from turnframe.runtime.copy import narrate, say
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET
@@ -148,7 +149,7 @@ class _Preparing(_RuntimeBase):
             record_args, bad_args = _record_args(act.args, self.registry, act.operation, handles)
             act, record_args, bad_args = _answering(act, resolution, record_args, bad_args, asked)
             awaits, choices = await self._look_up_arguments(
-                actor, act, record_args, bad_args, labels, snapshots, today, locale
+                actor, act, record_args, bad_args, labels, snapshots, today, locale, resolution
             )
             for case in record_args.values():
                 if case not in snapshots:
@@ -451,8 +452,15 @@ class _Preparing(_RuntimeBase):
             record_args, bad = _record_args(act.args, self.registry, act.operation, handles)
             if bad:
                 return None
+            closed = {
+                ref: say("record_closed", locale, label=snap.label)
+                for ref in record_args.values()
+                if (snap := snapshots.get(ref)) is not None
+                and snap.state is not None
+                and self.registry.workflow(ref.workflow).terminal(snap.view)
+            }
             return domain_refusal(
-                self.registry, act, snapshots[case], record_args, actor, today, locale
+                self.registry, act, snapshots[case], record_args, actor, today, locale, closed
             )
 
         return check
@@ -467,13 +475,18 @@ class _Preparing(_RuntimeBase):
         snapshots: dict[CaseRef, CaseSnapshot],
         today: date,
         locale: str,
+        resolution: TargetResolution | None = None,
     ) -> tuple[dict[str, str], dict[str, tuple[TargetCandidate, ...]]]:
         """Look up the record arguments named by words, not by a handle in view (§2 step 6).
 
-        ``CaseDirectory.find`` decides: one record found is used (``record_args``), several
-        go on a selection card (the returned choices), none leaves the act waiting for a
-        record of that name (the returned awaits, D6). Changes ``record_args`` and
-        ``bad_args`` in place.
+        ``CaseDirectory.find`` decides, told the operation and argument: one record that
+        fits is used (``record_args``), several go on a selection card (the returned
+        choices), none leaves the act waiting for a record of that name (the returned
+        awaits, D6). Of several, only those with which the domain accepts the act on its
+        Exact target stay candidates (the domain check, when it accepts at least one);
+        words naming only closed records fill the argument with the one, or mark it
+        ``closed`` (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). Changes
+        ``record_args`` and ``bad_args`` in place.
         """
         spec = self.registry.operation(act.operation or "")
         awaits: dict[str, str] = {}
@@ -485,15 +498,23 @@ class _Preparing(_RuntimeBase):
             words = str(act.args.get(name, "")).strip()
             if argument is None or argument.record_workflow is None or _HANDLE.match(words):
                 continue
-            found = [
-                case
-                for case in await self.directory.find(actor, argument.record_workflow, words)
-                if await self.directory.authorize(actor, case)
-            ]
+            # Only records that may fill the argument now are candidates (never a
+            # terminal one, docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+            found = await self._find(
+                actor,
+                argument.record_workflow,
+                words,
+                snapshots,
+                today,
+                locale,
+                operation=spec.key,
+                argument=name,
+            )
             del bad_args[name]
-            for case in found:
-                if case not in snapshots:
-                    snapshots[case] = await self._snapshot(case, today, locale)
+            if len(found) > 1 and isinstance(resolution, Exact):
+                found = self._accepted_by_domain(
+                    actor, act, resolution.case, name, found, record_args, snapshots, today, locale
+                )
             if len(found) == 1:
                 record_args[name] = found[0]
             elif found:
@@ -501,8 +522,104 @@ class _Preparing(_RuntimeBase):
                     TargetCandidate(case=c, label=_label(c, snapshots, labels)) for c in found
                 )
             else:
-                awaits[name] = words
+                matched = await self._find(
+                    actor, argument.record_workflow, words, snapshots, today, locale
+                )
+                if len(matched) == 1:
+                    # The one record the words name is closed: the reducer refuses it with
+                    # its label, and the act does not wait for a record that exists.
+                    record_args[name] = matched[0]
+                elif matched:
+                    bad_args[name] = "closed"
+                else:
+                    awaits[name] = words
         return awaits, choices
+
+    async def _find(
+        self,
+        actor: Actor,
+        workflow: str | None,
+        words: str,
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+        *,
+        operation: str | None = None,
+        argument: str | None = None,
+    ) -> list[CaseRef]:
+        """Return the authorised records ``words`` name that fit ``operation``/``argument``.
+
+        The directory is told what the runtime is finding for (``CaseDirectory.find``'s
+        keyword hints, passed only when its ``find`` accepts them), and its answer is
+        filtered again here by the same rule, so a directory that ignores the hints can
+        still never put a record that does not fit on a selection card
+        (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). Every returned
+        record has a snapshot.
+        """
+        hints: dict[str, Any] = {"operation": operation, "argument": argument, "today": today}
+        accepted = _find_hints(self.directory)
+        kwargs = {k: v for k, v in hints.items() if k in accepted and v is not None}
+        out = []
+        for case in await self.directory.find(actor, workflow, words, **kwargs):
+            if case in out or not await self.directory.authorize(actor, case):
+                continue
+            if case not in snapshots:
+                snapshots[case] = await self._snapshot(case, today, locale)
+            if operation is not None and not self._fits(
+                actor, snapshots[case], operation, argument
+            ):
+                continue
+            out.append(case)
+        return out
+
+    def _accepted_by_domain(
+        self,
+        actor: Actor,
+        act: SemanticAct,
+        target: CaseRef,
+        name: str,
+        found: list[CaseRef],
+        record_args: dict[str, CaseRef],
+        snapshots: dict[CaseRef, CaseSnapshot],
+        today: date,
+        locale: str,
+    ) -> list[CaseRef]:
+        """Return the records of ``found`` with which the domain accepts ``act`` on ``target``.
+
+        "Remove Ana Silva from the manifest" with two Ana Silvas of whom one is listed: only
+        the passenger fits. When the domain refuses every one, the refusal is not about
+        which record was named, so all stay candidates (the reducer then reports it).
+        """
+        snap = snapshots.get(target)
+        if snap is None:
+            return found
+        accepted = [
+            case
+            for case in found
+            if domain_refusal(
+                self.registry, act, snap, {**record_args, name: case}, actor, today, locale
+            )
+            is None
+        ]
+        return accepted or found
+
+    def _fits(self, actor: Actor, snap: CaseSnapshot, operation: str, argument: str | None) -> bool:
+        """Return whether ``snap``'s record may be the target (or ``argument``) of ``operation``."""
+        erased = self.registry.workflow(snap.case.workflow)
+        if argument is not None:
+            return not erased.terminal(snap.view)
+        return erased.fits(snap.view, actor, operation)
+
+    def _no_fit(self, operation: str, argument: str | None, workflow: str, locale: str) -> str:
+        """Return the domain's sentence for words naming only records that do not fit."""
+        spec = self.registry.operation(operation)
+        erased = self.registry.workflow(workflow)
+        if spec is not None:
+            arg_spec = spec.argument(argument) if argument else None
+            sentence = erased.no_candidate(spec, arg_spec, locale)
+            if sentence:
+                return sentence
+        return say("no_fitting_record", locale)
 
     async def _resolve(
         self,
@@ -532,10 +649,21 @@ class _Preparing(_RuntimeBase):
                 cases.append(named)
         elif target.find:
             workflow = spec.workflow if spec else None
-            cases = list(await self.directory.find(actor, workflow, target.find))
+            op = spec.key if spec else None
+            cases = await self._find(
+                actor, workflow, target.find, snapshots, today, locale, operation=op
+            )
+            if not cases and spec is not None:
+                matched = await self._find(actor, workflow, target.find, snapshots, today, locale)
+                if len(matched) > 1:
+                    return NotFound(
+                        reason="no_fit",
+                        sentence=self._no_fit(spec.key, None, spec.workflow, locale),
+                    )
+                # One record named that does not fit: the reducer refuses it in the
+                # domain's words for that record (no candidate to choose between).
+                cases = matched
             for case in cases:
-                if case not in snapshots:
-                    snapshots[case] = await self._snapshot(case, today, locale)
                 labels.setdefault(case, snapshots[case].label)
         elif turn.origin_ref is not None:
             if not await self.directory.authorize(actor, turn.origin_ref):
@@ -548,6 +676,18 @@ class _Preparing(_RuntimeBase):
         for case in cases:
             if not await self.directory.authorize(actor, case):
                 return Unauthorized()
+        if len(cases) > 1 and spec is not None:
+            # Several records named: only those on which the operation is on offer now
+            # are candidates; one that fits is used, none gives the domain's sentence.
+            for case in cases:
+                if case not in snapshots:
+                    snapshots[case] = await self._snapshot(case, today, locale)
+            fitting = [c for c in cases if self._fits(actor, snapshots[c], spec.key, None)]
+            if not fitting:
+                return NotFound(
+                    reason="no_fit", sentence=self._no_fit(spec.key, None, spec.workflow, locale)
+                )
+            cases = fitting
         if len(cases) == 1:
             return Exact(case=cases[0])
         return Ambiguous(
@@ -586,6 +726,23 @@ class _Preparing(_RuntimeBase):
         case_revision = snapshots[card.spec.case].revision if card.spec.case else None
         pending = []
         for p in card.spec.pending:
+            if p.argument is not None and option is not None and option.value is not None:
+                # A Choice that fills a part argument: the act keeps its own target, and
+                # the domain re-checks the part when the act compiles again.
+                owned = p.case is not None and (
+                    p.new_case or await self.directory.authorize(actor, p.case)
+                )
+                pending.append(
+                    ActInput(
+                        act=p.act,
+                        resolution=Exact(case=p.case, new=p.new_case)
+                        if owned and p.case is not None
+                        else Unauthorized(),
+                        record_args=p.record_args,
+                        part_args={**p.part_args, p.argument: option.value},
+                    )
+                )
+                continue
             if p.argument is not None and option is not None and option.case is not None:
                 # A selection that fills a record argument: the act keeps its own target.
                 chosen_arg: TargetResolution | None = None
@@ -599,6 +756,7 @@ class _Preparing(_RuntimeBase):
                         act=p.act,
                         resolution=chosen_arg or Unauthorized(),
                         record_args={**p.record_args, p.argument: option.case},
+                        part_args=p.part_args,
                     )
                 )
                 continue
@@ -612,7 +770,14 @@ class _Preparing(_RuntimeBase):
                     resolution = Unauthorized()
                 else:
                     resolution = Exact(case=chosen, new=p.new_case and chosen == p.case)
-            pending.append(ActInput(act=p.act, resolution=resolution, record_args=p.record_args))
+            pending.append(
+                ActInput(
+                    act=p.act,
+                    resolution=resolution,
+                    record_args=p.record_args,
+                    part_args=p.part_args,
+                )
+            )
         return ClickInput(
             response=response, interaction=card, case_revision=case_revision, pending=tuple(pending)
         )
@@ -630,6 +795,30 @@ class _Preparing(_RuntimeBase):
         return ()
 
     # ----------------------------------------------------------------- finishing
+
+
+_HINTS: dict[type, frozenset[str]] = {}
+
+
+def _find_hints(directory: object) -> frozenset[str]:
+    """Return the keyword hints (``operation``, ``argument``, ``today``) ``directory.find`` accepts.
+
+    A directory written before the hints existed takes none of them; it is still called
+    with the words alone, and the runtime filters its answer (``_Preparing._find``).
+    """
+    kind = type(directory)
+    known = _HINTS.get(kind)
+    if known is None:
+        try:
+            params = inspect.signature(directory.find).parameters  # type: ignore[attr-defined]
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            known = frozenset({"operation", "argument"})  # the protocol's hints only
+        else:
+            known = frozenset(n for n in ("operation", "argument", "today") if n in params)
+        _HINTS[kind] = known
+    return known
 
 
 def _handle(turn_id: str, case: CaseRef) -> str:

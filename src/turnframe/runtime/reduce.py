@@ -47,12 +47,14 @@ from turnframe.core.interactions import (
     PendingAct,
     ProposedCommand,
 )
+from turnframe.core.operations import ArgumentKind, OperationSpec
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.targets import Ambiguous, Exact, NotFound, Unauthorized
 from turnframe.core.workflow import (
     ArgValue,
     CompileRequest,
     ErasedWorkflow,
+    PartCandidate,
     Refusal,
     WorkflowRegistry,
 )
@@ -477,8 +479,20 @@ class _Reducer:
 
     # one act -----------------------------------------------------------------------
     def _reduce_act(
-        self, item: ActInput, *, origin: Origin | None, card: tuple[str, str] | None
+        self,
+        item: ActInput,
+        *,
+        origin: Origin | None,
+        card: tuple[str, str] | None,
+        reissue: bool = False,
     ) -> None:
+        """Reduce one act: resolve, evaluate, compile (domain check), policy; one result.
+
+        ``reissue``: the act comes from a stale card and is compiled again against the
+        record as it is now; whatever passes goes on a fresh Confirm card (never runs
+        from the stale click), whatever the domain now refuses gets its refusal
+        (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+        """
         act = item.act
         if act.operation is None:
             targets = [
@@ -530,6 +544,16 @@ class _Reducer:
                     operation=act.operation,
                 )
                 return
+            case NotFound(reason="no_fit", sentence=sentence):
+                # The words name records, none of which offers the operation now.
+                self._result(
+                    act.id,
+                    ResultStatus.NEEDS_CLARIFICATION,
+                    code="target_not_found",
+                    sentence=sentence or self._say("no_fitting_record"),
+                    operation=act.operation,
+                )
+                return
             case NotFound() | Unauthorized() | None:
                 self._result(
                     act.id,
@@ -561,7 +585,16 @@ class _Reducer:
         if not offered:
             self._reject(act, "not_offered", self._say("not_offered", label=snap.label), case=case)
             return
-        if spec.submission and (self.turn_dns or self.standing_active):
+        if not new and snap.state is not None and workflow.terminal(snap.view):
+            # A terminal record is never a mutation's target, even where its workflow
+            # still lists the operation (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+            self._reject(
+                act, "record_closed", self._say("record_closed", label=snap.label), case=case
+            )
+            return
+        if spec.submission and (self.turn_dns or self.standing_active) and not reissue:
+            # A re-issued card is drawn, not clicked: its own click may lift the
+            # constraint for one command (D1), so "do not submit" is checked then.
             lifted = self.s.lift_for_click and origin is not None
             if not lifted:
                 self._reject(act, "do_not_submit", self._say("do_not_submit"), case=case)
@@ -611,9 +644,39 @@ class _Reducer:
                     case=case,
                 )
                 return
+            if item.bad_args.get(arg.name) == "closed":
+                # Every record the words name is closed (terminal): none may fill it.
+                self._reject(
+                    act,
+                    f"record_closed:{arg.name}",
+                    self._say("no_fitting_record"),
+                    case=case,
+                )
+                return
             if arg.name in item.bad_args:
                 self._clarify_arg(act, case, arg.name, "invalid")
                 return
+            named = item.record_args.get(arg.name)
+            if arg.kind is ArgumentKind.RECORD and named is not None:
+                closed = self._closed(named)
+                if closed is not None:
+                    # A terminal record (a Deleted traveler) is never the argument of a
+                    # mutation, whether found now or chosen on a card drawn before.
+                    self._reject(
+                        act,
+                        f"record_closed:{arg.name}",
+                        self._say("record_closed", label=closed),
+                        case=case,
+                    )
+                    return
+            if arg.kind is ArgumentKind.PART and (
+                arg.name in item.part_args or (isinstance(words, str) and words.strip())
+            ):
+                part = self._part(item, act, case, snap.state, spec, arg.name, str(words))
+                if part is None:
+                    return
+                values[arg.name] = part
+                continue
             if words is None or (isinstance(words, str) and not words.strip()):
                 if arg.required:
                     self._clarify_arg(act, case, arg.name, "missing")
@@ -662,7 +725,7 @@ class _Reducer:
                 return
         policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
         chosen = origin or DirectUserAct(turn_id=self.inp.turn_id)
-        if all(origin_satisfies(p, chosen) for p in policies):
+        if not reissue and all(origin_satisfies(p, chosen) for p in policies):
             self.s.prior[case].extend(compiled.commands)
             self.s.ready.append(
                 _Ready(
@@ -680,7 +743,18 @@ class _Reducer:
         # D3: later acts on this case are checked against these commands too.
         self.s.prior[case].extend(compiled.commands)
         review = next((p.review_role for p in policies if p.review_role), None)
-        pending = PendingAct(act=act, case=case, record_args=dict(item.record_args), new_case=new)
+        parts = {
+            a.name: str(values[a.name])
+            for a in spec.arguments
+            if a.kind is ArgumentKind.PART and a.name in values
+        }
+        pending = PendingAct(
+            act=act,
+            case=case,
+            record_args=dict(item.record_args),
+            new_case=new,
+            part_args=parts,
+        )
         confirmed_first = isinstance(origin, ConfirmedInteraction) and (
             origin.interaction_kind == InteractionKind.CONFIRM.value
         )
@@ -704,7 +778,74 @@ class _Reducer:
                 commands=proposed,
             )
         )
-        self._result(act.id, ResultStatus.AWAITING_CONFIRMATION, operation=act.operation, case=case)
+        self._result(
+            act.id,
+            ResultStatus.AWAITING_CONFIRMATION,
+            code="reissued" if reissue else None,
+            operation=act.operation,
+            case=case,
+        )
+
+    def _closed(self, case: CaseRef) -> str | None:
+        """Return the label of ``case`` when its record is terminal, else ``None``."""
+        snap = self.inp.snapshots.get(case)
+        if snap is None or snap.state is None:
+            return None
+        if self.registry.workflow(case.workflow).terminal(snap.view):
+            return snap.label
+        return None
+
+    def _part(
+        self,
+        item: ActInput,
+        act: SemanticAct,
+        case: CaseRef,
+        state: object,
+        spec: OperationSpec,
+        name: str,
+        words: str,
+    ) -> str | None:
+        """Resolve a ``PART`` argument from the user's words, the way records are (no guess).
+
+        A part chosen on a card (``item.part_args``) is taken as is: the domain's compile
+        checks it still exists. Otherwise the target's workflow finds the parts the
+        words name: one is used; several go on a Choice card; none is refused with the
+        domain's sentence. Returns the part id, or ``None`` once the act has its result.
+        """
+        if name in item.part_args:
+            return item.part_args[name]
+        argument = spec.argument(name)
+        assert argument is not None
+        erased = self.registry.workflow(spec.workflow)
+        found = erased.find_parts(state, spec, argument, words, self.inp.locale)
+        if isinstance(found, Refusal) or not found:
+            refusal = found if isinstance(found, Refusal) else None
+            self._reject(
+                act,
+                refusal.code if refusal else f"part_not_found:{name}",
+                refusal.sentence if refusal else self._say("part_not_found"),
+                case=case,
+            )
+            return None
+        if len(found) == 1:
+            return found[0].id
+        self.s.ambiguous += 1
+        waiting = PendingAct(
+            act=act,
+            case=case,
+            record_args=dict(item.record_args),
+            argument=name,
+            part_args=dict(item.part_args),
+        )
+        self._plan_choice(found, waiting)
+        self._result(
+            act.id,
+            ResultStatus.NEEDS_CLARIFICATION,
+            code=f"ambiguous_part:{name}",
+            operation=act.operation,
+            case=case,
+        )
+        return None
 
     def _reject(
         self, act: SemanticAct, code: str, sentence: str, *, case: CaseRef | None = None
@@ -786,6 +927,45 @@ class _Reducer:
             kind=InteractionKind.SELECT_TARGET,
             case=None,
             prompt=self._select_prompt(waiting.act.operation, cases, waiting.argument),
+            options=options,
+            independent=True,
+            pending=(waiting,),
+            operations=(waiting.act.operation or "",),
+        )
+        self.s.cards.append(PlannedCard(spec=spec, item_ids=(waiting.act.id,)))
+
+    def _plan_choice(self, parts: tuple[PartCandidate, ...], waiting: PendingAct) -> None:
+        """Plan a Choice card over the parts the words name (several; never a guess, I8).
+
+        Each option carries a part id as its ``value``; the card belongs to no case (like
+        a selection), so it displaces no Confirm card. Acts waiting on the same parts of
+        the same record share one card.
+        """
+        options = tuple(
+            InteractionOption(id=p.id, label=p.label, meaning=OptionMeaning.SELECT, value=p.id)
+            for p in parts
+        )
+        key = (waiting.case, tuple(p.id for p in parts))
+        for n, planned in enumerate(self.s.cards):
+            spec = planned.spec
+            if (
+                spec.kind is InteractionKind.CHOICE
+                and spec.pending
+                and ((spec.pending[0].case, tuple(o.value for o in spec.options)) == key)
+            ):
+                self.s.cards[n] = PlannedCard(
+                    spec=replace(
+                        spec,
+                        pending=(*spec.pending, waiting),
+                        operations=(*spec.operations, waiting.act.operation or ""),
+                    ),
+                    item_ids=(*planned.item_ids, waiting.act.id),
+                )
+                return
+        spec = InteractionSpec(
+            kind=InteractionKind.CHOICE,
+            case=None,
+            prompt=self._say("choice.prompt"),
             options=options,
             independent=True,
             pending=(waiting,),
@@ -961,6 +1141,17 @@ class _Reducer:
     def _pending_inputs(self, card: Interaction, option: InteractionOption) -> tuple[ActInput, ...]:
         out = []
         for p in card.spec.pending:
+            if p.argument is not None and option.value is not None and p.case is not None:
+                # A Choice option fills a part argument; the domain re-checks the part.
+                out.append(
+                    ActInput(
+                        act=p.act,
+                        resolution=Exact(case=p.case, new=p.new_case),
+                        record_args=p.record_args,
+                        part_args={**p.part_args, p.argument: option.value},
+                    )
+                )
+                continue
             if p.argument is not None and option.case is not None and p.case is not None:
                 # The option fills a record argument; the target stays the act's own.
                 out.append(
@@ -973,7 +1164,14 @@ class _Reducer:
                 continue
             case = option.case if option.meaning is OptionMeaning.SELECT else p.case
             resolution = Exact(case=case, new=p.new_case) if case is not None else None
-            out.append(ActInput(act=p.act, resolution=resolution, record_args=p.record_args))
+            out.append(
+                ActInput(
+                    act=p.act,
+                    resolution=resolution,
+                    record_args=p.record_args,
+                    part_args=p.part_args,
+                )
+            )
         return tuple(out)
 
     def _answer_card(
@@ -1135,32 +1333,17 @@ class _Reducer:
         )
         if not reissue or spec.case is None:
             return
-        snap = self.inp.snapshots.get(spec.case)
-        if snap is None:
+        if spec.case not in self.inp.snapshots:
             return
         # D2: a fresh card for the same acts; the runtime binds it to the revision after
         # this turn's commits, so the user never confirms content they did not see. A stale
         # Review restarts the chain with a Confirm: the earlier confirmation was given on
-        # content that has since changed, so it cannot carry over (I16, I17).
-        fresh = InteractionSpec(
-            kind=InteractionKind.CONFIRM,
-            case=spec.case,
-            prompt=spec.prompt,
-            options=self._confirm_options(),
-            bound_revision=snap.revision,
-            pending=spec.pending,
-            operations=spec.operations,
-            commands=spec.commands,
-        )
-        ids = tuple(p.act.id for p in pending)
-        self.s.cards.append(PlannedCard(spec=fresh, item_ids=ids))
-        for act_id in ids:
-            self._result(
-                act_id,
-                ResultStatus.AWAITING_CONFIRMATION,
-                code="reissued",
-                case=spec.case,
-            )
+        # content that has since changed, so it cannot carry over (I16, I17). Each act is
+        # compiled again against the record as it is now and goes through the domain
+        # check and policy again: the fresh card never offers what the domain would now
+        # refuse (ADR 0004 rule 3; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+        for item in pending:
+            self._reduce_act(item, origin=None, card=None, reissue=True)
 
     # batches ------------------------------------------------------------------------
     def _batches(self) -> tuple[PlannedBatch, ...]:

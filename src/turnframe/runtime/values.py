@@ -68,7 +68,9 @@ def evaluate_argument(
             if _EMAIL.match(text):
                 return text
             raise InvalidValue(f"{spec.name}: not an email address")
-        case ArgumentKind.TEXT:
+        case ArgumentKind.TEXT | ArgumentKind.PART:
+            # A part's words are resolved by the target's workflow (``find_parts``);
+            # evaluated on their own they are text.
             if not text:
                 raise InvalidValue(f"{spec.name}: empty")
             return text

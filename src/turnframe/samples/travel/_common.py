@@ -21,6 +21,7 @@ from turnframe.core import (
     ConfirmationRequirement,
     JSONObject,
     JSONValue,
+    OperationSpec,
     Refusal,
     RenderedArgument,
     RiskClass,
@@ -43,6 +44,7 @@ __all__ = [
     "date_value",
     "int_value",
     "localized",
+    "no_candidate",
     "record_value",
     "ref_from_json",
     "refusal",
@@ -159,6 +161,22 @@ def arg(
         literals=literals,
         names_record=names_record,
     )
+
+
+def no_candidate(
+    workflow: str, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+) -> str:
+    """Return the sentence for words naming only records that ``operation`` does not fit.
+
+    ``workflow`` is the records' workflow; ``argument`` is set when they were looked up
+    as a record argument's value (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+    Server data only: the operation's summary in ``locale``, never the user's words.
+    """
+    key = f"no_candidate.{workflow}" + (".argument" if argument is not None else "")
+    if not copy.has(key):
+        key = f"no_candidate.{workflow}"
+    summary = operation.summary_in(locale).rstrip(".")
+    return copy.text(locale, key, operation=summary)
 
 
 def ask_argument(argument: ArgumentSpec, locale: str) -> str:

@@ -57,6 +57,7 @@ from turnframe.samples.travel._common import (
     ask_argument,
     command_text,
     date_value,
+    no_candidate,
     record_value,
     refusal,
 )
@@ -326,6 +327,16 @@ class ManifestWorkflow:
         if not _transition(state, command).events:
             return Compiled()
         return Compiled(commands=(command,))
+
+    def terminal_phases(self) -> tuple[str, ...]:
+        """Return the manifest's terminal phases: never a mutation's target or argument."""
+        return _TERMINAL
+
+    def no_candidate(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the sentence for manifests named that ``operation`` does not fit (en or pt-PT)."""
+        return no_candidate("manifest", operation, argument, locale)
 
     def policy(self, state: ManifestState | None, command: Command) -> CommandPolicy:
         """Return low risk, or for ``manifest.submit`` irreversible + Confirm + external (§7, I17).

@@ -55,6 +55,7 @@ from turnframe.samples.travel._common import (
     date_from_json,
     date_value,
     localized,
+    no_candidate,
     refusal,
     text_value,
 )
@@ -325,6 +326,16 @@ class TravelerWorkflow:
         if state is not None and not _transition(state, command).events:
             return Compiled()
         return Compiled(commands=(command,))
+
+    def terminal_phases(self) -> tuple[str, ...]:
+        """Return the traveler's terminal phases: never a mutation's target or argument."""
+        return ("deleted",)
+
+    def no_candidate(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the sentence for travelers named that ``operation`` does not fit (en or pt-PT)."""
+        return no_candidate("traveler", operation, argument, locale)
 
     def policy(self, state: TravelerState | None, command: Command) -> CommandPolicy:
         """Return low risk, or destructive with a Confirm card for ``traveler.delete`` (§7)."""

@@ -44,6 +44,7 @@ from turnframe.core import (
     Obligation,
     OperationSpec,
     Outcome,
+    PartCandidate,
     Refusal,
     UsageError,
     WorkflowView,
@@ -56,6 +57,7 @@ from turnframe.samples.travel._common import (
     TransitionRefused,
     ask_argument,
     command_text,
+    no_candidate,
     refusal,
 )
 from turnframe.samples.travel.trip_model import (
@@ -76,6 +78,7 @@ from turnframe.samples.travel.trip_model import (
     TripState,
     build_trip_command,
     dump_trip,
+    extra_id,
     load_trip,
 )
 
@@ -384,6 +387,39 @@ class TripWorkflow:
             return Compiled()
         return Compiled(commands=(command,))
 
+    def terminal_phases(self) -> tuple[str, ...]:
+        """Return ``completed`` and ``cancelled``: a trip in them is never a mutation's target."""
+        return _TERMINAL
+
+    def find_parts(
+        self,
+        state: TripState | None,
+        operation: OperationSpec,
+        argument: ArgumentSpec,
+        words: str,
+        locale: str,
+    ) -> tuple[PartCandidate, ...] | Refusal:
+        """Return the extras the user's ``words`` name ("the hotel", "E1", "Hotel Avenida").
+
+        An extra is named by its id, or by words that all appear in its kind (English or
+        Portuguese) and details; articles and the word "extra" are ignored, so "the
+        extra" names every extra. Several extras go on a choice card, none is refused
+        with ``no_such_extra`` in ``locale``
+        (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+        """
+        if state is None:
+            return refusal(Rejected("not_created"), locale)
+        found = [e for e in state.extras if _names_extra(e, words)]
+        if not found:
+            return refusal(Rejected("no_such_extra", trip=state.name), locale)
+        return tuple(PartCandidate(id=e.id, label=_extra_label(e, locale)) for e in found)
+
+    def no_candidate(
+        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
+    ) -> str:
+        """Return the sentence for trips named that ``operation`` does not fit (en or pt-PT)."""
+        return no_candidate("trip", operation, argument, locale)
+
     def policy(self, state: TripState | None, command: Command) -> CommandPolicy:
         """Return the policy of travel-sample.md's table (low unless listed otherwise)."""
         return _POLICIES.get(command.operation, CONSERVATIVE_POLICY)
@@ -530,6 +566,37 @@ class TripWorkflow:
         return copy.text(locale, "select.trip")
 
 
+_IGNORED = frozenset(
+    "the a an my our this that extra o os as um uma de do da dos das meu minha nosso nossa".split()
+)
+
+
+def _tokens(words: str) -> list[str]:
+    return [t for w in words.split() if (t := w.strip(".,;:!?\"'()").casefold())]
+
+
+def _names_extra(extra: Extra, words: str) -> bool:
+    """Return whether ``words`` name ``extra``: its id, or words all found in its description."""
+    if extra_id(words) == extra.id:
+        return True
+    wanted = [t for t in _tokens(words) if t not in _IGNORED]
+    known = {
+        *_tokens(extra.kind),
+        *_tokens(copy.kind_name(copy.EN, extra.kind)),
+        *_tokens(copy.kind_name(copy.PT, extra.kind)),
+        *_tokens(extra.details or ""),
+        extra.id.casefold(),
+    }
+    return all(t in known for t in wanted)
+
+
+def _extra_label(extra: Extra, locale: str) -> str:
+    kind = copy.kind_name(locale, extra.kind)
+    if extra.details:
+        return copy.text(locale, "label.extra", kind=kind, details=extra.details, extra=extra.id)
+    return copy.text(locale, "label.extra.plain", kind=kind, extra=extra.id)
+
+
 def _date(value: object) -> date | None:
     return date.fromisoformat(value) if isinstance(value, str) else None
 
@@ -538,8 +605,8 @@ _BRIEFINGS = {
     "new": "This trip does not exist yet; trip.start creates it with a name and, optionally, "
     "a destination and dates.",
     "planning": "This trip is being planned: its name, dates, travelers and extras can change. "
-    "Extras are named by ids such as E1; a payer is a traveler on the trip or the "
-    "company. Booking a hotel, confirming and cancelling need a confirmation card.",
+    "Extras are named the way the user names them (the hotel, the baggage); a payer is "
+    "a traveler on the trip or the company. Booking a hotel, confirming and cancelling need a confirmation card.",
     "confirmed": "This trip is confirmed: its dates can no longer change, but travelers and "
     "extras can still be added. Cancelling needs a confirmation card.",
     "completed": "This trip is completed; it can't change any more, but questions about it "

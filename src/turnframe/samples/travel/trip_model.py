@@ -74,6 +74,7 @@ __all__ = [
     "TripState",
     "TripStatus",
     "dump_trip",
+    "extra_id",
     "load_trip",
 ]
 
@@ -312,6 +313,7 @@ TripCommand: TypeAlias = (
 """Every command the trip workflow compiles and executes."""
 
 _PAYER = "a traveler on the trip, or the word 'company' when the company pays"
+_EXTRA_WORDS = "the extra, in the user's words: its kind (the hotel, the baggage) or its details"
 
 TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
     OperationSpec(
@@ -397,7 +399,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
         summary="Say who pays for an extra.",
         summaries=localized("Say who pays for an extra.", "Indicar quem paga um extra."),
         arguments=(
-            arg("extra", required=True, description="the extra's id, such as E1"),
+            arg("extra", ArgumentKind.PART, required=True, description=_EXTRA_WORDS),
             arg(
                 "payer",
                 ArgumentKind.RECORD,
@@ -414,7 +416,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
         workflow="trip",
         summary="Remove an extra from the trip.",
         summaries=localized("Remove an extra from the trip.", "Remover um extra da viagem."),
-        arguments=(arg("extra", required=True, description="the extra's id, such as E1"),),
+        arguments=(arg("extra", ArgumentKind.PART, required=True, description=_EXTRA_WORDS),),
     ),
     OperationSpec(
         key="trip.book_hotel",
@@ -451,8 +453,13 @@ _EXTRA_ID = re.compile(r"[Ee]?\s*0*(\d+)")
 
 
 def _normal_extra(value: str) -> str:
+    return extra_id(value) or value.strip()
+
+
+def extra_id(value: str) -> str | None:
+    """Return the extra id ``value`` spells (``"E1"``, ``"e1"``, ``"1"`` → ``"E1"``), else ``None``."""
     match = _EXTRA_ID.fullmatch(value.strip())
-    return f"E{int(match.group(1))}" if match else value.strip()
+    return f"E{int(match.group(1))}" if match else None
 
 
 def build_trip_command(key: str, values: Mapping[str, ArgValue]) -> TripCommand:
