@@ -99,6 +99,7 @@ from turnframe.core.turn import (
 )
 from turnframe.core.view import BlockingRequirement, Notice, Obligation, Outcome, WorkflowView
 from turnframe.core.workflow import (
+    Amount,
     ArgValue,
     Compiled,
     CompileRequest,
@@ -115,6 +116,7 @@ __all__ = [
     "CONSERVATIVE_POLICY",
     "Actor",
     "Ambiguous",
+    "Amount",
     "AnswerBlock",
     "ArgValue",
     "ArgumentKind",

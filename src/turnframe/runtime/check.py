@@ -13,7 +13,7 @@ from turnframe.core.acts import SemanticAct
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
 from turnframe.runtime.plan import CaseSnapshot
-from turnframe.runtime.values import InvalidValue, evaluate_argument
+from turnframe.runtime.values import AmbiguousValue, InvalidValue, evaluate_argument
 
 __all__ = ["domain_refusal"]
 
@@ -43,7 +43,11 @@ def domain_refusal(
                 return None
             continue
         try:
-            values[arg.name] = evaluate_argument(arg, words, today, record_args.get(arg.name))
+            values[arg.name] = evaluate_argument(
+                arg, words, today, record_args.get(arg.name), locale
+            )
+        except AmbiguousValue:
+            return None  # not a refusal: the reducer asks which date was meant (I8)
         except InvalidValue as exc:
             return str(exc)
     workflow = registry.workflow(spec.workflow).definition
