@@ -580,7 +580,7 @@ class _Reading:
         if answer is None:
             act.dropped = True
             return False
-        act.args, act.evidence = read_values(answer)
+        act.args, act.evidence = read_values(answer, self.words)
         self.step("extract", f"{act.id}: {', '.join(act.args) or '-'}")
         return True
 
