@@ -37,6 +37,7 @@ from turnframe.core.turn import (
 )
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.check import domain_refusal
+from turnframe.runtime.contract import checked_reading
 from turnframe.runtime.copy import narrate
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
@@ -103,7 +104,7 @@ class _Preparing(_RuntimeBase):
             brief = self._brief(
                 actor, turn_id, turn, today, locale, entries, handles, snapshots, cards, asked
             )
-            read = await self.understander.understand(brief)
+            read = checked_reading(await self.understander.understand(brief), self.registry)
             understanding, model_calls = read.understanding, read.model_calls
             calls, reading = read.calls, read.trace
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
