@@ -40,7 +40,6 @@ __all__ = [
 S = TypeVar("S")
 
 
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Amount:
     """A sum of money as code read it from the user's words (docs/adr/0015-values-in-the-turns-locale.md).

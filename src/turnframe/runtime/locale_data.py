@@ -211,15 +211,15 @@ def number_data(tag: str) -> NumberData:
         if key in currencies and currencies[key] != code:
             clashing.add(key)
         currencies.setdefault(key, code)
-    for key in clashing:
-        del currencies[key]
-    for code in own.currencies:
-        if len(code) == 3 and code.isalpha():
-            currencies[fold(code)] = code
+    for clash in clashing:
+        del currencies[clash]
+    for iso in own.currencies:
+        if len(str(iso)) == 3 and str(iso).isalpha():
+            currencies[fold(str(iso))] = str(iso)
     plural = own._data["currency_names_plural"]
     for code, names in dict(plural).items():
         for name in dict(names).values():
             currencies.setdefault(fold(str(name)), code)
-    for code, name in own.currencies.items():
-        currencies.setdefault(fold(name), code)
+    for key, name in own.currencies.items():
+        currencies.setdefault(fold(str(name)), str(key))
     return NumberData(decimal=decimal, groups=frozenset(groups), currencies=currencies)

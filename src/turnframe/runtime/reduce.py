@@ -564,9 +564,7 @@ class _Reducer:
         question = workflow.ask_argument(spec, argument, self.inp.locale)
         if why == "ambiguous":
             locale = self.inp.locale
-            label = (
-                argument.labels.get(locale) or argument.labels.get(locale[:2]) or argument.label
-            )
+            label = argument.labels.get(locale) or argument.labels.get(locale[:2]) or argument.label
             sentence = self._say(
                 "ambiguous_date",
                 argument=label or name,

@@ -112,9 +112,7 @@ def _target_problem(target: object) -> str | None:
     return None
 
 
-def _words_problems(
-    field: str, values: object, spec: OperationSpec | None
-) -> list[str]:
+def _words_problems(field: str, values: object, spec: OperationSpec | None) -> list[str]:
     if not isinstance(values, Mapping):
         return [f"{field} is {_type(values)}, not a mapping of argument names to words"]
     problems: list[str] = []
@@ -123,9 +121,7 @@ def _words_problems(
             problems.append(f"{field} has a key {name!r} that is not an argument name")
             continue
         if not isinstance(value, str):
-            problems.append(
-                f"{field} {name!r} is {_type(value)}, not the user's words (str)"
-            )
+            problems.append(f"{field} {name!r} is {_type(value)}, not the user's words (str)")
         if spec is not None and spec.argument(name) is None:
             known = ", ".join(a.name for a in spec.arguments) or "none"
             problems.append(
@@ -164,9 +160,7 @@ def _item_problems(item: object, operations: Operations) -> list[str]:
             problems.append(why)
         return problems
     if isinstance(item, Constraint):
-        if not isinstance(item.kind, ConstraintKind) or not isinstance(
-            item.scope, ConstraintScope
-        ):
+        if not isinstance(item.kind, ConstraintKind) or not isinstance(item.scope, ConstraintScope):
             return ["kind and scope are a ConstraintKind and a ConstraintScope"]
         return []
     if isinstance(item, CardAnswer):
@@ -221,13 +215,9 @@ def contract_violations(
             if item_id in RESERVED_IDS:
                 out.append(ContractViolation(item_id, f"the id {item_id!r} is reserved"))
             elif _SEPARATOR in item_id:
-                out.append(
-                    ContractViolation(item_id, f"an id may not contain {_SEPARATOR!r}")
-                )
+                out.append(ContractViolation(item_id, f"an id may not contain {_SEPARATOR!r}"))
             elif item_id in seen:
-                out.append(
-                    ContractViolation(item_id, f"the id {item_id!r} is given to two items")
-                )
+                out.append(ContractViolation(item_id, f"the id {item_id!r} is given to two items"))
             seen.add(item_id)
             out.extend(ContractViolation(item_id, p) for p in _item_problems(item, operations))
     links = understanding.links
