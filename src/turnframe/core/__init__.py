@@ -103,6 +103,7 @@ from turnframe.core.turn import (
 )
 from turnframe.core.view import BlockingRequirement, Notice, Obligation, Outcome, WorkflowView
 from turnframe.core.workflow import (
+    Amount,
     ArgValue,
     CommandText,
     Compiled,
@@ -121,6 +122,7 @@ __all__ = [
     "CONSERVATIVE_POLICY",
     "Actor",
     "Ambiguous",
+    "Amount",
     "AnswerBlock",
     "ArgValue",
     "ArgumentKind",

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from datetime import date, datetime
+from decimal import Decimal
 from enum import Enum
 
 from turnframe.core.ids import CaseRef, JSONValue
@@ -33,6 +34,7 @@ def to_json_value(value: object) -> JSONValue:
     """Return ``value`` as a JSON value.
 
     Dataclasses become objects of their fields, enums their values, dates ISO strings,
+    decimals their exact digits as a string (``"1250.50"``),
     :class:`CaseRef` ``"workflow/case_id"``, tuples and lists arrays, sets sorted arrays.
     Dispatches on the exact type first (field names are cached per dataclass type), since
     request hashes and replay records run it on every turn.
@@ -55,6 +57,8 @@ def to_json_value(value: object) -> JSONValue:
         return value
     if isinstance(value, datetime | date):
         return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
     names = _field_names(kind)
     if names is not None:
         return {name: to_json_value(getattr(value, name)) for name in names}

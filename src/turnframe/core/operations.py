@@ -16,11 +16,19 @@ __all__ = ["ArgumentKind", "ArgumentSpec", "OperationSpec"]
 
 
 class ArgumentKind(StrEnum):
-    """How code evaluates an argument's words."""
+    """How code evaluates an argument's words, in the turn's locale (docs/adr/0015-values-in-the-turns-locale.md).
+
+    ``DATE`` gives a :class:`datetime.date`, ``INTEGER`` an ``int``, ``NUMBER`` a
+    :class:`decimal.Decimal` and ``AMOUNT`` an :class:`~turnframe.core.workflow.Amount`
+    (the locale's CLDR formats); ``TEXT`` and ``EMAIL`` keep the user's words;
+    ``CHOICE`` one of the choices; ``RECORD`` a record.
+    """
 
     TEXT = "text"
     DATE = "date"
     INTEGER = "integer"
+    NUMBER = "number"
+    AMOUNT = "amount"
     CHOICE = "choice"
     RECORD = "record"
     EMAIL = "email"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from decimal import Decimal
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from turnframe.core.acts import SemanticAct
@@ -29,6 +30,7 @@ from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.view import Obligation, WorkflowView
 
 __all__ = [
+    "Amount",
     "ArgValue",
     "CommandText",
     "CompileRequest",
@@ -45,8 +47,24 @@ __all__ = [
 
 S = TypeVar("S")
 
-ArgValue: TypeAlias = str | int | date | CaseRef
-"""An argument after code evaluated the user's words: text, a number, a date or a record."""
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Amount:
+    """A sum of money as code read it from the user's words (docs/adr/0015-values-in-the-turns-locale.md).
+
+    Attributes:
+        value: the number, exactly (never a float).
+        currency: the ISO 4217 code the words named (``"EUR"``), or ``None`` when they
+            named none and the domain decides.
+    """
+
+    value: Decimal
+    currency: str | None = None
+
+
+ArgValue: TypeAlias = str | int | Decimal | Amount | date | CaseRef
+"""An argument after code evaluated the user's words: text, a whole or decimal number, an
+amount, a date or a record."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,7 +14,7 @@ from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.operations import ArgumentKind
 from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
 from turnframe.runtime.plan import CaseSnapshot
-from turnframe.runtime.values import InvalidValue, evaluate_argument
+from turnframe.runtime.values import AmbiguousValue, InvalidValue, evaluate_argument
 
 __all__ = ["domain_refusal"]
 
@@ -63,7 +63,11 @@ def domain_refusal(
             values[arg.name] = parts[0].id
             continue
         try:
-            values[arg.name] = evaluate_argument(arg, words, today, record_args.get(arg.name))
+            values[arg.name] = evaluate_argument(
+                arg, words, today, record_args.get(arg.name), locale
+            )
+        except AmbiguousValue:
+            return None  # not a refusal: the reducer asks which date was meant (I8)
         except InvalidValue as exc:
             return str(exc)
     definition = workflow.definition

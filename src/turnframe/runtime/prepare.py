@@ -38,6 +38,7 @@ from turnframe.core.turn import (
 )
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.check import domain_refusal
+from turnframe.runtime.contract import checked_reading
 from turnframe.runtime.copy import narrate, say
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
@@ -126,7 +127,7 @@ class _Preparing(_RuntimeBase):
                     for w in waiting
                 ),
             )
-            read = await self.understander.understand(brief)
+            read = checked_reading(await self.understander.understand(brief), self.registry)
             understanding, model_calls = read.understanding, read.model_calls
             calls, reading = read.calls, read.trace
         self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))

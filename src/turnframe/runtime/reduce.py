@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import date
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope, EvidenceSource, SemanticAct
 from turnframe.core.canonical import digest
@@ -70,7 +71,12 @@ from turnframe.runtime.plan import (
     WaitingAct,
 )
 from turnframe.runtime.policy import origin_satisfies
-from turnframe.runtime.values import InvalidValue, evaluate_argument
+from turnframe.runtime.values import (
+    AmbiguousValue,
+    InvalidValue,
+    evaluate_argument,
+    readings_text,
+)
 
 __all__ = ["card_prompt", "reduce_turn"]
 
@@ -684,8 +690,12 @@ class _Reducer:
                 continue
             try:
                 values[arg.name] = evaluate_argument(
-                    arg, words, self.inp.today, item.record_args.get(arg.name)
+                    arg, words, self.inp.today, item.record_args.get(arg.name), self.inp.locale
                 )
+            except AmbiguousValue as exc:
+                # Two plausible orders read the date differently: asked, never guessed (I8).
+                self._clarify_arg(act, case, arg.name, "ambiguous", exc.readings)
+                return
             except InvalidValue:
                 self._clarify_arg(act, case, arg.name, "invalid")
                 return
@@ -859,18 +869,32 @@ class _Reducer:
             case=case,
         )
 
-    def _clarify_arg(self, act: SemanticAct, case: CaseRef, name: str, why: str) -> None:
+    def _clarify_arg(
+        self,
+        act: SemanticAct,
+        case: CaseRef,
+        name: str,
+        why: str,
+        readings: tuple[date, ...] = (),
+    ) -> None:
         spec = self.registry.operation(act.operation or "")
         assert spec is not None
         argument = spec.argument(name)
         assert argument is not None
         workflow = self.registry.workflow(spec.workflow).definition
         question = workflow.ask_argument(spec, argument, self.inp.locale)
-        sentence = (
-            question
-            if why == "missing"
-            else f"{self._say('invalid_value', argument=argument.label_in(self.inp.locale))} {question}"
-        )
+        if why == "ambiguous":
+            locale = self.inp.locale
+            label = argument.label_in(locale)
+            sentence = self._say(
+                "ambiguous_date",
+                argument=label or name,
+                options=readings_text(readings, self.inp.today, locale),
+            )
+        elif why == "missing":
+            sentence = question
+        else:
+            sentence = f"{self._say('invalid_value', argument=argument.label_in(self.inp.locale) or name)} {question}"
         self._result(
             act.id,
             ResultStatus.NEEDS_CLARIFICATION,

@@ -119,21 +119,26 @@ def extract_task(
     )
 
 
-def read_values(answer: Any) -> tuple[dict[str, str], dict[str, str]]:
+def read_values(answer: Any, words: Words) -> tuple[dict[str, str], dict[str, str]]:
     """Return ``(args, evidence)`` of a checked extract answer.
 
     A choice's value is the choice, a record's its handle (or allowed word); any other
-    value is the copied words, which code evaluates (dates, amounts) against today.
+    value is the user's own words at the span the answer points at (``words``), which
+    code evaluates (dates, amounts) in the turn's locale. The model's copy only has to
+    repeat them loosely; it is never the stored value (docs/adr/0015-values-in-the-turns-locale.md).
     """
     args: dict[str, str] = {}
     evidence: dict[str, str] = {}
     for v in answer["values"]:
         name = v["argument"]
-        evidence[name] = v["copy"]
+        said = v["copy"]
+        if words.repeats(v["copy"], v["from"], v["to"]):
+            said = words.span(v["copy"], v["from"], v["to"])
+        evidence[name] = said
         if "choice" in v:
             args[name] = v["choice"]
         elif "record" in v and (v["record"] or v["literal"]):
             args[name] = v["record"] or v["literal"]
         else:
-            args[name] = v["copy"]
+            args[name] = said
     return args, evidence

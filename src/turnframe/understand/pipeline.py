@@ -37,6 +37,7 @@ from turnframe.tasks.run import TaskModels, TaskRunner, concurrently
 from turnframe.tasks.task import Task
 from turnframe.understand.base import UnderstandingResult
 from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
+from turnframe.understand.contract import on_contract
 from turnframe.understand.coverage import coverage_task, gaps, read_missed
 from turnframe.understand.cross_check import CrossFinding, cross_check_task, read_findings
 from turnframe.understand.extract import extract_task, read_values
@@ -144,7 +145,7 @@ class ModelUnderstanding:
         reading = _Reading(brief, runner, effort_profile(effort))
         error: str | None = None
         try:
-            understanding = await reading.run()
+            understanding = on_contract(await reading.run(), brief.operation)
         except BudgetExceeded as exc:
             error = f"{type(exc).__name__}: {exc}"
             understanding = Understanding(notices=("budget_exceeded",))
@@ -590,7 +591,7 @@ class _Reading:
         if answer is None:
             act.dropped = True
             return False
-        act.args, act.evidence = read_values(answer)
+        act.args, act.evidence = read_values(answer, self.words)
         self.step("extract", f"{act.id}: {', '.join(act.args) or '-'}")
         return True
 
