@@ -14,6 +14,7 @@ from turnframe.core.interactions import (
     Interaction,
     InteractionKind,
     InteractionResolution,
+    InteractionStatus,
 )
 from turnframe.core.ports import Subject
 from turnframe.core.reply import (
@@ -58,6 +59,7 @@ class _Finishing(_RuntimeBase):
         actor = prepared.actor
         results = {r.item_id: r for r in prepared.results}
         commits: list[CommitResult] = []
+        lost: dict[str, Interaction] = {}  # cards another turn closed first (ADR 0016)
         commands: list[tuple[str, CaseRef]] = []
         committed_events: list[DomainEvent] = []
         phase = TurnPhase.COMMITTING
@@ -66,12 +68,16 @@ class _Finishing(_RuntimeBase):
                 try:
                     outcome = await self.store.commit(batch.request)
                 except RevisionConflict:
+                    if await self._lost(prepared, batch.request.interaction, lost):
+                        continue
                     for act_id in batch.act_ids:
                         results[act_id] = _rejected(
                             results[act_id], "conflict", say("conflict", prepared.locale)
                         )
                     continue
                 except InteractionAlreadyResolved:
+                    if await self._lost(prepared, batch.request.interaction, lost):
+                        continue
                     for act_id in batch.act_ids:
                         results[act_id] = _rejected(
                             results[act_id],
@@ -94,26 +100,28 @@ class _Finishing(_RuntimeBase):
             phase = TurnPhase.COMMITTED
             self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
             for close in prepared.closes:
-                await self.store.close_interaction(
-                    InteractionCas(
-                        interaction_id=close.interaction_id,
-                        status=close.status,
-                        resolution=InteractionResolution(
-                            option_id=close.option_id,
-                            turn_id=turn_id,
-                            user=actor.user,
-                            results=dict(close.results),
-                        ),
-                    )
+                cas = InteractionCas(
+                    interaction_id=close.interaction_id,
+                    status=close.status,
+                    resolution=InteractionResolution(
+                        option_id=close.option_id,
+                        turn_id=turn_id,
+                        user=actor.user,
+                        results=dict(close.results),
+                    ),
                 )
+                if not await self.store.close_interaction(cas):
+                    await self._lost(prepared, cas, lost)
         except StoreError as exc:
             raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
 
         notices = list(prepared.notices)
+        if lost:
+            prepared, results = _report_lost(prepared, results, lost, notices)
         created, results = await self._persist_cards(prepared, results, notices)
         if prepared.standing is None and prepared.standing_active:
             notices.append((_STANDING, say(_STANDING, prepared.locale), None))
-        if prepared.replayed_click is not None:
+        if prepared.replayed_click is not None and not lost:
             # A second click reports the card's original results; this turn's own items keep
             # their own results (I11: exactly one result each).
             for k, v in prepared.replayed_click.items():
@@ -182,6 +190,32 @@ class _Finishing(_RuntimeBase):
             commands=tuple(commands),
             reply_calls=len(reply_record.get("calls", ())),
         )
+
+    async def _lost(
+        self, prepared: PreparedTurn, cas: InteractionCas | None, lost: dict[str, Interaction]
+    ) -> bool:
+        """Record in ``lost`` the card of ``cas`` when another turn closed it first (I16).
+
+        A compare-and-set that fails on a card this turn did not close (its stored
+        resolution names another turn, or it has none) lost a race; the card is read back
+        so the reply reports what the card actually became. A card this turn closed
+        itself (recovery finishing a turn again) or one still open (a revision conflict
+        from an unrelated change) is not lost. Returns whether the card was lost.
+
+        Raises:
+            StoreError: the card cannot be read back.
+        """
+        if cas is None:
+            return False
+        card = await self.store.get_interaction(
+            prepared.actor.account, prepared.conversation_id, cas.interaction_id
+        )
+        if card is None or card.status is InteractionStatus.OPEN:
+            return False
+        if card.resolution is not None and card.resolution.turn_id == prepared.turn_id:
+            return False
+        lost[card.id] = card
+        return True
 
     async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> None:
         """Record the standing constraint, what the reply asked and the acts it carries.
@@ -419,6 +453,84 @@ class _Finishing(_RuntimeBase):
             operation=first.waits_for,
             case=focus,
         )
+
+
+def _report_lost(
+    prepared: PreparedTurn,
+    results: dict[str, PlannedActResult],
+    lost: dict[str, Interaction],
+    notices: list[tuple[str, str, str | None]],
+) -> tuple[PreparedTurn, dict[str, PlannedActResult]]:
+    """Replace what this turn meant to do with lost cards by what the cards became (I16).
+
+    For each card another turn closed first, the items this turn reported for it — the
+    click, text answers to it, its pending acts, the acts of a commit that carried it —
+    give way to the card's stored resolution, exactly as a second click reports it: the
+    resolving turn's results (this turn's own items keep their own, I11) and the
+    ``already_resolved`` notice. A card that went stale or was superseded without an
+    answer rejects the click as no longer available. Cards this turn planned for the
+    lost card's acts (a re-issue after "out of date", the next card of a chain) are not
+    drawn: they would ask again for a command that already committed or was declined.
+    docs/adr/0016-races-and-turn-ids.md.
+    """
+    out = dict(results)
+    drop: set[str] = set()
+    said = False
+    for card_id, card in lost.items():
+        anchors = {a.id for a in prepared.understanding.card_answers if a.interaction == card_id}
+        if prepared.clicked == card_id:
+            anchors.add("click")
+        owned = set(anchors)
+        for batch in prepared.batches:
+            cas = batch.request.interaction
+            if cas is not None and cas.interaction_id == card_id:
+                owned.update(batch.act_ids)
+        for close in prepared.closes:
+            if close.interaction_id == card_id:
+                owned.update(close.results)
+        for pending in card.spec.pending:
+            renamed = f"{card_id}:{pending.act.id}"
+            owned.add(renamed if renamed in results else pending.act.id)
+        drop.update(owned)
+        for item in owned:
+            out.pop(item, None)
+        resolution = card.resolution
+        if resolution is not None and resolution.option_id:
+            for item in anchors - {"click"}:
+                out[item] = PlannedActResult(
+                    item_id=item, status=ResultStatus.NO_CHANGE, code="already_resolved"
+                )
+            for item, label in resolution.results.items():
+                if item not in out:
+                    status, _, code = label.partition(":")
+                    out[item] = PlannedActResult(
+                        item_id=item, status=ResultStatus(status), code=code or None
+                    )
+            if not said:
+                notices.append(
+                    ("already_resolved", say("already_resolved", prepared.locale), None)
+                )
+                said = True
+        else:
+            for item in anchors or {"click"}:
+                out[item] = PlannedActResult(
+                    item_id=item,
+                    status=ResultStatus.REJECTED,
+                    code="not_found",
+                    sentence=say("unknown_card", prepared.locale),
+                )
+    kept = [
+        (card, card_id)
+        for card, card_id in zip(prepared.cards, prepared.card_ids, strict=True)
+        if not drop.intersection(card.item_ids)
+    ]
+    prepared = replace(
+        prepared,
+        cards=tuple(c for c, _ in kept),
+        card_ids=tuple(i for _, i in kept),
+        results=tuple(out.values()),
+    )
+    return prepared, out
 
 
 def _status(result: PlannedActResult, status: ResultStatus, **changes: Any) -> PlannedActResult:

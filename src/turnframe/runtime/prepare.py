@@ -245,6 +245,9 @@ class _Preparing(_RuntimeBase):
             questions=tuple(questions),
             focus=focus,
             replayed_click=plan.replayed_click,
+            clicked=(
+                turn.interaction_response.interaction_id if turn.interaction_response else None
+            ),
             model_calls=model_calls,
             ambiguous=plan.ambiguous,
             understanding=understanding,

@@ -72,6 +72,8 @@ class PreparedTurn:
         questions: questions with their cases.
         focus: the turn's record (for the one thing to ask next).
         replayed_click: the original results of a card clicked again.
+        clicked: the card the turn's click answers, if any (a lost compare-and-set on it
+            reports the card's actual resolution; docs/adr/0016-races-and-turn-ids.md).
         model_calls: model calls understanding made.
         ambiguous: ambiguity count (metric).
         understanding: the proposal understanding returned.
@@ -101,6 +103,7 @@ class PreparedTurn:
     questions: tuple[QuestionRef, ...] = ()
     focus: CaseRef | None = None
     replayed_click: Mapping[str, str] | None = None
+    clicked: str | None = None
     model_calls: int = 0
     ambiguous: int = 0
     understanding: Understanding = field(default_factory=Understanding)

@@ -69,6 +69,7 @@ class StormReport:
     cards: int = 0
     clicks: int = 0
     contradictions: list[str] = field(default_factory=list)
+    contradicting: int = 0  # replies with at least one contradiction
     statuses: dict[str, int] = field(default_factory=dict)
 
 
@@ -108,7 +109,11 @@ def contradictions(
         out.append(f"card {status.value} but {booked} booking(s) committed")
     if status is InteractionStatus.RESOLVED and label != "committed":
         out.append(f"booking committed, reply reports a1 {label}")
-    if status is InteractionStatus.DECLINED and label != "no_change":
+    click = result.results.get("click")
+    unavailable = label is None and click is not None and click.code == "not_found"
+    if status is InteractionStatus.DECLINED and label != "no_change" and not unavailable:
+        # "no longer available" for a card already declined when the click read it is
+        # true, if terse (a second click on a declined card is docs/adr/0012's to word).
         out.append(f"card declined, reply reports a1 {label}")
     if say("declined", "en") in text and status is not InteractionStatus.DECLINED:
         out.append(f"reply says declined while the card is {status.value}")
@@ -169,7 +174,9 @@ async def storm(
         for result in got:
             report.clicks += 1
             reply = await main.load_reply(ACTOR.account, result.turn_id)
-            for problem in contradictions(result, reply, card.status, booked):
+            problems = contradictions(result, reply, card.status, booked)
+            report.contradicting += bool(problems)
+            for problem in problems:
                 report.contradictions.append(f"card {n} turn {result.turn_id}: {problem}")
     return report
 
