@@ -16,9 +16,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from tf_click_storm import VIEWS, Click, storm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tf_click_storm import VIEWS, Click, storm
 
 from turnframe.store import InMemoryStore, TurnStore
 from turnframe.store.sqlite import SqliteStore
@@ -53,9 +53,7 @@ def test_memory_storms_never_contradict_the_store(plans: list[list[Click]]) -> N
 
 @SETTINGS
 @given(plans=PLANS)
-def test_sqlite_storms_never_contradict_the_store(
-    plans: list[list[Click]], tmp_path: Path
-) -> None:
+def test_sqlite_storms_never_contradict_the_store(plans: list[list[Click]], tmp_path: Path) -> None:
     path = tmp_path / f"storm-{os.urandom(4).hex()}.db"
 
     async def run() -> None:

@@ -77,7 +77,9 @@ def _in_view(view: str, trip: CaseRef) -> list[CaseRef] | None:
     return None if view == "all" else [] if view == "none" else [trip]
 
 
-async def _propose(runtime: Runtime, understander: ScriptedUnderstanding, trip: CaseRef, conv: str) -> str:
+async def _propose(
+    runtime: Runtime, understander: ScriptedUnderstanding, trip: CaseRef, conv: str
+) -> str:
     def read(brief: Any) -> Understanding:
         handle = runtime.handle_for(brief.turn_id, trip)
         return Understanding(
@@ -149,23 +151,14 @@ async def storm(
         row = await main.load_case(trip)
         assert row is not None
         got: list[TurnResult] = []
-
-        async def click(k: int, c: Click, trip: CaseRef = trip, card_id: str = card_id,
-                        conv: str = conv, revision: int = row.revision) -> None:
-            response = InteractionResponse(
-                interaction_id=card_id, option_id=c.option, expected_revision=revision
-            )
-            tab = tabs[k % len(tabs)]
-            got.append(
-                await tab.run_turn(
-                    ACTOR, conv, TurnInput(interaction_response=response),
-                    in_view=_in_view(c.view, trip),
-                )
-            )
-
         async with anyio.create_task_group() as tg:
             for k, c in enumerate(plan):
-                tg.start_soon(click, k, c)
+                response = InteractionResponse(
+                    interaction_id=card_id, option_id=c.option, expected_revision=row.revision
+                )
+                tg.start_soon(
+                    _click, tabs[k % len(tabs)], conv, response, _in_view(c.view, trip), got
+                )
         card = await main.get_interaction(ACTOR.account, conv, card_id)
         assert card is not None
         booked = sum(e.operation == "trip.book_hotel" for e in await main.case_events(trip))
@@ -179,6 +172,18 @@ async def storm(
             for problem in problems:
                 report.contradictions.append(f"card {n} turn {result.turn_id}: {problem}")
     return report
+
+
+async def _click(
+    tab: Runtime,
+    conv: str,
+    response: InteractionResponse,
+    in_view: list[CaseRef] | None,
+    got: list[TurnResult],
+) -> None:
+    got.append(
+        await tab.run_turn(ACTOR, conv, TurnInput(interaction_response=response), in_view=in_view)
+    )
 
 
 def random_plans(cards: int, clicks: int, rng: random.Random) -> list[list[Click]]:
