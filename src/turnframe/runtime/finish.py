@@ -507,9 +507,7 @@ def _report_lost(
                         item_id=item, status=ResultStatus(status), code=code or None
                     )
             if not said:
-                notices.append(
-                    ("already_resolved", say("already_resolved", prepared.locale), None)
-                )
+                notices.append(("already_resolved", say("already_resolved", prepared.locale), None))
                 said = True
         else:
             for item in anchors or {"click"}:
