@@ -19,6 +19,7 @@ import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -192,3 +193,44 @@ def random_plans(cards: int, clicks: int, rng: random.Random) -> list[list[Click
         [Click(rng.choice(("confirm", "decline")), rng.choice(VIEWS)) for _ in range(clicks)]
         for _ in range(cards)
     ]
+
+
+async def _main(kind: str, cards: int, tabs: int) -> None:
+    """Count contradicting replies over ``cards`` storms of ``tabs`` clicks (ADR 0016)."""
+    import os
+    import tempfile
+
+    from turnframe.store.sqlite import SqliteStore
+
+    plans = random_plans(cards, tabs, random.Random(7))
+    stores: list[TurnStore] = []
+    schema = None
+    if kind == "sqlite":
+        path = Path(tempfile.mkdtemp()) / "storm.db"
+        stores = [await SqliteStore.open(path, offload=True) for _ in range(tabs)]
+    else:
+        from turnframe.store.postgres import PostgresStore, migrate
+        from turnframe.testing.postgres import TEST_DSN_VAR, drop_schema, new_schema_name
+
+        dsn = os.environ[TEST_DSN_VAR]
+        schema = new_schema_name("tf_storm")
+        await migrate(dsn, schema=schema)
+        stores = [await PostgresStore.open(dsn, schema=schema, max_size=2) for _ in range(tabs)]
+    try:
+        report = await storm(stores, plans)
+    finally:
+        for s in stores:
+            await s.close()
+        if schema is not None:
+            await drop_schema(dsn, schema)
+    print(
+        f"{kind}: {report.cards} cards, {report.clicks} clicks, {report.statuses}, "
+        f"{report.contradicting} replies contradict the store"
+    )
+
+
+if __name__ == "__main__":
+    # python tests/property/tf_click_storm.py sqlite|postgres CARDS TABS
+    import sys
+
+    anyio.run(_main, sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
