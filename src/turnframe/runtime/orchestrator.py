@@ -219,7 +219,7 @@ class Runtime(_Preparing, _Finishing):
             input=_input_json(turn, actor, in_view),
         )
         try:
-            key, existing = await self._begin(record)
+            key, existing = await self._begin(record, given_by_caller=turn_id is not None)
         except StoreError as exc:
             raise TurnInterrupted(given, TurnPhase.RECEIVED.value, str(exc)) from exc
         if existing is not None:
@@ -237,19 +237,22 @@ class Runtime(_Preparing, _Finishing):
             raise TurnInterrupted(given, exc.phase, str(cause)) from exc
         return result if key == given else replace(result, turn_id=given)
 
-    async def _begin(self, record: TurnRecord) -> tuple[str, TurnRecord | None]:
+    async def _begin(
+        self, record: TurnRecord, *, given_by_caller: bool = True
+    ) -> tuple[str, TurnRecord | None]:
         """Persist ``record`` as a new turn, or find the account's turn with its id.
 
         Returns ``(storage id, None)`` for a new turn, ``(storage id, record)`` when the
         account already has a turn under the id or its alias. The id is tried first;
         when another account's turn holds it (``TurnIdTaken`` and not this account's),
-        the account-scoped alias is used, so a foreign id behaves like a free one.
+        the account-scoped alias is used, so a foreign id behaves like a free one. A
+        freshly minted id (``given_by_caller=False``) skips the look-up: nobody has it.
 
         Raises:
             StoreError: the store failed (nothing about another account's turn leaks).
         """
         account = record.account
-        for key in (record.turn_id, _alias(account, record.turn_id)):
+        for key in (record.turn_id, _alias(account, record.turn_id)) if given_by_caller else ():
             existing = await self.store.get_turn(account, key)
             if existing is not None:
                 return key, existing
