@@ -13,7 +13,7 @@ from turnframe.runtime.callbacks import (
     verify_callback,
 )
 from turnframe.runtime.claims import guard_claims
-from turnframe.runtime.errors import CommandRejected, TurnInterrupted, UnknownTurn
+from turnframe.runtime.errors import CommandRejected, TurnIdReused, TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET, InMemoryMetrics, Metrics
 from turnframe.runtime.orchestrator import Runtime
@@ -53,6 +53,7 @@ __all__ = [
     "StoredCaseDirectory",
     "StoredStateExecutor",
     "SystemClock",
+    "TurnIdReused",
     "TurnInterrupted",
     "TurnResult",
     "UnknownTurn",

@@ -4,7 +4,8 @@
 
     TurnframeError
     ├── UsageError
-    │   └── UnknownTurn            recover()/reload() named a turn the account does not have
+    │   ├── UnknownTurn            recover()/reload() named a turn the account does not have
+    │   └── TurnIdReused           run_turn() named a turn of this account it cannot return
     └── TurnFailure
         ├── CommandRejected        a command no longer validates at execution time
         └── TurnInterrupted        a store boundary failed mid-turn; recover() resumes it
@@ -14,11 +15,35 @@ from __future__ import annotations
 
 from turnframe.core.errors import FailureClass, TurnFailure, UsageError
 
-__all__ = ["CommandRejected", "TurnInterrupted", "UnknownTurn"]
+__all__ = ["CommandRejected", "TurnIdReused", "TurnInterrupted", "UnknownTurn"]
 
 
 class UnknownTurn(UsageError):
     """No such turn for this account."""
+
+
+class TurnIdReused(UsageError):
+    """``run_turn`` named one of this account's turns and cannot return its stored result.
+
+    A turn id is used once (docs/adr/0016-races-and-turn-ids.md): the turn is neither
+    understood nor committed again. Raised when the turn has not replied yet (it is
+    running, or stopped: :meth:`turnframe.runtime.Runtime.recover` resumes it) or when
+    the new input differs from the one the turn was started with.
+
+    Args:
+        turn_id: the id as the caller gave it.
+        reason: ``"unfinished"`` or ``"different_input"``.
+    """
+
+    def __init__(self, turn_id: str, reason: str) -> None:
+        why = (
+            "has not finished; recover(turn_id) resumes it"
+            if reason == "unfinished"
+            else "was started with another input"
+        )
+        super().__init__(f"turn {turn_id} {why}; a turn id is used once")
+        self.turn_id = turn_id
+        self.reason = reason
 
 
 class CommandRejected(TurnFailure):

@@ -60,6 +60,7 @@ class _Finishing(_RuntimeBase):
         actor = prepared.actor
         results = {r.item_id: r for r in prepared.results}
         commits: list[CommitResult] = []
+        lost: dict[str, Interaction] = {}  # cards another turn closed first (ADR 0016)
         commands: list[tuple[str, CaseRef]] = []
         committed_events: list[DomainEvent] = []
         phase = TurnPhase.COMMITTING
@@ -74,12 +75,16 @@ class _Finishing(_RuntimeBase):
                 try:
                     outcome = await self.store.commit(request)
                 except RevisionConflict:
+                    if await self._lost(prepared, batch.request.interaction, lost):
+                        continue
                     for act_id in batch.act_ids:
                         results[act_id] = _rejected(
                             results[act_id], "conflict", say("conflict", prepared.locale)
                         )
                     continue
                 except InteractionAlreadyResolved:
+                    if await self._lost(prepared, batch.request.interaction, lost):
+                        continue
                     for act_id in batch.act_ids:
                         results[act_id] = _rejected(
                             results[act_id],
@@ -103,18 +108,23 @@ class _Finishing(_RuntimeBase):
             phase = TurnPhase.COMMITTED
             self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
             for close in prepared.closes:
-                await self.store.close_interaction(_close_cas(close, turn_id, actor.user))
-            lost = await self._withdrawals_lost(prepared, withdrawals)
+                cas = _close_cas(close, turn_id, actor.user)
+                if not await self.store.close_interaction(cas):
+                    if close.status is not InteractionStatus.WITHDRAWN:
+                        await self._lost(prepared, cas, lost)
+            unwithdrawn = await self._withdrawals_lost(prepared, withdrawals)
         except StoreError as exc:
             raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
 
         notices = list(prepared.notices)
         if lost:
-            _untrue_withdrawals(prepared, lost, results, notices)
+            prepared, results = _report_lost(prepared, results, lost, notices)
+        if unwithdrawn:
+            _untrue_withdrawals(prepared, unwithdrawn, results, notices)
         created, results = await self._persist_cards(prepared, results, notices)
         if prepared.standing is None and prepared.standing_active:
             notices.append((_STANDING, say(_STANDING, prepared.locale), None))
-        if prepared.replayed_click is not None:
+        if prepared.replayed_click is not None and not lost:
             # A second click reports the card's original results; this turn's own items keep
             # their own results (I11: exactly one result each).
             for k, v in prepared.replayed_click.items():
@@ -206,6 +216,32 @@ class _Finishing(_RuntimeBase):
             ):
                 lost[close.interaction_id] = card
         return lost
+
+    async def _lost(
+        self, prepared: PreparedTurn, cas: InteractionCas | None, lost: dict[str, Interaction]
+    ) -> bool:
+        """Record in ``lost`` the card of ``cas`` when another turn closed it first (I16).
+
+        A compare-and-set that fails on a card this turn did not close (its stored
+        resolution names another turn, or it has none) lost a race; the card is read back
+        so the reply reports what the card actually became. A card this turn closed
+        itself (recovery finishing a turn again) or one still open (a revision conflict
+        from an unrelated change) is not lost. Returns whether the card was lost.
+
+        Raises:
+            StoreError: the card cannot be read back.
+        """
+        if cas is None:
+            return False
+        card = await self.store.get_interaction(
+            prepared.actor.account, prepared.conversation_id, cas.interaction_id
+        )
+        if card is None or card.status is InteractionStatus.OPEN:
+            return False
+        if card.resolution is not None and card.resolution.turn_id == prepared.turn_id:
+            return False
+        lost[card.id] = card
+        return True
 
     async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> None:
         """Record the standing constraint, what the reply asked and the acts it carries.
@@ -510,6 +546,82 @@ def _untrue_withdrawals(
                 results[link.act] = replace(act, code="nothing_cancelled", sentence=None)
     if len(lost) == sum(c.status is InteractionStatus.WITHDRAWN for c in prepared.closes):
         notices[:] = [n for n in notices if n[0] != "card_withdrawn"]
+
+
+def _report_lost(
+    prepared: PreparedTurn,
+    results: dict[str, PlannedActResult],
+    lost: dict[str, Interaction],
+    notices: list[tuple[str, str, str | None]],
+) -> tuple[PreparedTurn, dict[str, PlannedActResult]]:
+    """Replace what this turn meant to do with lost cards by what the cards became (I16).
+
+    For each card another turn closed first, the items this turn reported for it — the
+    click, text answers to it, its pending acts, the acts of a commit that carried it —
+    give way to the card's stored resolution, exactly as a second click reports it: the
+    resolving turn's results (this turn's own items keep their own, I11) and the
+    ``already_resolved`` notice. A card that went stale or was superseded without an
+    answer rejects the click as no longer available. Cards this turn planned for the
+    lost card's acts (a re-issue after "out of date", the next card of a chain) are not
+    drawn: they would ask again for a command that already committed or was declined.
+    docs/adr/0016-races-and-turn-ids.md.
+    """
+    out = dict(results)
+    drop: set[str] = set()
+    said = False
+    for card_id, card in lost.items():
+        anchors = {a.id for a in prepared.understanding.card_answers if a.interaction == card_id}
+        if prepared.clicked == card_id:
+            anchors.add("click")
+        owned = set(anchors)
+        for batch in prepared.batches:
+            cas = batch.request.interaction
+            if cas is not None and cas.interaction_id == card_id:
+                owned.update(batch.act_ids)
+        for close in prepared.closes:
+            if close.interaction_id == card_id:
+                owned.update(close.results)
+        for pending in card.spec.pending:
+            renamed = f"{card_id}:{pending.act.id}"
+            owned.add(renamed if renamed in results else pending.act.id)
+        drop.update(owned)
+        for item in owned:
+            out.pop(item, None)
+        resolution = card.resolution
+        if resolution is not None and resolution.option_id:
+            for item in anchors - {"click"}:
+                out[item] = PlannedActResult(
+                    item_id=item, status=ResultStatus.NO_CHANGE, code="already_resolved"
+                )
+            for item, label in resolution.results.items():
+                if item not in out:
+                    status, _, code = label.partition(":")
+                    out[item] = PlannedActResult(
+                        item_id=item, status=ResultStatus(status), code=code or None
+                    )
+            if not said:
+                notices.append(("already_resolved", say("already_resolved", prepared.locale), None))
+                said = True
+        else:
+            for item in anchors or {"click"}:
+                out[item] = PlannedActResult(
+                    item_id=item,
+                    status=ResultStatus.REJECTED,
+                    code="not_found",
+                    sentence=say("unknown_card", prepared.locale),
+                )
+    kept = [
+        (card, card_id)
+        for card, card_id in zip(prepared.cards, prepared.card_ids, strict=True)
+        if not drop.intersection(card.item_ids)
+    ]
+    prepared = replace(
+        prepared,
+        cards=tuple(c for c, _ in kept),
+        card_ids=tuple(i for _, i in kept),
+        results=tuple(out.values()),
+    )
+    return prepared, out
 
 
 def _status(result: PlannedActResult, status: ResultStatus, **changes: Any) -> PlannedActResult:

@@ -32,7 +32,7 @@ from turnframe.core.turn import (
 )
 from turnframe.core.workflow import Execution, WorkflowRegistry
 from turnframe.runtime.app import Application, NarrationConfig
-from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
+from turnframe.runtime.errors import TurnIdReused, TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
@@ -41,6 +41,7 @@ from turnframe.runtime.turn import PreparedTurn, TurnResult
 from turnframe.store.base import CommitRequest, CommitResult, TurnRecord, TurnStore
 from turnframe.store.errors import (
     StoreError,
+    TurnIdTaken,
 )
 from turnframe.understand.base import Understander
 from turnframe.understand.reply import ReplyWriter
@@ -187,34 +188,98 @@ class Runtime(_Preparing, _Finishing):
     ) -> TurnResult:
         """Run one turn through the whole pipeline and return what it did.
 
+        A turn id is used once (I13; docs/adr/0016-races-and-turn-ids.md): given the id
+        of one of this account's turns that has replied, with the same conversation and
+        input, the stored result comes back as :meth:`recover` returns it, and nothing is
+        understood, committed or stored again. An id another account's turn holds is
+        treated exactly like a free one: the turn runs, and the result carries the id
+        given (the store keeps it under an account-scoped alias).
+
         Args:
             actor: who acts.
             conversation_id: the conversation.
             turn: text, a click, or both.
             in_view: the records the brief shows (default: every record of the account).
-            turn_id: reuse an id (recovery restarting understanding); default: mint one.
+            turn_id: the turn's id (a client's retry key, or a crashed turn's id that was
+                never persisted); default: mint one.
 
         Raises:
-            TurnInterrupted: a store boundary failed; ``recover(turn_id)`` resumes.
+            TurnInterrupted: a store boundary failed; ``recover(turn_id)`` resumes it.
+            TurnIdReused: ``turn_id`` names one of this account's turns that has not
+                replied, or one started with another conversation or input.
             UsageError: a text turn with no understander.
         """
         if turn.text and self.understander is None:
             raise UsageError("a text turn needs an understander; pass one to Runtime")
+        given = turn_id or self.ids.new_id("turn")
+        record = TurnRecord(
+            turn_id=given,
+            account=actor.account,
+            conversation_id=conversation_id,
+            input=_input_json(turn, actor, in_view),
+        )
+        try:
+            key, existing = await self._begin(record, given_by_caller=turn_id is not None)
+        except StoreError as exc:
+            raise TurnInterrupted(given, TurnPhase.RECEIVED.value, str(exc)) from exc
+        if existing is not None:
+            if existing.phase != TurnPhase.REPLIED.value:
+                raise TurnIdReused(given, "unfinished")
+            if existing.conversation_id != conversation_id or existing.input != record.input:
+                raise TurnIdReused(given, "different_input")
+            return replace(await self._stored(actor, existing), turn_id=given)
+        try:
+            result = await self._run(actor, conversation_id, turn, in_view, key)
+        except TurnInterrupted as exc:
+            if key == given:
+                raise
+            cause = exc.__cause__ or exc
+            raise TurnInterrupted(given, exc.phase, str(cause)) from exc
+        return result if key == given else replace(result, turn_id=given)
+
+    async def _begin(
+        self, record: TurnRecord, *, given_by_caller: bool = True
+    ) -> tuple[str, TurnRecord | None]:
+        """Persist ``record`` as a new turn, or find the account's turn with its id.
+
+        Returns ``(storage id, None)`` for a new turn, ``(storage id, record)`` when the
+        account already has a turn under the id or its alias. The id is tried first;
+        when another account's turn holds it (``TurnIdTaken`` and not this account's),
+        the account-scoped alias is used, so a foreign id behaves like a free one. A
+        freshly minted id (``given_by_caller=False``) skips the look-up: nobody has it.
+
+        Raises:
+            StoreError: the store failed (nothing about another account's turn leaks).
+        """
+        account = record.account
+        for key in (record.turn_id, _alias(account, record.turn_id)) if given_by_caller else ():
+            existing = await self.store.get_turn(account, key)
+            if existing is not None:
+                return key, existing
+        for key in (record.turn_id, _alias(account, record.turn_id)):
+            try:
+                await self.store.begin_turn(replace(record, turn_id=key))
+            except TurnIdTaken:
+                existing = await self.store.get_turn(account, key)
+                if existing is not None:  # a concurrent run of the same id won
+                    return key, existing
+                continue
+            return key, None
+        raise StoreError(f"turn {record.turn_id} could not be started")
+
+    async def _run(
+        self,
+        actor: Actor,
+        conversation_id: str,
+        turn: TurnInput,
+        in_view: Sequence[CaseRef] | None,
+        turn_id: str,
+    ) -> TurnResult:
+        """Understand, plan, journal the plan and finish the begun turn ``turn_id``."""
         today = self.clock.today()
         locale = turn.locale or self.app.default_locale
-        turn_id = turn_id or self.ids.new_id("turn")
         phase = TurnPhase.RECEIVED
         try:
-            existing = await self.store.get_turn(actor.account, turn_id)
-            if existing is None:
-                await self.store.begin_turn(
-                    TurnRecord(
-                        turn_id=turn_id,
-                        account=actor.account,
-                        conversation_id=conversation_id,
-                        input=_input_json(turn, actor, in_view),
-                    )
-                )
             self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
             prepared, handles = await self._prepare(
                 actor, conversation_id, turn, turn_id, today, locale, in_view
@@ -268,27 +333,33 @@ class Runtime(_Preparing, _Finishing):
         """
         record = await self.store.get_turn(actor.account, turn_id)
         if record is None:
+            record = await self.store.get_turn(actor.account, _alias(actor.account, turn_id))
+        if record is None:
             raise UnknownTurn(f"no turn {turn_id}")
         if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
             prepared = _PREPARED.validate_python(record.data)
-            return await self._finish(prepared)
-        if record.phase == TurnPhase.REPLIED.value:
-            stored = record.data.get("results")
-            results = (
-                [load_result(r) for r in stored if isinstance(r, dict)]
-                if isinstance(stored, list)
-                else []
-            )
-            blocks = await self.store.load_reply(actor.account, turn_id) or ()
-            return TurnResult(
-                turn_id=turn_id,
-                conversation_id=record.conversation_id,
-                blocks=blocks,
-                results={r.item_id: r for r in results},
-            )
-        turn, in_view = _input_from_json(record.input)
-        return await self.run_turn(
-            actor, record.conversation_id, turn, in_view=in_view, turn_id=turn_id
+            result = await self._finish(prepared)
+        elif record.phase == TurnPhase.REPLIED.value:
+            result = await self._stored(actor, record)
+        else:
+            turn, in_view = _input_from_json(record.input)
+            result = await self._run(actor, record.conversation_id, turn, in_view, record.turn_id)
+        return result if record.turn_id == turn_id else replace(result, turn_id=turn_id)
+
+    async def _stored(self, actor: Actor, record: TurnRecord) -> TurnResult:
+        """Return a replied turn's stored reply and results (nothing runs again)."""
+        stored = record.data.get("results")
+        results = (
+            [load_result(r) for r in stored if isinstance(r, dict)]
+            if isinstance(stored, list)
+            else []
+        )
+        blocks = await self.store.load_reply(actor.account, record.turn_id) or ()
+        return TurnResult(
+            turn_id=record.turn_id,
+            conversation_id=record.conversation_id,
+            blocks=blocks,
+            results={r.item_id: r for r in results},
         )
 
     async def reload(
@@ -366,6 +437,16 @@ def _input_from_json(data: JSONObject) -> tuple[TurnInput, list[CaseRef] | None]
         ),
         in_view,
     )
+
+
+def _alias(account: str, turn_id: str) -> str:
+    """Return the account-scoped id a turn is stored under when another account holds ``turn_id``.
+
+    ``"turn-"`` + the first 24 hex digits of ``digest(("turn_id", account, turn_id))``: a
+    fixed function of the account and the id, so the account finds its turn again, and
+    no other account's id can be read from it (docs/adr/0016-races-and-turn-ids.md).
+    """
+    return "turn-" + digest(("turn_id", account, turn_id))[:24]
 
 
 def _with_handles(result: TurnResult, handles: dict[str, CaseRef]) -> TurnResult:

@@ -275,6 +275,9 @@ class _Preparing(_RuntimeBase):
             focus=focus,
             replayed_click=plan.replayed_click,
             replayed_status=plan.replayed_status,
+            clicked=(
+                turn.interaction_response.interaction_id if turn.interaction_response else None
+            ),
             model_calls=model_calls,
             ambiguous=plan.ambiguous,
             understanding=understanding,

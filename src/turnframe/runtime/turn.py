@@ -73,6 +73,8 @@ class PreparedTurn:
         focus: the turn's record (for the one thing to ask next).
         replayed_click: the original results of a card clicked again.
         replayed_status: that card's status, choosing the notice the reply carries.
+        clicked: the card the turn's click answers, if any (a lost compare-and-set on it
+            reports the card's actual resolution; docs/adr/0016-races-and-turn-ids.md).
         model_calls: model calls understanding made.
         ambiguous: ambiguity count (metric).
         understanding: the proposal understanding returned.
@@ -103,6 +105,7 @@ class PreparedTurn:
     focus: CaseRef | None = None
     replayed_click: Mapping[str, str] | None = None
     replayed_status: str | None = None
+    clicked: str | None = None
     model_calls: int = 0
     ambiguous: int = 0
     understanding: Understanding = field(default_factory=Understanding)

@@ -25,6 +25,7 @@ from turnframe.store.errors import (
     RevisionConflict,
     StoreError,
     StoreUnavailable,
+    TurnIdTaken,
 )
 from turnframe.store.faults import FaultInjectingStore, FaultPlan
 from turnframe.store.memory import InMemoryStore
@@ -46,6 +47,7 @@ __all__ = [
     "RevisionConflict",
     "StoreError",
     "StoreUnavailable",
+    "TurnIdTaken",
     "TurnRecord",
     "TurnStore",
 ]

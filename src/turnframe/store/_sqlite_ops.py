@@ -35,6 +35,7 @@ from turnframe.store.errors import (
     RevisionConflict,
     StoreError,
     StoreUnavailable,
+    TurnIdTaken,
 )
 
 OPEN = InteractionStatus.OPEN.value
@@ -156,7 +157,7 @@ def begin_turn(
                 (*values, input_text, data_text, record.attempts),
             )
         except sqlite3.IntegrityError as exc:
-            raise StoreError(f"turn {record.turn_id} already exists") from exc
+            raise TurnIdTaken(record.turn_id) from exc
     return seq
 
 

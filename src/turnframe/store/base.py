@@ -198,7 +198,12 @@ class TurnStore(Protocol):
 
     # turns --------------------------------------------------------------------------
     async def begin_turn(self, record: TurnRecord) -> TurnRecord:
-        """Persist a new turn and return it with its ``seq`` assigned."""
+        """Persist a new turn and return it with its ``seq`` assigned.
+
+        Raises:
+            TurnIdTaken: some turn (of any account) already has ``record.turn_id``;
+                nothing was written (docs/adr/0016-races-and-turn-ids.md).
+        """
         ...
 
     async def set_turn_phase(

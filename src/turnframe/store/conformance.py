@@ -44,6 +44,7 @@ from turnframe.store.errors import (
     InteractionAlreadyResolved,
     RevisionConflict,
     StoreError,
+    TurnIdTaken,
 )
 
 __all__ = ["StoreConformance"]
@@ -105,8 +106,31 @@ class StoreConformance(RaceTests):
             assert first.turn_id in everyone and second.turn_id not in everyone
             with pytest.raises(StoreError):
                 await store.set_turn_phase(f"missing-{self.ns}", "replied")
-            with pytest.raises(StoreError):
+            with pytest.raises(TurnIdTaken):
                 await store.begin_turn(self.turn(1))  # duplicate id
+
+        self.run(body)
+
+    def test_a_taken_turn_id_is_refused_whoever_holds_it(self) -> None:
+        """``begin_turn`` with a taken id raises TurnIdTaken and writes nothing (ADR 0016).
+
+        The same error for the account's own turn and another account's, naming neither
+        account; the held turn is unchanged and stays invisible to the other account.
+        """
+
+        async def body(store: TurnStore) -> None:
+            mine = await store.begin_turn(self.turn(1))
+            for account in (self.account, self.other_account):
+                again = replace(self.turn(1, account=account), input={"text": "other"})
+                with pytest.raises(TurnIdTaken) as caught:
+                    await store.begin_turn(again)
+                assert caught.value.turn_id == mine.turn_id
+                assert self.account not in str(caught.value)
+            assert await store.get_turn(self.account, mine.turn_id) == mine
+            assert await store.get_turn(self.other_account, mine.turn_id) is None
+            assert await store.unfinished_turns(self.other_account) == []
+            fresh = await store.begin_turn(self.turn(2))
+            assert fresh.seq == 2  # the refused attempts took no seq
 
         self.run(body)
 

@@ -8,6 +8,7 @@
             ├── RevisionConflict          expected revision ≠ current (I12)
             ├── IdempotencyKeyReused      same key, different request hash (I13)
             ├── InteractionAlreadyResolved  compare-and-set on a card lost (I16)
+            ├── TurnIdTaken               begin_turn with an id a turn already has
             ├── StoreUnavailable          the database cannot be reached
             ├── CommitOutcomeUnknown      the connection dropped during COMMIT
             └── InjectedFault             a test fault at a named boundary
@@ -26,6 +27,7 @@ __all__ = [
     "RevisionConflict",
     "StoreError",
     "StoreUnavailable",
+    "TurnIdTaken",
 ]
 
 
@@ -98,6 +100,21 @@ class InteractionAlreadyResolved(StoreError):
         super().__init__(f"interaction {interaction_id} is {status}, not open")
         self.interaction_id = interaction_id
         self.status = status
+
+
+class TurnIdTaken(StoreError):
+    """``begin_turn`` named an id some turn already has (any account's); nothing was written.
+
+    The message names the id only: it does not say whose turn holds it, so an account
+    learns nothing about another's turns (docs/adr/0016-races-and-turn-ids.md).
+
+    Args:
+        turn_id: the id.
+    """
+
+    def __init__(self, turn_id: str) -> None:
+        super().__init__(f"turn {turn_id} already exists")
+        self.turn_id = turn_id
 
 
 class StoreUnavailable(StoreError):

@@ -29,6 +29,7 @@ from turnframe.store.errors import (
     InteractionAlreadyResolved,
     RevisionConflict,
     StoreError,
+    TurnIdTaken,
 )
 from turnframe.store.faults import FaultPlan
 
@@ -114,12 +115,13 @@ class InMemoryStore:
 
         Raises:
             InjectedFault: the ``begin_turn`` boundary is armed.
-            StoreError: the turn id exists, or the record is not JSON.
+            TurnIdTaken: the turn id exists (whichever account's turn has it).
+            StoreError: the record is not JSON.
         """
         self._trip("begin_turn")
         async with self._lock:
             if record.turn_id in self._turns:
-                raise StoreError(f"turn {record.turn_id} already exists")
+                raise TurnIdTaken(record.turn_id)
             conversation = (record.account, record.conversation_id)
             seq = 1 + self._turn_counts.get(conversation, 0)
             stored = _copy_turn(replace(record, seq=seq))

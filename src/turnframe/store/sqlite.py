@@ -179,7 +179,8 @@ class SqliteStore:
         """Persist a new turn with ``seq`` = 1 + the conversation's turn count (guide §14).
 
         Raises:
-            StoreError: the turn id exists, or the record is not JSON.
+            TurnIdTaken: the turn id exists (whichever account's turn has it).
+            StoreError: the record is not JSON.
             StoreUnavailable: the database cannot be written.
         """
         input_text, data_text = codec.dumps(record.input), codec.dumps(record.data)

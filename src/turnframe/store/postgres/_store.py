@@ -40,6 +40,7 @@ from turnframe.store.errors import (
     RevisionConflict,
     StoreError,
     StoreUnavailable,
+    TurnIdTaken,
 )
 from turnframe.store.faults import FaultPlan
 from turnframe.store.outbox import ClaimedMessage, OutboxRow
@@ -355,7 +356,8 @@ class PostgresStore:
         """Persist a new turn with ``seq`` = 1 + the conversation's turn count (guide §14).
 
         Raises:
-            StoreError: the turn id exists, or the record is not JSON.
+            TurnIdTaken: the turn id exists (whichever account's turn has it).
+            StoreError: the record is not JSON.
             StoreUnavailable: the database cannot be written.
         """
         self._trip("begin_turn")
@@ -380,7 +382,7 @@ class PostgresStore:
                     cause = exc.__cause__
                     if isinstance(cause, pg_errors.UniqueViolation):
                         if cause.diag.constraint_name == "tf_turn_turn_id_key":
-                            raise StoreError(f"turn {record.turn_id} already exists") from cause
+                            raise TurnIdTaken(record.turn_id) from cause
                         continue  # another turn of this conversation took the seq: retry
                     raise
                 assert row is not None

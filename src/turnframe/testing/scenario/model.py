@@ -159,6 +159,7 @@ class ExpectModel(_Strict):
     model_calls: int | None = None
     state: dict[str, dict[str, Any]] | None = None
     outbox: list[dict[str, str]] | None = None
+    error: str | None = None  # the typed error the turn raises (its class name), if any
 
 
 class CrashModel(_Strict):
@@ -188,6 +189,8 @@ class TurnModel(_Strict):
     advance_days: int | None = None
     locale: str | None = None
     as_: ActorModel | None = Field(default=None, alias="as")
+    turn_id: str | None = None  # the id the client sends (default: the runtime mints one)
+    in_view: list[str] | None = None  # this turn's records in view (default: the file's)
     expect: ExpectModel | None = None
 
 

@@ -189,6 +189,11 @@ def _check_names(model: ScenarioModel, path: str) -> None:
     registry = sample.application().registry
     keys = {str(r.get("key")) for r in model.records}
     for t, turn in enumerate(model.turns):
+        unseen = [k for k in turn.in_view or () if k not in keys]
+        if unseen:
+            raise ScenarioFileError(
+                path, f"turns[{t}].in_view", f"unknown record key {unseen[0]!r}"
+            )
         spec = turn.understanding
         if not isinstance(spec, UnderstandingModel):
             continue  # none, or `model`: the provider proposes
@@ -350,10 +355,13 @@ class _Run:
             self.refs[key] = case
             self.keys[case] = key
 
-    def _in_view(self) -> list[CaseRef] | None:
-        if self.model.in_view is None:
+    def _in_view(self, turn: TurnModel | None = None) -> list[CaseRef] | None:
+        keys = turn.in_view if turn is not None and turn.in_view is not None else None
+        if keys is None:
+            keys = self.model.in_view
+        if keys is None:
             return None
-        return [self.refs[k] for k in self.model.in_view if k in self.refs]
+        return [self.refs[k] for k in keys if k in self.refs]
 
     def _card_id(self, ref: str, where: str) -> str:
         if ref == "last":
@@ -427,17 +435,37 @@ class _Run:
             locale=turn.locale or self.model.locale,
             effort=Effort(turn.effort) if turn.effort else None,
         )
-        result = await self._run_with_recovery(actor, turn_input)
+        try:
+            result = await self._run_with_recovery(
+                actor, turn_input, self._in_view(turn), turn.turn_id
+            )
+        except TurnframeError as exc:
+            wanted = turn.expect.error if turn.expect is not None else None
+            if wanted is None:
+                raise
+            if type(exc).__name__ != wanted:
+                self._fail(number, "error", wanted, type(exc).__name__)
+            assert turn.expect is not None
+            await self._check(number, turn.expect, None)
+            return
+        if turn.expect is not None and turn.expect.error is not None:
+            self._fail(number, "error", turn.expect.error, None)
         self.cards.extend(result.interactions_created)
         if self.on_turn is not None:
             await self.on_turn(self, number, turn, result)
         if turn.expect is not None:
             await self._check(number, turn.expect, result)
 
-    async def _run_with_recovery(self, actor: Actor, turn_input: TurnInput) -> TurnResult:
+    async def _run_with_recovery(
+        self,
+        actor: Actor,
+        turn_input: TurnInput,
+        in_view: list[CaseRef] | None,
+        client_id: str | None,
+    ) -> TurnResult:
         try:
             return await self.runtime.run_turn(
-                actor, self.conversation, turn_input, in_view=self._in_view()
+                actor, self.conversation, turn_input, in_view=in_view, turn_id=client_id
             )
         except TurnInterrupted as exc:
             turn_id = exc.turn_id
@@ -448,7 +476,7 @@ class _Run:
                         actor,
                         self.conversation,
                         turn_input,
-                        in_view=self._in_view(),
+                        in_view=in_view,
                         turn_id=turn_id,
                     )
                 return await self.runtime.recover(actor, turn_id)
