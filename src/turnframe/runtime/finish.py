@@ -229,6 +229,8 @@ class _Finishing(_RuntimeBase):
         writer = self.reply_writer
         if writer is None or not prepared.has_text:
             return blocks, set(), {}
+        if any(n.startswith("model_unreachable") for n in prepared.understanding.notices):
+            return blocks, set(), {}  # the model could not be reached: code's words only
         asks = next((b for b in blocks if isinstance(b, TransitionBlock)), None)
         facts = ReplyFacts(
             turn_id=prepared.turn_id,

@@ -46,7 +46,7 @@ from turnframe.core.interactions import (
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.targets import Ambiguous, Exact, NotFound, Unauthorized
 from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
-from turnframe.runtime.copy import say
+from turnframe.runtime.copy import say, understanding_notice
 from turnframe.runtime.plan import (
     ActInput,
     CardClose,
@@ -194,7 +194,7 @@ class _Reducer:
         elif self.standing is False:
             self.s.notices.append(("allow_submit", self._say("allow_submit"), None))
         for code in u.notices:
-            self.s.notices.append((code, self._say("unreadable"), None))
+            self.s.notices.append((code, understanding_notice(code, self.inp.locale), None))
         self._plan_confirm_cards()
         waiting = self._carry(carried)
         return Plan(
