@@ -127,6 +127,7 @@ class TaskRunner:
         self.models = models
         self.meter = meter or BudgetMeter(budget or TurnBudget())
         self.records: list[CallRecord] = []
+        self._started = time.perf_counter()
 
     # ------------------------------------------------------------------- public
     async def run(self, task: Task, *, depth: int = 1) -> Any:
@@ -311,5 +312,6 @@ class TaskRunner:
                 request=request,
                 response=response,
                 verdict=verdict,
+                ended_ms=(time.perf_counter() - self._started) * 1000,
             )
         )
