@@ -68,8 +68,16 @@ def test_three_concurrent_calls_take_one_call_of_critical_path() -> None:
 def test_eval_run_into_a_closed_pipe_exits_quietly() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     writer = subprocess.Popen(
-        [sys.executable, "-m", "turnframe.cli", "eval", "run", str(ROOT / "eval" / "travel"),
-         "--model", "oracle"],
+        [
+            sys.executable,
+            "-m",
+            "turnframe.cli",
+            "eval",
+            "run",
+            str(ROOT / "eval" / "travel"),
+            "--model",
+            "oracle",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,

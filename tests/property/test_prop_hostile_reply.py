@@ -70,9 +70,7 @@ async def _run(effort: str, turns: int, seed: int) -> tuple[list[str], Counter[s
         rng = random.Random(seed * 7919 + conversation)
         store = InMemoryStore()
         reading = _HostileReading(rng.randrange(2**32))
-        writer = HostileReplyProvider(
-            travel_application().registry, rng.randrange(2**32)
-        )
+        writer = HostileReplyProvider(travel_application().registry, rng.randrange(2**32))
         runtime = Runtime(
             travel_application(),
             store,
@@ -105,7 +103,9 @@ async def _run(effort: str, turns: int, seed: int) -> tuple[list[str], Counter[s
             result = await runtime.run_turn(
                 ACME, "c", TurnInput(text="…", interaction_response=click, locale=locale)
             )
-            reading.memory.cards.extend((c, c.spec.bound_revision) for c in result.interactions_created)
+            reading.memory.cards.extend(
+                (c, c.spec.bound_revision) for c in result.interactions_created
+            )
             found = false_claims(result.blocks, writer.planted)
             problems.extend(f"[{effort} {locale} turn {done}] {p}" for p in found)
             stats["turns"] += 1

@@ -89,10 +89,34 @@ def _error(status: int, code: str, message: str) -> list[dict[str, Any]]:
 CASES: list[tuple[str, str, list[dict[str, Any]] | None, type[ProviderError], str]] = [
     ("refused", "closed", None, ConnectionRefused, "connection_refused"),
     ("stall", "server", [{"hang_s": 5}], ProviderTimeout, "timeout"),
-    ("401", "server", _error(401, "invalid_api_key", "Incorrect API key"), AuthenticationFailed, "authentication"),
-    ("403", "server", _error(403, "forbidden", "Forbidden"), AuthenticationFailed, "authentication"),
-    ("quota", "server", _error(429, "insufficient_quota", "You exceeded your quota"), QuotaExceeded, "quota"),
-    ("404", "server", _error(404, "model_not_found", "The model `nope` does not exist"), ModelNotFound, "model_not_found"),
+    (
+        "401",
+        "server",
+        _error(401, "invalid_api_key", "Incorrect API key"),
+        AuthenticationFailed,
+        "authentication",
+    ),
+    (
+        "403",
+        "server",
+        _error(403, "forbidden", "Forbidden"),
+        AuthenticationFailed,
+        "authentication",
+    ),
+    (
+        "quota",
+        "server",
+        _error(429, "insufficient_quota", "You exceeded your quota"),
+        QuotaExceeded,
+        "quota",
+    ),
+    (
+        "404",
+        "server",
+        _error(404, "model_not_found", "The model `nope` does not exist"),
+        ModelNotFound,
+        "model_not_found",
+    ),
     ("tls", "tls", None, TlsFailed, "tls"),
     ("dns", "dns", None, HostNotFound, "dns"),
 ]
@@ -110,7 +134,9 @@ def _provider(how: str, server: LoopbackServer, script: Any) -> OpenAICompatible
     return OpenAICompatibleProvider("m", base_url=url, timeout=0.3, connect_timeout=0.5)
 
 
-@pytest.mark.parametrize(("name", "how", "script", "kind", "label"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("name", "how", "script", "kind", "label"), CASES, ids=[c[0] for c in CASES]
+)
 def test_each_failure_is_classified_as_what_it_is(
     server: LoopbackServer, name: str, how: str, script: Any, kind: type[ProviderError], label: str
 ) -> None:
@@ -161,19 +187,31 @@ WORDS = {
     "pt-PT": ("Não foi possível contactar o modelo de linguagem", "nada foi alterado"),
 }
 KINDS = {
-    "en": {"connection_refused": "connection refused", "timeout": "did not answer in time",
-           "authentication": "credentials were refused", "quota": "quota is used up",
-           "model_not_found": "model was not found", "tls": "secure connection failed",
-           "dns": "host name could not be resolved"},
-    "pt-PT": {"connection_refused": "ligação recusada", "timeout": "não respondeu a tempo",
-              "authentication": "credenciais foram recusadas", "quota": "quota está esgotada",
-              "model_not_found": "modelo não foi encontrado", "tls": "ligação segura falhou",
-              "dns": "resolver o nome do servidor"},
+    "en": {
+        "connection_refused": "connection refused",
+        "timeout": "did not answer in time",
+        "authentication": "credentials were refused",
+        "quota": "quota is used up",
+        "model_not_found": "model was not found",
+        "tls": "secure connection failed",
+        "dns": "host name could not be resolved",
+    },
+    "pt-PT": {
+        "connection_refused": "ligação recusada",
+        "timeout": "não respondeu a tempo",
+        "authentication": "credenciais foram recusadas",
+        "quota": "quota está esgotada",
+        "model_not_found": "modelo não foi encontrado",
+        "tls": "ligação segura falhou",
+        "dns": "resolver o nome do servidor",
+    },
 }
 
 
 @pytest.mark.parametrize("locale", ["en", "pt-PT"])
-@pytest.mark.parametrize(("name", "how", "script", "kind", "label"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("name", "how", "script", "kind", "label"), CASES, ids=[c[0] for c in CASES]
+)
 def test_the_turn_ends_with_a_model_unreachable_notice_in_the_turns_locale(
     server: LoopbackServer,
     name: str,

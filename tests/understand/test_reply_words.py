@@ -130,7 +130,9 @@ def test_low_effort_drops_the_review() -> None:
     assert "review" not in [r.task for r in provider.requests]
     # The words did not ask the next thing, so code's question follows them.
     transition = next(b for b in result.blocks if isinstance(b, TransitionBlock))
-    assert transition.text == f"{words} Who pays for extra E1: a traveler on the trip or the company?"
+    assert (
+        transition.text == f"{words} Who pays for extra E1: a traveler on the trip or the company?"
+    )
 
 
 def test_words_with_a_number_the_facts_do_not_hold_never_reach_the_reply() -> None:

@@ -25,7 +25,9 @@ from turnframe.understand.reply import ModelReplyWriter, ReplyWords, Sentence
 
 VOCABULARY = ClaimVocabulary.from_registry(travel_application().registry)
 RECEIPT = Fact(ref="done:1", kind=FactKind.RECEIPT, text="Cancelled trip Porto.", case="trip/t3")
-OTHER = Fact(ref="done:2", kind=FactKind.RECEIPT, text="Added insurance (E2) to trip Lisbon.", case="trip/t1")
+OTHER = Fact(
+    ref="done:2", kind=FactKind.RECEIPT, text="Added insurance (E2) to trip Lisbon.", case="trip/t1"
+)
 REFUSAL = Fact(
     ref="not_done:1",
     kind=FactKind.REFUSAL,
@@ -36,7 +38,9 @@ LISBON = Fact(
 )
 ASK = Fact(ref="ask_next", kind=FactKind.ASK_NEXT, text="Which trip do you want to rename?")
 FACTS = (RECEIPT, OTHER, REFUSAL, LISBON, ASK)
-PT_RECEIPT = Fact(ref="done:1", kind=FactKind.RECEIPT, text="Cancelei a viagem Porto.", case="trip/t3")
+PT_RECEIPT = Fact(
+    ref="done:1", kind=FactKind.RECEIPT, text="Cancelei a viagem Porto.", case="trip/t3"
+)
 
 
 def check(text: str, about: tuple[str, ...], locale: str = "en", facts: Any = FACTS) -> str | None:
@@ -65,7 +69,11 @@ def test_words_of_the_facts_they_cite_are_shown(text: str, about: tuple[str, ...
 @pytest.mark.parametrize(
     ("text", "about", "why"),
     [
-        ("Done: I submitted the manifest to the airline and cancelled your trip.", ("done:1",), "words"),
+        (
+            "Done: I submitted the manifest to the airline and cancelled your trip.",
+            ("done:1",),
+            "words",
+        ),
         ("I have gone ahead and cancelled trip Porto.", ("done:1",), "words"),
         ("Cancelled trip Lisbon.", ("done:1", "done:2"), "several records"),
         ("Cancelled trip Lisbon.", ("done:1", "not_done:2"), "not receipts"),
@@ -73,7 +81,11 @@ def test_words_of_the_facts_they_cite_are_shown(text: str, about: tuple[str, ...
         ("You asked me to submit.", ("not_done:1",), "no cited receipt"),
         ("Porto cancelled trip.", ("done:1",), "no cited receipt says"),
         ("Submitted trip Porto.", ("done:1",), "words"),
-        ("Which trip do you want to rename? Trip Porto renamed.", ("ask_next", "done:1"), "not receipts"),
+        (
+            "Which trip do you want to rename? Trip Porto renamed.",
+            ("ask_next", "done:1"),
+            "not receipts",
+        ),
         ("Cancelled trip Porto.", ("done:9",), "not on offer"),
         ("Cancelled trip Porto.", (), "words"),
     ],
@@ -92,7 +104,9 @@ def test_a_negation_or_a_tense_cannot_be_added_around_a_receipt_word() -> None:
         text="Queued manifest TP for the airline. The airline has not confirmed anything yet.",
         case="manifest/d1",
     )
-    assert check("The airline has not confirmed anything yet.", ("done:1",), facts=(queued,)) is None
+    assert (
+        check("The airline has not confirmed anything yet.", ("done:1",), facts=(queued,)) is None
+    )
     # Taking "not" out makes "has confirmed": the effect word loses the word before it.
     problem = check("The airline has confirmed manifest TP.", ("done:1",), facts=(queued,))
     assert problem is not None and "has confirmed" in problem
@@ -112,7 +126,10 @@ def test_pt_pt_words_are_guarded_the_same_way() -> None:
 
 def test_an_answer_may_use_its_facts_words_only() -> None:
     facts = "If you cancel trip Porto now, nothing is charged."
-    assert guard_text("If you cancel trip Porto now, nothing is charged.", facts, VOCABULARY, "en") is None
+    assert (
+        guard_text("If you cancel trip Porto now, nothing is charged.", facts, VOCABULARY, "en")
+        is None
+    )
     assert guard_text("I cancelled trip Porto; nothing is charged.", facts, VOCABULARY, "en")
     assert guard_text(f"{facts} I have gone ahead and cancelled it.", facts, VOCABULARY, "en")
 
@@ -159,7 +176,9 @@ def test_a_writer_that_gives_only_a_text_is_read_as_citing_nothing() -> None:
     class Cited:
         async def write(self, facts: Any, questions: Any, effort: str | None) -> ReplyWords:
             text = facts.done[0]
-            return ReplyWords(acknowledgement=text, sentences=(Sentence(text=text, about=("done:1",)),))
+            return ReplyWords(
+                acknowledgement=text, sentences=(Sentence(text=text, about=("done:1",)),)
+            )
 
     async def main(writer: Any) -> Any:
         script = ScriptedUnderstanding()

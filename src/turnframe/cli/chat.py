@@ -229,9 +229,7 @@ EXIT_MODEL_UNREACHABLE = 3
 
 def model_unreachable(result: TurnResult) -> bool:
     """Return whether ``result`` ended because the language model could not be reached."""
-    return any(
-        b.kind == "notice" and b.code.startswith("model_unreachable") for b in result.blocks
-    )
+    return any(b.kind == "notice" and b.code.startswith("model_unreachable") for b in result.blocks)
 
 
 def _inspect(record: dict[str, Any], result: TurnResult) -> dict[str, Any]:

@@ -320,10 +320,12 @@ _KINDS: tuple[tuple[type[ProviderError], str], ...] = (
 
 
 def error_kind(error: ProviderError) -> str:
-    """Return the error class a user is told (``connection_refused``, ``dns``, ``tls``,
-    ``authentication``, ``quota``, ``model_not_found``, ``timeout``, ``rate_limited``,
-    ``unavailable``, ``context_overflow``, ``bad_request``, ``stream``, ``dropped`` or
-    ``provider``); the most specific class wins (docs/adr/0017-no-claim-in-model-words.md).
+    """Return the error class a user is told about ``error``; the most specific wins.
+
+    One of ``connection_refused``, ``dns``, ``tls``, ``unreachable``, ``authentication``,
+    ``quota``, ``model_not_found``, ``timeout``, ``rate_limited``, ``unavailable``,
+    ``context_overflow``, ``bad_request``, ``stream``, ``dropped`` or ``provider``
+    (docs/adr/0017-no-claim-in-model-words.md).
     """
     for cls, kind in _KINDS:
         if isinstance(error, cls):

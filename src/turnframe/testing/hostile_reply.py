@@ -279,7 +279,9 @@ class HostileReplyProvider(Provider):
             if text == fact["text"]:
                 return None
             words = normalise(text)
-            ops = [v.operation for v in self.verbs[lang] if normalise(v.base.split()[0])[:4] in words]
+            ops = [
+                v.operation for v in self.verbs[lang] if normalise(v.base.split()[0])[:4] in words
+            ]
             if not ops:
                 return None
             return text, (PlantedClaim(ops[0]),), "refusal_turned", [fact["ref"]]

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from turnframe.core.ids import JSONObject
+from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.turn import Effort
 from turnframe.providers.base import Provider
 from turnframe.tasks import schema as s
@@ -129,10 +129,8 @@ class ReplyFacts:
         """Return the facts as a task sees them (marked as data), each with its ref."""
         refs = self.refs()
 
-        def listed(prefix: str) -> list[JSONObject]:
-            return [
-                {"ref": r, "text": t} for r, t in refs.items() if r.startswith(prefix + ":")
-            ]
+        def listed(prefix: str) -> list[JSONValue]:
+            return [{"ref": r, "text": t} for r, t in refs.items() if r.startswith(prefix + ":")]
 
         return {
             "done": listed("done"),
