@@ -161,7 +161,7 @@ _SENT_TIMEOUT = FailureClass(
 class ProviderTimeout(CallDropped):
     """The call timed out.
 
-    ``sent=False``: it never reached the vendor (connect failed or timed out), so
+    ``sent=False``: it never reached the vendor (connecting timed out), so
     nothing happened. ``sent=True``: it was sent and the outcome is unknown
     (``effect_may_have_happened``); before commit it may still be retried, since a
     model call changes no record.
