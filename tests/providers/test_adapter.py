@@ -86,12 +86,22 @@ def test_transport_errors_tell_before_from_after_sending() -> None:
             outer.__cause__ = exc
             return outer
 
+    class ConnectTimeout(Exception):
+        pass
+
+    from turnframe.providers import ConnectionRefused, ProviderUnreachable
+
+    # A failed connection is not a timeout (issue 11 item 4): nothing was sent.
     before = transport_error(chained(ConnectError()), provider="p")
     assert (
-        isinstance(before, ProviderTimeout)
-        and not before.sent
+        isinstance(before, ProviderUnreachable)
+        and not isinstance(before, ProviderTimeout)
         and not before.failure.effect_may_have_happened
     )
+    refused = transport_error(chained(ConnectionRefusedError(111, "refused")), provider="p")
+    assert isinstance(refused, ConnectionRefused) and refused.failure.retryable
+    slow = transport_error(chained(ConnectTimeout()), provider="p")
+    assert isinstance(slow, ProviderTimeout) and not slow.sent
     after = transport_error(chained(ReadTimeout()), provider="p")
     assert (
         isinstance(after, ProviderTimeout) and after.sent and after.failure.effect_may_have_happened

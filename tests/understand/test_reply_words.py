@@ -52,7 +52,13 @@ def _answers(
     def respond(request: ModelRequest) -> Any:
         data = json.loads(request.messages[1].content)
         if request.task == "acknowledge":
-            return {"text": ack.pop(0) if len(ack) > 1 else ack[0]}
+            text = ack.pop(0) if len(ack) > 1 else ack[0]
+            refs = [f["ref"] for f in data["data"]["on_screen"]]
+            if "?" in text and data["data"]["ask_next"]:
+                refs.append("ask_next")
+            else:
+                refs = [r for r in refs if r.startswith("done:")]
+            return {"sentences": [{"text": text, "about": refs}]}
         if request.task == "review":
             ok = review.pop(0) if len(review) > 1 else review[0]
             return {"checks": {c: ok for c in data["checklist"]}}
@@ -119,10 +125,13 @@ def test_a_reply_failing_the_review_twice_is_dropped_and_the_code_question_stand
 
 
 def test_low_effort_drops_the_review() -> None:
-    result, provider, _ = anyio.run(_turn, _answers(["Insurance added."], [False]), "low")
+    words = "Added insurance to trip Porto."
+    result, provider, _ = anyio.run(_turn, _answers([words], [False]), "low")
     assert "review" not in [r.task for r in provider.requests]
-    assert next(b for b in result.blocks if isinstance(b, TransitionBlock)).text == (
-        "Insurance added."
+    # The words did not ask the next thing, so code's question follows them.
+    transition = next(b for b in result.blocks if isinstance(b, TransitionBlock))
+    assert (
+        transition.text == f"{words} Who pays for extra E1: a traveler on the trip or the company?"
     )
 
 

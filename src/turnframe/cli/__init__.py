@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -80,11 +81,19 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code.
 
-    Exit codes: 0 success; 1 a scenario failed; 2 a usage error or an invalid file.
+    Exit codes: 0 success; 1 a scenario failed; 2 a usage error or an invalid file;
+    3 ``chat`` could not reach the language model. A reader that closes the output
+    early (``turnframe eval run … | head``) ends the command quietly.
     """
     args = _parser().parse_args(argv)
     try:
         return _dispatch(args)
+    except BrokenPipeError:
+        # The reader stopped reading: point stdout at /dev/null so the interpreter's
+        # final flush does not fail again, and end without a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except TurnframeError as exc:
         # Typed errors reach a person as one line, never as a traceback.
         print(f"error: {exc}", file=sys.stderr)

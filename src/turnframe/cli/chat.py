@@ -164,6 +164,7 @@ async def _chat(
             file=out,
         )
         last: TurnResult | None = None
+        unreachable = False
         options: list[tuple[str, str, int | None]] = []
         conversation = "chat"
         for raw in stdin:
@@ -211,6 +212,7 @@ async def _chat(
             ]
             for text in render(last.blocks):
                 print(text, file=out)
+            unreachable = unreachable or model_unreachable(last)
             print(
                 f"   [{last.turn_id} · {last.model_calls} model calls"
                 f" + {last.reply_calls} for the reply's words]",
@@ -218,7 +220,16 @@ async def _chat(
             )
     finally:
         await store.close()
-    return 0
+    return EXIT_MODEL_UNREACHABLE if unreachable else 0
+
+
+EXIT_MODEL_UNREACHABLE = 3
+"""``chat``'s exit status when a turn could not reach the language model."""
+
+
+def model_unreachable(result: TurnResult) -> bool:
+    """Return whether ``result`` ended because the language model could not be reached."""
+    return any(b.kind == "notice" and b.code.startswith("model_unreachable") for b in result.blocks)
 
 
 def _inspect(record: dict[str, Any], result: TurnResult) -> dict[str, Any]:

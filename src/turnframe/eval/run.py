@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from turnframe.testing.scenario.runner import run_scenario
 from turnframe.understand import Brief, ModelUnderstanding, UnderstandingResult
 from turnframe.understand.words import normalize
 
-__all__ = ["EvalReport", "Score", "run_eval"]
+__all__ = ["EvalReport", "Score", "critical_path_ms", "run_eval"]
 
 TASKS = (
     "segment",
@@ -135,7 +135,7 @@ class EvalReport:
             "",
             f"per turn: {turn['calls']} calls · {turn['prompt_tokens']} prompt tokens · "
             f"{turn['completion_tokens']} completion tokens · {turn['model_latency_ms']} ms model "
-            f"latency · {turn['wall_ms']} ms wall",
+            f"latency (critical path) · {turn['wall_ms']} ms wall",
         ]
         if self.imperfect:
             lines += ["", f"not read perfectly: {', '.join(self.imperfect)}"]
@@ -221,7 +221,7 @@ async def _run_case(
     report.calls += len(calls)
     report.prompt_tokens += sum(int(c.get("prompt_tokens", 0)) for c in calls)
     report.completion_tokens += sum(int(c.get("completion_tokens", 0)) for c in calls)
-    report.latency_ms += sum(float(c.get("latency_ms", 0.0)) for c in calls)
+    report.latency_ms += critical_path_ms(calls)
     perfect = _score(
         report, reading, case, record, captured.get("keys", {}), captured.get("result")
     )
@@ -360,3 +360,29 @@ def _corrected(case: EvalCase, act: Any) -> Any:
 def _cancelled_unit(reading: OracleReading, act_id: str) -> str | None:
     act = reading.acts_by_id.get(act_id)
     return act.unit if act else None
+
+
+def critical_path_ms(calls: Sequence[Mapping[str, Any]]) -> float:
+    """Return the time a turn waited on the model: the union of its calls' intervals, in ms.
+
+    Each call spans ``[ended_ms - latency_ms, ended_ms]``; concurrent calls overlap, so
+    they count once, not summed (issue 11 item 7). A record without ``ended_ms`` (older
+    replay records) counts its latency in full.
+    """
+    spans: list[tuple[float, float]] = []
+    extra = 0.0
+    for call in calls:
+        latency = float(call.get("latency_ms", 0.0) or 0.0)
+        ended = call.get("ended_ms")
+        if ended is None:
+            extra += latency
+        elif latency > 0:
+            spans.append((float(ended) - latency, float(ended)))
+    total = 0.0
+    end = float("-inf")
+    for start, stop in sorted(spans):
+        if stop <= end:
+            continue
+        total += stop - max(start, end)
+        end = stop
+    return total + extra

@@ -22,6 +22,7 @@ class does the rest the same way for every vendor, so no adapter can skip it:
 from __future__ import annotations
 
 import email.utils
+import errno
 import json
 import re
 import time
@@ -50,14 +51,19 @@ from turnframe.providers.errors import (
     BadRequest,
     CallDropped,
     CapabilityMissing,
+    ConnectionRefused,
     ContextOverflow,
+    HostNotFound,
+    ModelNotFound,
     Overloaded,
     ProviderCancelled,
     ProviderError,
     ProviderTimeout,
+    ProviderUnreachable,
     QuotaExceeded,
     RateLimited,
     ServerError,
+    TlsFailed,
 )
 from turnframe.providers.redact import Redactor
 
@@ -288,6 +294,8 @@ def status_error(
         return ContextOverflow(message, **kwargs)
     if quota or status == 402:
         return QuotaExceeded(message, **kwargs)
+    if status == 404:  # a chat endpoint answers 404 for a model it does not have
+        return ModelNotFound(message, **kwargs)
     if status == 429:
         return RateLimited(message, retry_after=retry_after, **kwargs)
     if status in (529, 503):
@@ -307,14 +315,25 @@ _DROPPED_AFTER_SENDING = FailureClass(
     message_key="error.provider.dropped",
     severity=Severity.WARNING,
 )
+_UNREACHABLE_RETRYABLE = FailureClass(
+    retryable=True,
+    effect_may_have_happened=False,
+    message_key="error.provider.unreachable",
+    severity=Severity.CRITICAL,
+)
+_TLS = {"SSLError", "SSLCertVerificationError", "CertificateError", "SSLZeroReturnError"}
+_DNS = {"gaierror", "herror"}
+_DNS_TEXT = re.compile(
+    r"Name or service not known|nodename nor servname|getaddrinfo failed"
+    r"|Temporary failure in name resolution|No address associated with hostname",
+    re.IGNORECASE,
+)
+_REFUSED = {"ConnectionRefusedError"}
+_CONNECT_TIMEOUT = {"ConnectTimeout", "ConnectTimeoutError", "PoolTimeout"}
 _BEFORE_SENDING = {
-    "ConnectTimeout",
     "ConnectError",
-    "ConnectTimeoutError",
     "EndpointConnectionError",
-    "ConnectionRefusedError",
     "NewConnectionError",
-    "PoolTimeout",
 }
 _AFTER_SENDING_TIMEOUT = {
     "ReadTimeout",
@@ -340,21 +359,49 @@ _AFTER_SENDING_DROP = {
 def transport_error(exc: BaseException, *, provider: str) -> ProviderError | None:
     """Classify a transport failure anywhere in ``exc``'s cause chain, or return ``None``.
 
-    A failure to connect never reached the vendor (``sent=False``); a read timeout or a
-    connection that broke after sending is an unknown outcome (``sent=True``).
+    A failure to connect never reached the vendor: a TLS failure (:class:`TlsFailed`),
+    a name that does not resolve (:class:`HostNotFound`), a refused connection
+    (:class:`ConnectionRefused`, never a timeout), a connect timeout
+    (``ProviderTimeout(sent=False)``) or another connect error
+    (:class:`ProviderUnreachable`). A read timeout or a connection that broke after
+    sending is an unknown outcome (``sent=True``).
     """
     seen: set[int] = set()
     node: BaseException | None = exc
     names: list[str] = []
+    texts: list[str] = []
+    errnos: set[int] = set()
     while node is not None and id(node) not in seen:
         seen.add(id(node))
         names.extend(cls.__name__ for cls in type(node).__mro__)
+        texts.append(str(node)[:300])
+        if isinstance(node, OSError) and node.errno is not None:
+            errnos.add(node.errno)
         node = node.__cause__ or node.__context__
-    if any(n in _BEFORE_SENDING for n in names):
+    if any(n in _TLS for n in names):
+        return TlsFailed(
+            "the TLS handshake with the provider failed; nothing was sent", provider=provider
+        )
+    if any(n in _DNS for n in names) or _DNS_TEXT.search(" ".join(texts)):
+        return HostNotFound(
+            "the provider's host name did not resolve (DNS); nothing was sent", provider=provider
+        )
+    if any(n in _REFUSED for n in names) or errno.ECONNREFUSED in errnos:
+        return ConnectionRefused(
+            "the provider refused the connection (is the server running?); nothing was sent",
+            provider=provider,
+        )
+    if any(n in _CONNECT_TIMEOUT for n in names):
         return ProviderTimeout(
-            "the connection to the provider failed before the request was sent",
+            "connecting to the provider timed out before the request was sent",
             sent=False,
             provider=provider,
+        )
+    if any(n in _BEFORE_SENDING for n in names):
+        return ProviderUnreachable(
+            "the connection to the provider failed before the request was sent",
+            provider=provider,
+            failure=_UNREACHABLE_RETRYABLE,
         )
     if any(n in _AFTER_SENDING_TIMEOUT for n in names):
         return ProviderTimeout(

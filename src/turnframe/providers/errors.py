@@ -11,6 +11,11 @@
         │   └── ServerError        the vendor failed (500…)
         ├── CallDropped            the connection dropped or timed out; sent again in place
         │   └── ProviderTimeout    ``sent`` tells a timeout before sending from one after
+        ├── ProviderUnreachable    the request never reached a model (nothing happened)
+        │   ├── ConnectionRefused  nothing listens at the address; retryable (a restart)
+        │   ├── HostNotFound       the host name does not resolve (DNS); not retryable
+        │   └── TlsFailed          the TLS handshake failed (certificate, plain TCP); not retryable
+        ├── ModelNotFound          the server has no such model (HTTP 404); not retryable
         ├── StreamInterrupted      a stream broke after it started; ``inner`` is its class
         ├── ProviderCancelled      the call was cancelled; never retried, never fallen back from
         ├── AuthenticationFailed   not retryable
@@ -33,17 +38,23 @@ __all__ = [
     "BadRequest",
     "CallDropped",
     "CapabilityMissing",
+    "ConnectionRefused",
     "ContextOverflow",
+    "HostNotFound",
     "MissingCredential",
+    "ModelNotFound",
     "Overloaded",
     "ProviderCancelled",
     "ProviderError",
     "ProviderTimeout",
     "ProviderUnavailable",
+    "ProviderUnreachable",
     "QuotaExceeded",
     "RateLimited",
     "ServerError",
     "StreamInterrupted",
+    "TlsFailed",
+    "error_kind",
 ]
 
 
@@ -150,7 +161,7 @@ _SENT_TIMEOUT = FailureClass(
 class ProviderTimeout(CallDropped):
     """The call timed out.
 
-    ``sent=False``: it never reached the vendor (connect failed or timed out), so
+    ``sent=False``: it never reached the vendor (connecting timed out), so
     nothing happened. ``sent=True``: it was sent and the outcome is unknown
     (``effect_may_have_happened``); before commit it may still be retried, since a
     model call changes no record.
@@ -162,6 +173,47 @@ class ProviderTimeout(CallDropped):
         failure = _SENT_TIMEOUT if sent else None
         super().__init__(message, failure=failure, provider=provider, code=code)
         self.sent = sent
+
+
+class ProviderUnreachable(ProviderError):
+    """The request never reached a model: no connection was made, so nothing happened."""
+
+    default_class = FailureClass(
+        retryable=False,
+        effect_may_have_happened=False,
+        message_key="error.provider.unreachable",
+        severity=Severity.CRITICAL,
+    )
+
+
+class ConnectionRefused(ProviderUnreachable):
+    """Nothing accepted the connection (a stopped server); not a timeout. Retryable once."""
+
+    default_class = FailureClass(
+        retryable=True,
+        effect_may_have_happened=False,
+        message_key="error.provider.unreachable",
+        severity=Severity.CRITICAL,
+    )
+
+
+class HostNotFound(ProviderUnreachable):
+    """The provider's host name does not resolve (DNS); waiting does not help."""
+
+
+class TlsFailed(ProviderUnreachable):
+    """The TLS handshake failed (a bad certificate, a plain-TCP server on an https URL)."""
+
+
+class ModelNotFound(ProviderError):
+    """The provider has no model of that name (HTTP 404 on the model); not retryable."""
+
+    default_class = FailureClass(
+        retryable=False,
+        effect_may_have_happened=False,
+        message_key="error.provider.model_not_found",
+        severity=Severity.CRITICAL,
+    )
 
 
 class StreamInterrupted(ProviderError):
@@ -247,3 +299,35 @@ class MissingCredential(UsageError):
     def __init__(self, variable: str, vendor: str) -> None:
         super().__init__(f"{vendor} needs a credential: set {variable}")
         self.variable = variable
+
+
+_KINDS: tuple[tuple[type[ProviderError], str], ...] = (
+    (ConnectionRefused, "connection_refused"),
+    (HostNotFound, "dns"),
+    (TlsFailed, "tls"),
+    (ProviderUnreachable, "unreachable"),
+    (AuthenticationFailed, "authentication"),
+    (QuotaExceeded, "quota"),
+    (ModelNotFound, "model_not_found"),
+    (ProviderTimeout, "timeout"),
+    (RateLimited, "rate_limited"),
+    (ProviderUnavailable, "unavailable"),
+    (ContextOverflow, "context_overflow"),
+    (BadRequest, "bad_request"),
+    (StreamInterrupted, "stream"),
+    (CallDropped, "dropped"),
+)
+
+
+def error_kind(error: ProviderError) -> str:
+    """Return the error class a user is told about ``error``; the most specific wins.
+
+    One of ``connection_refused``, ``dns``, ``tls``, ``unreachable``, ``authentication``,
+    ``quota``, ``model_not_found``, ``timeout``, ``rate_limited``, ``unavailable``,
+    ``context_overflow``, ``bad_request``, ``stream``, ``dropped`` or ``provider``
+    (docs/adr/0017-no-claim-in-model-words.md).
+    """
+    for cls, kind in _KINDS:
+        if isinstance(error, cls):
+            return kind
+    return "provider"

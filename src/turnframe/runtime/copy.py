@@ -6,7 +6,7 @@ generic refusals). Never interpolates user text.
 
 from __future__ import annotations
 
-__all__ = ["TABLES", "narrate", "say"]
+__all__ = ["TABLES", "narrate", "say", "understanding_notice"]
 
 _EN: dict[str, str] = {
     "select.prompt": "Which record did you mean?",
@@ -47,6 +47,27 @@ _EN: dict[str, str] = {
     "card_failed": "I couldn't prepare the choice just now; please ask again.",
     "card_replaced": "The earlier card on {label} was replaced by a new one.",
     "unreadable": "Part of your message couldn't be read; please rephrase it.",
+    "unreadable_message": "Your message couldn't be read; please rephrase it.",
+    "model_unreachable": (
+        "The language model could not be reached ({error}), so your message was not read "
+        "and nothing was changed; please try again later."
+    ),
+    "provider_error.connection_refused": "connection refused",
+    "provider_error.dns": "its host name could not be resolved",
+    "provider_error.tls": "the secure connection failed",
+    "provider_error.unreachable": "no connection could be made",
+    "provider_error.authentication": "its credentials were refused",
+    "provider_error.quota": "its quota is used up",
+    "provider_error.model_not_found": "the model was not found",
+    "provider_error.timeout": "it did not answer in time",
+    "provider_error.rate_limited": "it is limiting requests",
+    "provider_error.unavailable": "it is unavailable",
+    "provider_error.context_overflow": "the request was too long for it",
+    "provider_error.bad_request": "it rejected the request",
+    "provider_error.stream": "its answer broke off",
+    "provider_error.dropped": "the connection dropped",
+    "provider_error.provider": "it failed",
+    "step.provider": "The language model could not be reached.",
     "no_knowledge": "I have no information on that.",
     "awaiting_review": "Waiting for an agent's review.",
     "record_not_found": (
@@ -120,6 +141,27 @@ _PT: dict[str, str] = {
     "card_failed": "Não consegui preparar a escolha agora; volte a pedir.",
     "card_replaced": "O cartão anterior em {label} foi substituído por um novo.",
     "unreadable": "Parte da mensagem não pôde ser lida; reformule-a, por favor.",
+    "unreadable_message": "A sua mensagem não pôde ser lida; reformule-a, por favor.",
+    "model_unreachable": (
+        "Não foi possível contactar o modelo de linguagem ({error}), por isso a sua mensagem "
+        "não foi lida e nada foi alterado; tente novamente mais tarde."
+    ),
+    "provider_error.connection_refused": "ligação recusada",
+    "provider_error.dns": "não foi possível resolver o nome do servidor",
+    "provider_error.tls": "a ligação segura falhou",
+    "provider_error.unreachable": "não foi possível estabelecer ligação",
+    "provider_error.authentication": "as credenciais foram recusadas",
+    "provider_error.quota": "a quota está esgotada",
+    "provider_error.model_not_found": "o modelo não foi encontrado",
+    "provider_error.timeout": "não respondeu a tempo",
+    "provider_error.rate_limited": "está a limitar os pedidos",
+    "provider_error.unavailable": "está indisponível",
+    "provider_error.context_overflow": "o pedido era demasiado longo",
+    "provider_error.bad_request": "rejeitou o pedido",
+    "provider_error.stream": "a resposta foi interrompida",
+    "provider_error.dropped": "a ligação caiu",
+    "provider_error.provider": "falhou",
+    "step.provider": "Não foi possível contactar o modelo de linguagem.",
     "no_knowledge": "Não tenho informação sobre isso.",
     "awaiting_review": "À espera da revisão de um agente.",
     "record_not_found": (
@@ -181,3 +223,21 @@ def narrate(step: str, detail: str, locale: str) -> str:
     if step == "segment":
         return table[key].format(n=str(len([p for p in detail.split(",") if p.strip()]) or 1))
     return table[key]
+
+
+def understanding_notice(code: str, locale: str) -> str:
+    """Return the sentence for an understanding notice ``code`` in ``locale``.
+
+    ``model_unreachable:<kind>``: the language model could not be reached, with the
+    error class (``providers.errors.error_kind``); ``unreadable_message``: nothing of the
+    message was read; any other code: part of it could not be read
+    (docs/adr/0017-no-claim-in-model-words.md).
+    """
+    table = _PT if locale.lower().startswith("pt") else _EN
+    base, _, kind = code.partition(":")
+    if base == "model_unreachable":
+        error = table.get(f"provider_error.{kind}", table["provider_error.provider"])
+        return table["model_unreachable"].format(error=error)
+    if base == "unreadable_message":
+        return table["unreadable_message"]
+    return table["unreadable"]

@@ -30,7 +30,14 @@ from turnframe.core.turn import (
     TurnPhase,
     TurnPhaseChanged,
 )
-from turnframe.runtime.claims import guard_claims
+from turnframe.runtime.claims import (
+    ClaimVocabulary,
+    Fact,
+    FactKind,
+    guard_claims,
+    guard_sentence,
+    guard_text,
+)
 from turnframe.runtime.compose import AskNext, compose_reply
 from turnframe.runtime.copy import say
 from turnframe.runtime.errors import TurnInterrupted
@@ -43,7 +50,7 @@ from turnframe.store.errors import (
     RevisionConflict,
     StoreError,
 )
-from turnframe.understand.reply import AnswerFacts, ReplyFacts
+from turnframe.understand.reply import AnswerFacts, ReplyFacts, ReplyWords, Sentence
 
 __all__: list[str] = []
 
@@ -282,6 +289,8 @@ class _Finishing(_RuntimeBase):
         writer = self.reply_writer
         if writer is None or not prepared.has_text:
             return blocks, set(), {}
+        if any(n.startswith("model_unreachable") for n in prepared.understanding.notices):
+            return blocks, set(), {}  # the model could not be reached: code's words only
         asks = next((b for b in blocks if isinstance(b, TransitionBlock)), None)
         facts = ReplyFacts(
             turn_id=prepared.turn_id,
@@ -307,13 +316,13 @@ class _Finishing(_RuntimeBase):
         except Exception as exc:
             log.warning("reply words not written in turn %s: %s", prepared.turn_id, exc)
             return blocks, set(), {"error": f"{type(exc).__name__}: {exc}"}
+        ack, answers, guard = self._guard_words(prepared, facts, blocks, words)
         out: list[ReplyBlock] = []
         written: set[int] = set()
-        ack = words.acknowledgement
         for block in blocks:
             new: ReplyBlock = block
-            if isinstance(block, AnswerBlock) and block.question_id in words.answers:
-                new = replace(block, text=words.answers[block.question_id])
+            if isinstance(block, AnswerBlock) and block.question_id in answers:
+                new = replace(block, text=answers[block.question_id])
             elif isinstance(block, TransitionBlock) and ack:
                 new = TransitionBlock(text=ack, asks=block.asks, case=block.case)
                 ack = None
@@ -327,8 +336,68 @@ class _Finishing(_RuntimeBase):
             "words": words.trace,
             "calls": list(words.calls),
             "model_blocks": [n for n, b in enumerate(out) if id(b) in written],
+            **({"guard": guard} if guard else {}),
         }
         return tuple(out), written, record
+
+    def _guard_words(
+        self,
+        prepared: PreparedTurn,
+        facts: ReplyFacts,
+        blocks: tuple[ReplyBlock, ...],
+        words: ReplyWords,
+    ) -> tuple[str | None, dict[str, str], list[dict[str, Any]]]:
+        """Return the acknowledgement and answers that pass the word guard, and the drops.
+
+        Every sentence is checked against the facts it cites (``runtime.claims``, I15,
+        docs/adr/0017-no-claim-in-model-words.md) at every effort, whoever wrote it. A
+        dropped sentence takes only itself; a dropped sentence that asked the next thing
+        gives way to code's question; an acknowledgement left with nothing to say is
+        dropped whole (the code-written transition stands). A dropped answer leaves the
+        code-written answer.
+        """
+        vocabulary = ClaimVocabulary.from_registry(self.registry)
+        locale = prepared.locale
+        receipts = [b for b in blocks if isinstance(b, ReceiptBlock)]
+        kinds = {
+            "done": FactKind.RECEIPT,
+            "not_done": FactKind.REFUSAL,
+            "notice": FactKind.NOTICE,
+            "card": FactKind.CARD,
+            "ask_next": FactKind.ASK_NEXT,
+        }
+        known: list[Fact] = []
+        for ref, text in facts.refs().items():
+            prefix, _, n = ref.partition(":")
+            case = str(receipts[int(n) - 1].receipt.case) if prefix == "done" else None
+            known.append(Fact(ref=ref, kind=kinds[prefix], text=text, case=case))
+        drops: list[dict[str, Any]] = []
+        sentences = words.sentences or (
+            (Sentence(text=words.acknowledgement),) if words.acknowledgement else ()
+        )
+        kept: list[str] = []
+        asked = False
+        for sentence in sentences:
+            problem = guard_sentence(sentence.text, sentence.about, known, vocabulary, locale)
+            if problem:
+                drops.append({"sentence": sentence.text, "dropped": problem})
+                continue
+            kept.append(sentence.text)
+            asked = asked or "ask_next" in sentence.about
+        if kept and facts.ask_next and not asked:
+            kept.append(facts.ask_next)
+        ack = " ".join(kept) if kept and kept != [facts.ask_next] else None
+        answers: dict[str, str] = {}
+        code_answers = {b.question_id: b.text for b in blocks if isinstance(b, AnswerBlock)}
+        for question_id, text in words.answers.items():
+            problem = guard_text(text, code_answers.get(question_id, ""), vocabulary, locale)
+            if problem:
+                drops.append({"answer": question_id, "text": text, "dropped": problem})
+            else:
+                answers[question_id] = text
+        if drops:
+            log.warning("word guard dropped %d text(s) in turn %s", len(drops), prepared.turn_id)
+        return ack, answers, drops
 
     async def _persist_cards(
         self,

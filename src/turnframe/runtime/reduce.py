@@ -59,7 +59,7 @@ from turnframe.core.workflow import (
     Refusal,
     WorkflowRegistry,
 )
-from turnframe.runtime.copy import say
+from turnframe.runtime.copy import say, understanding_notice
 from turnframe.runtime.plan import (
     ActInput,
     CardClose,
@@ -234,7 +234,7 @@ class _Reducer:
         elif self.standing is False:
             self.s.notices.append(("allow_submit", self._say("allow_submit"), None))
         for code in u.notices:
-            self.s.notices.append((code, self._say("unreadable"), None))
+            self.s.notices.append((code, understanding_notice(code, self.inp.locale), None))
         self._plan_confirm_cards()
         waiting = self._carry(carried)
         return Plan(

@@ -21,6 +21,8 @@ class CallRecord:
         request: the request sent.
         response: the response, ``None`` when the call failed.
         verdict: ``ok``, ``invalid: <exact error>``, ``resend: <why>`` or ``error: <class>``.
+        ended_ms: when the call ended, in ms since its runner started (monotonic); with
+            the latency it places the call in time, so concurrent calls are not summed.
     """
 
     task: str
@@ -29,6 +31,7 @@ class CallRecord:
     request: ModelRequest
     response: ModelResponse | None
     verdict: str
+    ended_ms: float = 0.0
 
     def to_json(self) -> JSONObject:
         """Return the record as JSON: prompt, model, tokens, latency, verdict, response."""
@@ -44,6 +47,7 @@ class CallRecord:
             "prompt_tokens": response.usage.prompt_tokens if response else 0,
             "completion_tokens": response.usage.completion_tokens if response else 0,
             "latency_ms": round(response.latency_ms, 3) if response else 0.0,
+            "ended_ms": round(self.ended_ms, 3),
             "verdict": self.verdict,
             "response": (
                 {

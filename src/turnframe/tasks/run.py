@@ -127,6 +127,7 @@ class TaskRunner:
         self.models = models
         self.meter = meter or BudgetMeter(budget or TurnBudget())
         self.records: list[CallRecord] = []
+        self._started = time.perf_counter()
 
     # ------------------------------------------------------------------- public
     async def run(self, task: Task, *, depth: int = 1) -> Any:
@@ -136,7 +137,8 @@ class TaskRunner:
             TaskFailed: when no answer passed (after the repair round and escalation).
             BudgetExceeded: when the turn's budget ran out.
             CapabilityMissing: when the provider cannot meet the task's needs.
-            ProviderError: a non-retryable provider failure (authentication, bad request).
+            ProviderError: a non-retryable provider failure (authentication, bad request),
+                or a retryable one that failed again when sent a second time.
         """
         provider = self.models.for_task(task.name)
         require(provider.profile, task.needs)
@@ -252,7 +254,12 @@ class TaskRunner:
     async def _call(
         self, task: Task, provider: Provider, request: ModelRequest, depth: int, attempt: str
     ) -> ModelResponse:
-        """Send ``request``; a refused, filtered, empty or dropped call is sent again in place once."""
+        """Send ``request``; a refused, filtered, empty or dropped call is sent again in place once.
+
+        Raises:
+            ProviderError: a non-retryable failure, or a retryable one that failed twice.
+            TaskFailed: the answer was refused, filtered or empty twice, or truncated.
+        """
         for round_ in (0, 1):
             self.meter.before_call(depth)
             started = time.perf_counter()
@@ -266,9 +273,9 @@ class TaskRunner:
                     raise
                 self._record(task, attempt, depth, request, None, f"resend: {type(exc).__name__}")
                 if round_ == 1:
-                    raise TaskFailed(
-                        task.name, f"the provider dropped the call twice ({type(exc).__name__})"
-                    ) from exc
+                    # Sent twice and failed twice: the provider's failure, not the answer's
+                    # (it is never read as an unreadable message).
+                    raise
                 continue
             if not response.latency_ms:
                 response = replace(response, latency_ms=(time.perf_counter() - started) * 1000)
@@ -305,5 +312,6 @@ class TaskRunner:
                 request=request,
                 response=response,
                 verdict=verdict,
+                ended_ms=(time.perf_counter() - self._started) * 1000,
             )
         )

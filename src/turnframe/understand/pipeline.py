@@ -31,6 +31,7 @@ from turnframe.core.ids import JSONObject
 from turnframe.core.operations import OperationSpec
 from turnframe.core.turn import Effort
 from turnframe.providers.base import Provider
+from turnframe.providers.errors import ProviderCancelled, ProviderError, error_kind
 from turnframe.tasks.budget import TurnBudget
 from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.run import TaskModels, TaskRunner, concurrently
@@ -136,9 +137,15 @@ class ModelUnderstanding:
     async def understand(self, brief: Brief) -> UnderstandingResult:
         """Return the proposal for ``brief.text`` with every call recorded (I20).
 
+        A provider failure that survives its in-place resend (connection refused, DNS,
+        TLS, authentication, quota, model not found, timeout...) ends the reading: the
+        proposal is empty but for the notice ``model_unreachable:<kind>``
+        (``providers.errors.error_kind``), so the turn says the language model could not
+        be reached and blames nothing on the message (docs/adr/0017-no-claim-in-model-words.md).
+
         Raises:
             CapabilityMissing: the provider cannot give genuine structured output.
-            ProviderError: a non-retryable provider failure (authentication...).
+            ProviderCancelled: the caller cancelled a call.
         """
         effort = Effort(brief.effort) if brief.effort else self.effort
         runner = TaskRunner(self.models, self.budget)
@@ -150,6 +157,12 @@ class ModelUnderstanding:
             error = f"{type(exc).__name__}: {exc}"
             understanding = Understanding(notices=("budget_exceeded",))
             reading.step("budget", exc.which)
+        except ProviderCancelled:
+            raise
+        except ProviderError as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            understanding = Understanding(notices=(f"model_unreachable:{error_kind(exc)}",))
+            reading.step("provider", error_kind(exc))
         trace: JSONObject = {
             "effort": effort.value,
             "brief": brief_to_json(brief),
@@ -218,7 +231,8 @@ class _Reading:
             ),
         )
         if answer is None:
-            return Understanding(notices=tuple(self.notices))
+            # Nothing of the message was read: not "part of" it.
+            return Understanding(notices=("unreadable_message",))
         units = list(read_units(answer))
         self.step("segment", ", ".join(f"{u.id}:{u.kind}" for u in units))
         routes = await self._cover_and_route(units)

@@ -18,6 +18,13 @@ that into words, and only from facts gathered by code, all of them server-author
 Every text also passes a code check before anyone sees it: not empty, at most three
 sentences for an acknowledgement, and no number the facts do not hold. A text that fails
 is dropped and the code-written block stands; the words never carry a claim (I15).
+
+The acknowledgement is written as sentences, each declaring which facts it speaks
+about (``done:1``, ``not_done:2``, ``notice:1``, ``card:1``, ``ask_next``: the refs of
+:meth:`ReplyFacts.refs`, offered as an enum). The runtime checks every sentence against
+those facts and the domain's effect words before it is shown, whatever the effect level
+and whoever wrote it (``runtime.claims.guard_sentence``,
+docs/adr/0017-no-claim-in-model-words.md).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from turnframe.core.ids import JSONObject
+from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.turn import Effort
 from turnframe.providers.base import Provider
 from turnframe.tasks import schema as s
@@ -44,10 +51,12 @@ __all__ = [
     "ReplyFacts",
     "ReplyWords",
     "ReplyWriter",
+    "Sentence",
     "acknowledge_task",
     "answer_task",
     "review_checks",
     "review_task",
+    "sentences_of",
 ]
 
 REVIEW_CHECKS: dict[str, str] = {
@@ -97,13 +106,37 @@ class ReplyFacts:
         """Return whether there is nothing to acknowledge."""
         return not (self.done or self.not_done or self.notices or self.ask_next or self.cards)
 
+    def refs(self) -> dict[str, str]:
+        """Return every fact a sentence may cite, by ref, in order (``done:1`` → its words).
+
+        ``done:N`` is the N-th receipt, ``not_done:N`` the N-th refusal, ``notice:N`` and
+        ``card:N`` the other notices and the cards on screen, ``ask_next`` the question.
+        """
+        out: dict[str, str] = {}
+        for prefix, texts in (
+            ("done", self.done),
+            ("not_done", self.not_done),
+            ("notice", self.notices),
+            ("card", self.cards),
+        ):
+            for n, text in enumerate(texts, start=1):
+                out[f"{prefix}:{n}"] = text
+        if self.ask_next:
+            out["ask_next"] = self.ask_next
+        return out
+
     def data(self) -> JSONObject:
-        """Return the facts as a task sees them (marked as data)."""
+        """Return the facts as a task sees them (marked as data), each with its ref."""
+        refs = self.refs()
+
+        def listed(prefix: str) -> list[JSONValue]:
+            return [{"ref": r, "text": t} for r, t in refs.items() if r.startswith(prefix + ":")]
+
         return {
-            "done": list(self.done),
-            "not_done": list(self.not_done),
-            "ask_next": self.ask_next,
-            "on_screen": [*self.done, *self.not_done, *self.notices, *self.cards],
+            "done": listed("done"),
+            "not_done": listed("not_done"),
+            "ask_next": {"ref": "ask_next", "text": self.ask_next} if self.ask_next else None,
+            "on_screen": [*listed("done"), *listed("not_done"), *listed("notice"), *listed("card")],
             "answered_elsewhere": self.answered,
         }
 
@@ -131,17 +164,34 @@ class AnswerFacts:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Sentence:
+    """One sentence of an acknowledgement and the facts it declares it speaks about.
+
+    Attributes:
+        text: the words.
+        about: refs of :meth:`ReplyFacts.refs` (``done:1``, ``ask_next``...); a sentence
+            citing nothing may use function words only.
+    """
+
+    text: str
+    about: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ReplyWords:
     """What the reply tasks wrote; ``None`` where the code-written words stand.
 
     Attributes:
         acknowledgement: the reviewed acknowledgement, or ``None`` (none asked, or dropped).
+        sentences: the acknowledgement's sentences with what each speaks about; a writer
+            that gives only ``acknowledgement`` is read as one sentence citing nothing.
         answers: question id → the answer's words, for the questions that got them.
         calls: one record per model call (I20).
         trace: how the words were written: checks asked, verdicts, drops, errors.
     """
 
     acknowledgement: str | None = None
+    sentences: tuple[Sentence, ...] = ()
     answers: dict[str, str] = field(default_factory=dict)
     calls: tuple[JSONObject, ...] = ()
     trace: JSONObject = field(default_factory=dict)
@@ -184,14 +234,18 @@ def acknowledge_task(facts: ReplyFacts, *, failed: Sequence[str] = ()) -> Task:
     """Return the acknowledge task for ``facts`` (``failed``: checks an earlier text failed)."""
     instructions, prompt_id = prompt("acknowledge")
     numbers = _numbers_check(facts.text(), "text")
+    refs = list(facts.refs())
 
     def check(answer: Any) -> str | None:
-        problem = numbers(answer)
+        items = answer["sentences"]
+        if not items:
+            return "sentences is empty; write one to three sentences"
+        problem = numbers({"text": _joined(answer)})
         if problem:
             return problem
-        sentences = len(_SENTENCE_END.findall(str(answer["text"]).strip())) or 1
-        if sentences > 3:
-            return f"the text has {sentences} sentences; write one to three"
+        count = sum(len(_SENTENCE_END.findall(str(i["text"]).strip())) or 1 for i in items)
+        if count > 3:
+            return f"the text has {count} sentences; write one to three"
         return None
 
     data: dict[str, Any] = {"locale": facts.locale, "data": facts.data()}
@@ -202,9 +256,35 @@ def acknowledge_task(facts: ReplyFacts, *, failed: Sequence[str] = ()) -> Task:
         instructions=instructions,
         prompt_id=prompt_id,
         data=data,
-        schema=s.obj({"text": s.string(max_length=600)}),
+        schema=s.obj(
+            {
+                "sentences": s.array(
+                    s.obj(
+                        {
+                            "about": s.array(s.enum(refs), max_items=len(refs), unique=True),
+                            "text": s.string(max_length=300),
+                        }
+                    ),
+                    max_items=3,
+                )
+            }
+        ),
         check=check,
         escalate=False,
+    )
+
+
+def _joined(answer: Any) -> str:
+    """Return an acknowledgement answer's sentences as one text."""
+    return " ".join(str(i["text"]).strip() for i in answer["sentences"]).strip()
+
+
+def sentences_of(answer: Any) -> tuple[Sentence, ...]:
+    """Return the :class:`Sentence` s of a checked acknowledge answer."""
+    return tuple(
+        Sentence(text=str(i["text"]).strip(), about=tuple(str(r) for r in i["about"]))
+        for i in answer["sentences"]
+        if str(i["text"]).strip()
     )
 
 
@@ -292,6 +372,7 @@ class ModelReplyWriter:
         trace: dict[str, Any] = {"effort": level.value, "review": review}
         answers: dict[str, str] = {}
         ack: list[str | None] = [None]
+        said: list[tuple[Sentence, ...]] = [()]
 
         async def acknowledge() -> None:
             if facts.empty():
@@ -306,9 +387,10 @@ class ModelReplyWriter:
                 except TaskFailed as exc:
                     rounds.append({"dropped": exc.error})
                     return
-                text = str(answer["text"]).strip()
+                text = _joined(answer)
+                written = sentences_of(answer)
                 if not review:
-                    ack[0] = text
+                    ack[0], said[0] = text, written
                     rounds.append({"text": text, "review": None})
                     return
                 try:
@@ -319,7 +401,7 @@ class ModelReplyWriter:
                 failed = tuple(c for c, ok in verdict["checks"].items() if not ok)
                 rounds.append({"text": text, "failed": list(failed)})
                 if not failed:
-                    ack[0] = text
+                    ack[0], said[0] = text, written
                     return
             rounds.append({"dropped": "failed the review twice"})
 
@@ -338,10 +420,11 @@ class ModelReplyWriter:
                     group.start_soon(answer, question)
         except BudgetExceeded as exc:
             trace["error"] = f"{type(exc).__name__}: {exc}"
-            ack[0] = None
+            ack[0], said[0] = None, ()
             answers.clear()
         return ReplyWords(
             acknowledgement=ack[0],
+            sentences=said[0],
             answers=answers,
             calls=tuple(r.to_json() for r in runner.records),
             trace=trace,

@@ -41,7 +41,10 @@ from turnframe.providers.errors import (
     AuthenticationFailed,
     BadRequest,
     CapabilityMissing,
+    ConnectionRefused,
     ContextOverflow,
+    HostNotFound,
+    ModelNotFound,
     Overloaded,
     ProviderError,
     ProviderTimeout,
@@ -49,6 +52,7 @@ from turnframe.providers.errors import (
     RateLimited,
     ServerError,
     StreamInterrupted,
+    TlsFailed,
 )
 
 __all__ = [
@@ -424,24 +428,79 @@ async def case_timeout(ctx: Context) -> None:
     _one_request(ctx)
 
 
-async def case_timeout_before_sending(ctx: Context) -> None:
-    ctx.fixture("structured_valid")  # the dialect exists
+def _closed_port() -> int:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()  # nothing listens here: the connection is refused before anything is sent
-    provider = ctx.provider(base_url=f"http://127.0.0.1:{port}", timeout=ctx.short_timeout)
+    port = int(sock.getsockname()[1])
+    sock.close()  # nothing listens here: a connection is refused before anything is sent
+    return port
+
+
+def _unreachable(error: ProviderError, kind: type[ProviderError], what: str) -> None:
+    check(
+        isinstance(error, kind),
+        f"{what}: expected {kind.__name__}, got {type(error).__name__}: {error}",
+    )
+    check(not isinstance(error, ProviderTimeout), f"{what} is not a timeout")
+    check(not error.failure.effect_may_have_happened, f"{what}: nothing was sent")
+    check(error.failure.message_key == "error.provider.unreachable", f"{what}: message key")
+
+
+async def _fails(provider: Provider, what: str) -> ProviderError:
     try:
-        await provider.complete(plain_request())
-    except ProviderTimeout as exc:
-        check(not exc.sent and not exc.failure.effect_may_have_happened, "nothing was sent")
-        check(exc.failure.retryable, "retryable")
-        return
+        response = await provider.complete(plain_request())
     except ProviderError as exc:
-        raise CaseFailed(
-            f"expected ProviderTimeout(sent=False), got {type(exc).__name__}"
-        ) from None
-    raise CaseFailed("a refused connection returned an answer")
+        return exc
+    raise CaseFailed(f"{what} returned an answer: {response.stop.value}")
+
+
+async def case_connection_refused(ctx: Context) -> None:
+    ctx.fixture("structured_valid")  # the dialect exists
+    provider = ctx.provider(
+        base_url=f"http://127.0.0.1:{_closed_port()}", timeout=ctx.short_timeout
+    )
+    error = await _fails(provider, "a refused connection")
+    _unreachable(error, ConnectionRefused, "a refused connection")
+    check(error.failure.retryable, "a refused connection may be tried once more (a restart)")
+
+
+async def case_tls_failure(ctx: Context) -> None:
+    ctx.fixture("structured_valid")
+    # The loopback server speaks plain HTTP: an https URL fails in the TLS handshake.
+    url = ctx.server.url.replace("http://", "https://", 1)
+    provider = ctx.provider(base_url=url, timeout=ctx.timeout)
+    error = await _fails(provider, "a TLS handshake with a plain-TCP server")
+    _unreachable(error, TlsFailed, "a failed TLS handshake")
+    check(not error.failure.retryable, "a TLS failure is not retryable")
+
+
+async def case_dns_failure(ctx: Context) -> None:
+    ctx.fixture("structured_valid")
+    real = socket.getaddrinfo
+    loopback = {"127.0.0.1", "::1", "localhost"}
+
+    def resolve(host: Any, *args: Any, **kwargs: Any) -> Any:
+        # The resolver is patched, so no DNS query leaves this machine: every name but
+        # loopback fails as an unknown host would.
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name not in loopback:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    provider = ctx.provider(
+        base_url=f"http://model.invalid:{_closed_port()}", timeout=ctx.short_timeout
+    )
+    socket.getaddrinfo = resolve
+    try:
+        error = await _fails(provider, "a host name that does not resolve")
+    finally:
+        socket.getaddrinfo = real
+    _unreachable(error, HostNotFound, "a name that does not resolve")
+    check(not error.failure.retryable, "a DNS failure is not retryable")
+
+
+async def case_model_not_found(ctx: Context) -> None:
+    await _expect_error(ctx, "model_not_found", ModelNotFound, False)
 
 
 async def _expect_error(
@@ -724,7 +783,10 @@ CASES: dict[str, CaseFn] = {
     "content_filter": case_content_filter,
     "truncated": case_truncated,
     "timeout": case_timeout,
-    "timeout_before_sending": case_timeout_before_sending,
+    "connection_refused": case_connection_refused,
+    "tls_failure": case_tls_failure,
+    "dns_failure": case_dns_failure,
+    "model_not_found": case_model_not_found,
     "rate_limited": case_rate_limited,
     "quota": case_quota,
     "overloaded": case_overloaded,

@@ -182,6 +182,7 @@ class TurnModel(_Strict):
     text: str | None = None
     understanding: UnderstandingModel | Literal["model"] | None = None
     model_answers: dict[str, Any] | None = None
+    reply_answers: dict[str, Any] | None = None
     effort: Literal["low", "medium", "high"] | None = None
     click: ClickModel | None = None
     crash: CrashModel | None = None

@@ -435,6 +435,7 @@ class _Run:
             locale=turn.locale or self.model.locale,
             effort=Effort(turn.effort) if turn.effort else None,
         )
+        self.runtime.reply_writer = self._reply_writer(turn)
         try:
             result = await self._run_with_recovery(
                 actor, turn_input, self._in_view(turn), turn.turn_id
@@ -448,6 +449,8 @@ class _Run:
             assert turn.expect is not None
             await self._check(number, turn.expect, None)
             return
+        finally:
+            self.runtime.reply_writer = None
         if turn.expect is not None and turn.expect.error is not None:
             self._fail(number, "error", turn.expect.error, None)
         self.cards.extend(result.interactions_created)
@@ -537,11 +540,48 @@ class _Run:
             from turnframe.providers import ScriptedProvider
             from turnframe.understand import ModelUnderstanding
 
-            table = {task: self.with_handles(brief, value) for task, value in answers.items()}
+            table = {
+                task: scripted_answer(self.with_handles(brief, value))
+                for task, value in answers.items()
+            }
             provider = ScriptedProvider(table)
             return await ModelUnderstanding(provider, effort="low").understand(brief)
 
         return scripted
+
+    def _reply_writer(self, turn: TurnModel) -> Any:
+        """Return the turn's scripted reply writer (``reply_answers``), or ``None``.
+
+        ``reply_answers`` maps ``acknowledge``, ``review`` and ``answer`` to scripted
+        answers (a list is served in order), run through ``ModelReplyWriter`` at the
+        turn's effort (default medium), so the runtime's word guard checks them as it
+        checks any model's words (docs/adr/0017-no-claim-in-model-words.md).
+        """
+        if turn.reply_answers is None:
+            return None
+        from turnframe.providers import ScriptedProvider
+        from turnframe.understand.reply import ModelReplyWriter
+
+        table = {task: scripted_answer(v) for task, v in turn.reply_answers.items()}
+        verdict = table.get("review")
+        if verdict in ("pass", "fail"):
+            # The reviewer answers every check it is asked the same way (a colluding or a
+            # refusing reviewer), whatever the checklist holds.
+            queues = {k: list(v) if isinstance(v, list) else [v] for k, v in table.items()}
+
+            def answer(request: Any) -> Any:
+                if request.task == "review":
+                    import json
+
+                    checklist = json.loads(request.messages[1].content)["checklist"]
+                    return {"checks": {c: verdict == "pass" for c in checklist}}
+                queue = queues.get(request.task)
+                if not queue:
+                    raise UsageError(f"reply_answers has no answer for {request.task!r}")
+                return queue.pop(0) if len(queue) > 1 else queue[0]
+
+            return ModelReplyWriter(ScriptedProvider(answer), effort=turn.effort or "medium")
+        return ModelReplyWriter(ScriptedProvider(table), effort=turn.effort or "medium")
 
     def with_handles(self, brief: Brief, value: Any) -> Any:
         """Return ``value`` with record keys made the turn's handles and ``card:last`` a card id."""
@@ -763,3 +803,42 @@ def _reply_text(blocks: Sequence[ReplyBlock]) -> str:
             case _:
                 parts.append(getattr(block, "text", ""))
     return "\n".join(parts)
+
+
+_PROVIDER_ERRORS = {
+    "connection_refused": "ConnectionRefused",
+    "dns": "HostNotFound",
+    "tls": "TlsFailed",
+    "authentication": "AuthenticationFailed",
+    "quota": "QuotaExceeded",
+    "model_not_found": "ModelNotFound",
+    "timeout": "ProviderTimeout",
+}
+
+
+def scripted_answer(value: Any) -> Any:
+    """Return a scripted answer with ``{provider_error: KIND}`` made that provider error.
+
+    ``KIND`` is one of ``connection_refused``, ``dns``, ``tls``, ``authentication``,
+    ``quota``, ``model_not_found`` or ``timeout``: the call fails as a provider that could
+    not be reached would (docs/adr/0017-no-claim-in-model-words.md). A list is converted
+    item by item.
+
+    Raises:
+        UsageError: for an unknown kind.
+    """
+    if isinstance(value, list):
+        return [scripted_answer(v) for v in value]
+    if isinstance(value, dict) and set(value) == {"provider_error"}:
+        import turnframe.providers.errors as errors
+
+        kind = str(value["provider_error"])
+        if kind not in _PROVIDER_ERRORS:
+            raise UsageError(
+                f"unknown provider_error {kind!r}; one of {', '.join(_PROVIDER_ERRORS)}"
+            )
+        cls = getattr(errors, _PROVIDER_ERRORS[kind])
+        if kind == "timeout":
+            return cls("the scripted provider timed out", sent=True, provider="scripted")
+        return cls(f"the scripted provider failed: {kind}", provider="scripted")
+    return value
