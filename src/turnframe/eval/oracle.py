@@ -131,11 +131,15 @@ class OracleReading:
                 return {"findings": []}
             case "verify":
                 act = self.acts_by_id.get(data["for"])
-                return {
+                verdict: dict[str, Any] = {
                     "verdict": "ok",
                     "grounding": act.source if act else "user",
                     "findings": [],
                 }
+                if "reasoning" in request.schema.get("properties", {}):
+                    # A perfect reader's short reasoning (the schema's bounded field).
+                    verdict = {"reasoning": "The unit asks for exactly this act.", **verdict}
+                return verdict
         raise UsageError(f"the oracle has no answer for task {request.task!r}")
 
     def _unit(self, unit_id: str) -> _Unit:

@@ -338,12 +338,12 @@ class _Preparing(_RuntimeBase):
             asked_for=_asked_for(asked, by_case),
             effort=turn.effort.value if turn.effort else None,
             check=self._domain_check(actor, handles, snapshots, today, locale),
-            on_step=lambda name, detail: self._emit(
+            on_step=lambda name, detail, count=None: self._emit(
                 TurnStep(
                     turn_id=turn_id,
                     name=name,
                     detail=detail,
-                    text=narrate(name, detail, locale) if prose else "",
+                    text=narrate(name, detail, locale, count) if prose else "",
                 )
             ),
         )

@@ -194,7 +194,9 @@ class _Reducer:
         elif self.standing is False:
             self.s.notices.append(("allow_submit", self._say("allow_submit"), None))
         for code in u.notices:
-            self.s.notices.append((code, self._say("unreadable"), None))
+            # A question no topic answers is told so (I11); every other code is unreadable.
+            text = self._say("unanswerable" if code == "unanswerable" else "unreadable")
+            self.s.notices.append((code, text, None))
         self._plan_confirm_cards()
         waiting = self._carry(carried)
         return Plan(

@@ -32,8 +32,10 @@ DomainCheck = Callable[[SemanticAct], Awaitable["str | None"]]
 """The runtime's domain check (guide §2 step 5): checks an act as the workflow would
 compile it and returns the domain's refusal sentence, or ``None`` when it would pass."""
 
-StepListener = Callable[[str, str], None]
-"""Called with (step name, detail) as each understanding step is decided (``TurnEvent.Step``)."""
+StepListener = Callable[[str, str, "int | None"], None]
+"""Called with (step name, detail, count) as each understanding step is decided
+(``TurnEvent.Step``): ``count`` is a typed count of the step's result (the units read by
+segment), ``None`` when the step has none; narration reads it, never the detail."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
