@@ -338,7 +338,7 @@ class _Preparing(_RuntimeBase):
             asked_for=_asked_for(asked, by_case),
             effort=turn.effort.value if turn.effort else None,
             check=self._domain_check(actor, handles, snapshots, today, locale),
-            on_step=lambda name, detail, count=None: self._emit(
+            on_step=lambda name, detail, count: self._emit(
                 TurnStep(
                     turn_id=turn_id,
                     name=name,

@@ -83,6 +83,7 @@ class CallRecord:
             "latency_ms": round(response.latency_ms, 3) if response else 0.0,
             "verdict": self.verdict,
             "sampling": self.sampling,
+            "reasoning": self.request.reasoning,
             "temperature": self.request.temperature,
             "seed": self.request.seed,
             "response": (

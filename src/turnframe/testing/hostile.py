@@ -111,38 +111,19 @@ class HostileProvider(Provider):
         return _fix_spans(answer, words, rng)
 
     def _route(self, request: ModelRequest, data: Any) -> Any:
+        # The route schema has one branch per unit allowing only what its kind takes
+        # (docs/adr/0018): a random value of the unit's own branch is plausible.
         rng = self.rng
         root: Any = request.schema
         item_schema: Any = root["properties"]["routes"]["items"]
-        needs = {
-            "operations": "request",
-            "topic": "question",
-            "constraint": "constraint",
-            "card": "card_answer",
-            "cancels": "cancellation",
+        branches = {
+            b["properties"]["unit"].get("const"): b for b in item_schema.get("anyOf", [item_schema])
         }
         routes = []
         for unit in data.get("units", []):
-            item = random_valid(item_schema, rng)
-            item["unit"] = unit["id"]
-            for key, kind in needs.items():
-                if unit["kind"] != kind:
-                    item[key] = [] if key == "operations" else None
-                elif item[key] is None and key != "operations":
-                    schema: Any = item_schema["properties"][key]
-                    options = [o for o in schema.get("anyOf", []) if o.get("type") != "null"]
-                    choices = [
-                        v for v in schema.get("enum", []) if v is not None and v != unit["id"]
-                    ]
-                    if options:
-                        item[key] = random_valid(rng.choice(options), rng)
-                    elif choices:
-                        item[key] = rng.choice(choices)
-            if item["corrects"] == unit["id"]:
-                item["corrects"] = None
-            if item["cancels"] == unit["id"]:
-                item["cancels"] = None
-            routes.append(item)
+            branch = branches.get(unit["id"])
+            if branch is not None:
+                routes.append(random_valid(branch, rng))
         return {"routes": routes}
 
 

@@ -167,8 +167,7 @@ class ModelUnderstanding:
             # the units read (empty when segmentation failed), each failed step's error
             # and every voted decision.
             "units": [
-                {"id": u.id, "kind": u.kind, "from": u.start, "to": u.end}
-                for u in reading.units
+                {"id": u.id, "kind": u.kind, "from": u.start, "to": u.end} for u in reading.units
             ],
             "errors": [{"step": name, "error": text} for name, text in reading.errors],
             "votes": [v.to_json() for v in runner.vote_rounds],
