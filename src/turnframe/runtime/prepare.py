@@ -334,6 +334,7 @@ class _Preparing(_RuntimeBase):
                 if (op := self.registry.operation(key)) is not None
             ),
             topics=tuple(getattr(self.app.knowledge, "topics", ())),
+            topic_notes=tuple(dict(getattr(self.app.knowledge, "topic_notes", {})).items()),
             asked=str(asked["text"]) if isinstance(asked, dict) else None,
             asked_for=_asked_for(asked, by_case),
             effort=turn.effort.value if turn.effort else None,

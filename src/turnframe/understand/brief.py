@@ -111,6 +111,8 @@ class Brief:
         handles: every handle of the turn.
         operations: the specs of every operation on offer (summaries, argument labels).
         topics: the knowledge topics questions may name.
+        topic_notes: (topic, what it answers) for topics whose source describes them,
+            so a question is routed by meaning, not by a bare name (docs/adr/0018).
         effort: ``low``, ``medium`` or ``high``; ``None`` for the understander's default.
         check: the runtime's domain check, when it offers one (not data; never shown).
         on_step: the runtime's step listener (not data; never shown).
@@ -128,6 +130,7 @@ class Brief:
     handles: tuple[str, ...] = field(default=())
     operations: tuple[OperationSpec, ...] = ()
     topics: tuple[str, ...] = ()
+    topic_notes: tuple[tuple[str, str], ...] = ()
     effort: str | None = None
     check: DomainCheck | None = field(default=None, compare=False, repr=False)
     on_step: StepListener | None = field(default=None, compare=False, repr=False)
@@ -215,5 +218,6 @@ def brief_from_json(data: JSONObject) -> Brief:
             for o in raw["operations"]
         ),
         topics=tuple(raw["topics"]),
+        topic_notes=tuple((n[0], n[1]) for n in raw.get("topic_notes", ())),
         effort=raw["effort"],
     )

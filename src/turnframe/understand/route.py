@@ -80,6 +80,7 @@ def route_task(
         )
 
     kinds = {u.id: u.kind for u in units}
+    notes = dict(brief.topic_notes)
     instructions, prompt_id = prompt("route")
 
     def check(answer: Any) -> str | None:
@@ -131,7 +132,9 @@ def route_task(
             if u.id not in ids
         ],
         "operations_on_offer": [operation_data(spec, brief.locale) for spec in specs if spec],
-        "topics": list(brief.topics),
+        "topics": [
+            {"topic": t, **({"answers": notes[t]} if t in notes else {})} for t in brief.topics
+        ],
         "last_reply_asked": brief.asked,
         "data": {"records": record_data(brief.records), "cards_on_screen": card_data(brief)},
     }
