@@ -86,15 +86,25 @@ def pointer(words: int, *, nullable: bool = False) -> JSONObject:
 def word_set(numbers: Iterable[int], *, nullable: bool = False) -> JSONObject:
     """Return the schema of a word number that must be one of ``numbers`` (I2).
 
-    Small sets are an ``enum``; a large set is bounded by its least and greatest member
-    (the code check keeps the exact set).
+    Small sets are an ``enum``; a large set is one bounded integer range per run of
+    consecutive numbers (``anyOf`` when there are several), so the schema allows exactly
+    ``numbers`` either way.
     """
     values = sorted(set(numbers))
     if len(values) <= ENUM_LIMIT:
         return enum(values, nullable=nullable)
-    schema = integer(minimum=values[0], nullable=nullable)
-    schema["maximum"] = values[-1]
-    return schema
+    runs: list[tuple[int, int]] = []
+    for n in values:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    ranges: list[JSONObject] = [
+        {"type": "integer", "minimum": low, "maximum": high} for low, high in runs
+    ]
+    if len(ranges) == 1 and not nullable:
+        return ranges[0]
+    return any_of(ranges, nullable=nullable)
 
 
 def boolean() -> JSONObject:

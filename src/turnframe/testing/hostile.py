@@ -36,7 +36,7 @@ def random_valid(schema: Any, rng: random.Random, depth: int = 0) -> Any:
         return rng.random() < 0.5
     if kind == "integer":
         low = int(schema.get("minimum", 0))
-        return rng.randint(low, low + 12)
+        return rng.randint(low, int(schema.get("maximum", low + 12)))
     if kind == "string":
         length = int(schema.get("maxLength", 20))
         words = ["yes", "the", "42", "2026-05-12", "company", "u1", "E1", "x", "Lisbon"]
@@ -44,7 +44,9 @@ def random_valid(schema: Any, rng: random.Random, depth: int = 0) -> Any:
     if kind == "array":
         items = schema.get("items", {})
         top = min(int(schema.get("maxItems", 4)), 4)
-        values = [random_valid(items, rng, depth + 1) for _ in range(rng.randint(0, top))]
+        least = int(schema.get("minItems", 0))
+        count = rng.randint(least, max(least, top))
+        values = [random_valid(items, rng, depth + 1) for _ in range(count)]
         if schema.get("uniqueItems"):
             unique: list[Any] = []
             for v in values:
