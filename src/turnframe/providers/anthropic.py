@@ -106,6 +106,8 @@ def anthropic_profile(
             schema_subset=ANTHROPIC_SUBSET,
             tool_calls=True,
             refusal_state=True,
+            # The Messages API of the supported SDK (2.x) takes no temperature and no seed.
+            temperature=False,
         ),
     )
 

@@ -62,6 +62,8 @@ class Capabilities:
         refusal_state: it reports a refusal as its own state (others show a filter).
         temperature: it accepts a sampling temperature (reasoning models often do not).
         seed: it accepts a sampling seed.
+        respelled: keywords outside ``schema_subset`` the adapter sends in an equivalent
+            spelling the vendor enforces (``const`` as a one-value ``enum``).
     """
 
     structured_output: bool = True
@@ -75,10 +77,15 @@ class Capabilities:
     refusal_state: bool = False
     temperature: bool = True
     seed: bool = False
+    respelled: frozenset[str] = frozenset()
 
     def enforces(self, keyword: str) -> bool:
         """Whether the vendor enforces JSON-Schema ``keyword`` while decoding."""
-        return self.schema_subset is None or keyword in self.schema_subset
+        return (
+            self.schema_subset is None
+            or keyword in self.schema_subset
+            or keyword in self.respelled
+        )
 
 
 SCHEMA_KEYWORDS = (

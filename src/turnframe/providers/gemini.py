@@ -100,6 +100,7 @@ def gemini_profile(model: str, *, max_context: int = 1_048_576) -> ModelProfile:
             max_context=max_context,
             structured_mode="response_json_schema",
             schema_subset=GEMINI_SUBSET,
+            respelled=frozenset({"const"}),
             seed=True,
             tool_calls=True,
             refusal_state=False,
