@@ -164,7 +164,7 @@ def test_an_act_corrected_later_in_the_message_is_not_flagged_by_the_verifier() 
             "route": lambda r, d: {
                 "routes": [
                     {"unit": "u1", "operations": ["trip.rename"], **NONE},
-                    {"unit": "u2", "operations": ["trip.rename"], **{**NONE, "corrects": "u1"}},
+                    {"unit": "u2", "operations": ["trip.rename"], **NONE, "corrects": "u1"},
                 ]
             },
             "locate": lambda r, d: {"handles": [_candidate(d, "Porto")], "find": None},
@@ -357,9 +357,7 @@ def test_knowledge_topics_are_shown_with_what_they_answer() -> None:
 
     def route(request: ModelRequest, data: Any) -> Any:
         seen.append(data["topics"])
-        return {
-            "routes": [{"unit": "u1", "operations": [], **{**NONE, "topic": "baggage_allowance"}}]
-        }
+        return {"routes": [{"unit": "u1", "operations": [], **NONE, "topic": "baggage_allowance"}]}
 
     _run(
         "How much baggage can I take?",
@@ -423,7 +421,7 @@ def test_coverage_offers_no_card_answer_without_a_card_and_the_repair_keeps_the_
 
 def test_a_unit_correcting_itself_is_off_contract_in_the_schema() -> None:
     answers = [
-        {"routes": [{"unit": "u1", "operations": ["trip.rename"], **{**NONE, "corrects": "u1"}}]},
+        {"routes": [{"unit": "u1", "operations": ["trip.rename"], **NONE, "corrects": "u1"}]},
         {"routes": [{"unit": "u1", "operations": ["trip.rename"], **NONE}]},
     ]
     result, provider, where = _run(

@@ -82,9 +82,7 @@ class Capabilities:
     def enforces(self, keyword: str) -> bool:
         """Whether the vendor enforces JSON-Schema ``keyword`` while decoding."""
         return (
-            self.schema_subset is None
-            or keyword in self.schema_subset
-            or keyword in self.respelled
+            self.schema_subset is None or keyword in self.schema_subset or keyword in self.respelled
         )
 
 
