@@ -147,7 +147,7 @@ def _verifier_reading_everything(request: ModelRequest, data: Any) -> Any:
     """A careful verifier that judges against every word it is shown."""
     del request
     shown = json.dumps(data)
-    name = data["act"]["values"].get("name", {}).get("value")
+    name = str(data["act"]["values"].get("name", {}).get("value")).strip(",.")
     if name == "Summer" and "Autumn" in shown:
         return _fault("not_requested", None, "the user changed the name to Autumn")
     return {"verdict": "ok", "grounding": "user", "findings": []}
