@@ -14,7 +14,7 @@ from typing import Any
 
 from turnframe.core.errors import UsageError
 from turnframe.eval.dataset import EvalAct, EvalCase
-from turnframe.providers import ModelRequest, ScriptedProvider
+from turnframe.providers import Capabilities, ModelRequest, ScriptedProvider
 from turnframe.understand.words import normalize
 
 __all__ = ["OracleReading", "oracle_provider"]
@@ -131,11 +131,16 @@ class OracleReading:
                 return {"findings": []}
             case "verify":
                 act = self.acts_by_id.get(data["for"])
-                return {
+                verdict: dict[str, Any] = {
                     "verdict": "ok",
                     "grounding": act.source if act else "user",
                     "findings": [],
                 }
+                properties = request.schema.get("properties")
+                if isinstance(properties, dict) and "reasoning" in properties:
+                    # A perfect reader's short reasoning (the schema's bounded field).
+                    verdict = {"reasoning": "The unit asks for exactly this act.", **verdict}
+                return verdict
         raise UsageError(f"the oracle has no answer for task {request.task!r}")
 
     def _unit(self, unit_id: str) -> _Unit:
@@ -210,4 +215,10 @@ def oracle_provider(
     reading: OracleReading, handle: Callable[[str], str], card: Callable[[str], str]
 ) -> ScriptedProvider:
     """Return a scripted provider answering from ``reading`` (record keys → this turn's handles)."""
-    return ScriptedProvider(lambda request: reading.answer(request, handle, card), model="oracle")
+    # No vendor reasoning setting: the oracle is asked for verify's reasoning field and
+    # answers it, as a capable model without that setting would.
+    return ScriptedProvider(
+        lambda request: reading.answer(request, handle, card),
+        model="oracle",
+        capabilities=Capabilities(reasoning_effort=False, seed=True),
+    )

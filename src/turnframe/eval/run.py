@@ -87,6 +87,15 @@ class EvalReport:
     wall_ms: float = 0.0
     failures: list[str] = field(default_factory=list)
     imperfect: list[str] = field(default_factory=list)
+    vote_rounds: int = 0
+    vote_splits: int = 0
+    vote_reads: int = 0
+    vote_collapsed: int = 0
+
+    @property
+    def disagreement(self) -> float:
+        """The share of voted decisions whose reads gave more than one reading (0 if none)."""
+        return self.vote_splits / self.vote_rounds if self.vote_rounds else 0.0
 
     def to_json(self) -> dict[str, Any]:
         """Return the report as one JSON object."""
@@ -113,6 +122,13 @@ class EvalReport:
                 "model_latency_ms": round(self.latency_ms / n, 2),
                 "wall_ms": round(self.wall_ms / n, 2),
             },
+            "votes": {
+                "rounds": self.vote_rounds,
+                "reads": self.vote_reads,
+                "disagreeing_rounds": self.vote_splits,
+                "disagreement_rate": round(self.disagreement, 4),
+                "collapsed_reads": self.vote_collapsed,
+            },
             "failures": self.failures,
             "imperfect_cases": self.imperfect,
         }
@@ -137,6 +153,12 @@ class EvalReport:
             f"{turn['completion_tokens']} completion tokens · {turn['model_latency_ms']} ms model "
             f"latency (critical path) · {turn['wall_ms']} ms wall",
         ]
+        votes = data["votes"]
+        lines.append(
+            f"votes: {votes['rounds']} voted decisions · {votes['reads']} reads · "
+            f"{votes['disagreeing_rounds']} disagreed ({votes['disagreement_rate']:.1%}) · "
+            f"{votes['collapsed_reads']} identical requests not sent"
+        )
         if self.imperfect:
             lines += ["", f"not read perfectly: {', '.join(self.imperfect)}"]
         if self.failures:
@@ -222,6 +244,11 @@ async def _run_case(
     report.prompt_tokens += sum(int(c.get("prompt_tokens", 0)) for c in calls)
     report.completion_tokens += sum(int(c.get("completion_tokens", 0)) for c in calls)
     report.latency_ms += critical_path_ms(calls)
+    for round_ in (record.get("reading") or {}).get("votes", []):
+        report.vote_rounds += 1
+        report.vote_reads += int(round_.get("reads", 0))
+        report.vote_splits += int(round_.get("distinct", 1)) > 1
+        report.vote_collapsed += int(round_.get("collapsed", 0))
     perfect = _score(
         report, reading, case, record, captured.get("keys", {}), captured.get("result")
     )
@@ -250,7 +277,9 @@ def _expected_target(target: Any) -> Any:
 
 
 def _value(value: str, keys: dict[str, str]) -> str:
-    return keys.get(value) or " ".join(normalize(w) for w in value.split())
+    # The committed value exactly as it will be stored (a handle as its record key):
+    # "Joana Costa," is not "Joana Costa" (docs/adr/0018-decoder-enforceable-schemas.md).
+    return keys.get(value) or value
 
 
 def _score(
@@ -266,11 +295,11 @@ def _score(
     s = report.scores
     same = {k: k for k in keys.values()}
     before = {t: (sc.hits, sc.produced, sc.expected) for t, sc in s.items()}
-    steps = (record.get("reading") or {}).get("steps", [])
-    produced_units = [d for name, d in steps if name == "segment"]
-    units = produced_units[-1].split(", ") if produced_units else []
+    # The units segmentation produced, from the typed trace (never from step text: a
+    # failed segmentation produced none, whatever its error says).
+    units = (record.get("reading") or {}).get("units", [])
     s["segment"].add(
-        [x.split(":", 1)[1] for x in units if ":" in x and not x.endswith(":other")],
+        [str(x["kind"]) for x in units if x.get("kind") != "other"],
         [x.kind for x in reading.units],
     )
     s["route"].add([a["operation"] for a in acts], [a.op for a in case.acts])

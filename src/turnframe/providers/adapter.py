@@ -78,6 +78,7 @@ __all__ = [
     "match_overflow",
     "sdk_dump",
     "retry_after_from_headers",
+    "sampling_options",
     "status_error",
     "transport_error",
 ]
@@ -103,6 +104,21 @@ def sdk_dump(obj: Any) -> dict[str, Any]:
         return obj
     dumped = obj.model_dump(warnings=False) if hasattr(obj, "model_dump") else dict(obj)
     return dumped if isinstance(dumped, dict) else {}
+
+
+def sampling_options(profile: ModelProfile, request: ModelRequest) -> dict[str, Any]:
+    """Return ``{"temperature": t, "seed": n}`` as far as ``profile`` accepts them.
+
+    A request's temperature or seed the profile does not accept is left out (the
+    vendor's default applies); the call record keeps what was asked (docs/adr/0018).
+    """
+    caps = profile.capabilities
+    out: dict[str, Any] = {}
+    if request.temperature is not None and caps.temperature:
+        out["temperature"] = request.temperature
+    if request.seed is not None and caps.seed:
+        out["seed"] = request.seed
+    return out
 
 
 def compile_schema(

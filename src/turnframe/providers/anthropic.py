@@ -37,6 +37,7 @@ from turnframe.providers.adapter import (
     VendorProvider,
     match_overflow,
     retry_after_from_headers,
+    sampling_options,
     status_error,
     transport_error,
 )
@@ -105,6 +106,8 @@ def anthropic_profile(
             schema_subset=ANTHROPIC_SUBSET,
             tool_calls=True,
             refusal_state=True,
+            # The Messages API of the supported SDK (2.x) takes no temperature and no seed.
+            temperature=False,
         ),
     )
 
@@ -163,6 +166,7 @@ class AnthropicProvider(VendorProvider):
         kwargs: dict[str, Any] = {
             "model": self.model,
             "max_tokens": request.max_output_tokens,
+            **sampling_options(self.profile, request),
             "messages": [
                 {"role": m.role, "content": m.content}
                 for m in request.messages

@@ -20,6 +20,7 @@ from turnframe.core.ids import JSONObject
 from turnframe.providers.errors import CapabilityMissing
 
 __all__ = [
+    "SCHEMA_KEYWORDS",
     "Capabilities",
     "Enforcement",
     "Message",
@@ -59,6 +60,10 @@ class Capabilities:
             only checked afterwards against the full schema; the response says so.
         tool_calls: it returns tool calls with identifiers.
         refusal_state: it reports a refusal as its own state (others show a filter).
+        temperature: it accepts a sampling temperature (reasoning models often do not).
+        seed: it accepts a sampling seed.
+        respelled: keywords outside ``schema_subset`` the adapter sends in an equivalent
+            spelling the vendor enforces (``const`` as a one-value ``enum``).
     """
 
     structured_output: bool = True
@@ -70,6 +75,34 @@ class Capabilities:
     schema_subset: frozenset[str] | None = None
     tool_calls: bool = False
     refusal_state: bool = False
+    temperature: bool = True
+    seed: bool = False
+    respelled: frozenset[str] = frozenset()
+
+    def enforces(self, keyword: str) -> bool:
+        """Whether the vendor enforces JSON-Schema ``keyword`` while decoding."""
+        return (
+            self.schema_subset is None or keyword in self.schema_subset or keyword in self.respelled
+        )
+
+
+SCHEMA_KEYWORDS = (
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minimum",
+    "maximum",
+)
+"""Every JSON-Schema keyword the task schemas use (``turnframe.tasks.schema``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,6 +123,15 @@ class ModelProfile:
     def id(self) -> str:
         """``provider:model``."""
         return f"{self.provider}:{self.model}"
+
+    def keyword_enforcement(self) -> dict[str, bool]:
+        """Return task-schema keyword → whether this profile enforces it at decode time.
+
+        A keyword mapped to ``False`` is dropped from what is sent; the rule it carries is
+        then kept only by the full-schema check after decoding and by the task's own check
+        (I2, docs/adr/0018-decoder-enforceable-schemas.md, the table in docs/providers.md).
+        """
+        return {k: self.capabilities.enforces(k) for k in SCHEMA_KEYWORDS}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -193,6 +235,9 @@ class ModelRequest:
             profile's enforced subset (default: send the subset, validate the rest).
         allow_prompt_only_json: accept a profile that can only be asked for JSON in
             the prompt (explicit opt-in, never the default).
+        temperature: the sampling temperature, sent where the profile accepts one
+            (``None``: the vendor's default).
+        seed: the sampling seed, sent where the profile accepts one (``None``: none).
     """
 
     task: str
@@ -206,18 +251,25 @@ class ModelRequest:
     stream: bool = False
     strict_schema: bool = False
     allow_prompt_only_json: bool = False
+    temperature: float | None = None
+    seed: int | None = None
 
     def fingerprint(self) -> str:
         """Return the digest of what decides an answer: task, messages, schema, reasoning.
 
-        It equals ``digest((task, [(role, content)...], schema, reasoning))``; every part
-        is already plain JSON, so the canonical text is written directly (no conversion).
+        It equals ``digest((task, [(role, content)...], schema, reasoning))``, with
+        ``(temperature, seed)`` appended when either is set; every part is already plain
+        JSON, so the canonical text is written directly (no conversion).
         """
-        text = json.dumps(
-            (self.task, [(m.role, m.content) for m in self.messages], self.schema, self.reasoning),
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        parts: list[object] = [
+            self.task,
+            [(m.role, m.content) for m in self.messages],
+            self.schema,
+            self.reasoning,
+        ]
+        if self.temperature is not None or self.seed is not None:
+            parts.append([self.temperature, self.seed])
+        text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def prompt_tokens(self) -> int:

@@ -42,6 +42,7 @@ from turnframe.providers.adapter import (
     ToolCallBuffer,
     VendorProvider,
     match_overflow,
+    sampling_options,
     status_error,
     transport_error,
 )
@@ -192,7 +193,10 @@ class BedrockProvider(VendorProvider):
                 for m in request.messages
                 if m.role != "system"
             ],
-            "inferenceConfig": {"maxTokens": request.max_output_tokens},
+            "inferenceConfig": {
+                "maxTokens": request.max_output_tokens,
+                **sampling_options(self.profile, request),
+            },
         }
         system = [{"text": m.content} for m in request.messages if m.role == "system"]
         if system:

@@ -40,6 +40,7 @@ from turnframe.providers.adapter import (
     ToolCallBuffer,
     VendorProvider,
     match_overflow,
+    sampling_options,
     status_error,
     transport_error,
 )
@@ -99,6 +100,8 @@ def gemini_profile(model: str, *, max_context: int = 1_048_576) -> ModelProfile:
             max_context=max_context,
             structured_mode="response_json_schema",
             schema_subset=GEMINI_SUBSET,
+            respelled=frozenset({"const"}),
+            seed=True,
             tool_calls=True,
             refusal_state=False,
         ),
@@ -180,7 +183,10 @@ class GeminiProvider(VendorProvider):
         self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
     ) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
-        config: dict[str, Any] = {"max_output_tokens": request.max_output_tokens}
+        config: dict[str, Any] = {
+            "max_output_tokens": request.max_output_tokens,
+            **sampling_options(self.profile, request),
+        }
         if system:
             config["system_instruction"] = system
         if request.tools:

@@ -40,7 +40,12 @@ except ImportError as _e:  # pragma: no cover - exercised without the extra
 import anyio
 
 from turnframe.core.ids import JSONObject
-from turnframe.providers.adapter import STRUCTURAL_KEYWORDS, Raw, VendorProvider
+from turnframe.providers.adapter import (
+    STRUCTURAL_KEYWORDS,
+    Raw,
+    VendorProvider,
+    sampling_options,
+)
 from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
 from turnframe.providers.errors import (
     CapabilityMissing,
@@ -73,6 +78,7 @@ def local_profile(name: str, *, max_context: int = 2048) -> ModelProfile:
             max_context=max_context,
             structured_mode="GBNF grammar from the schema (llama-cpp-python)",
             schema_subset=LOCAL_SUBSET,
+            seed=True,
         ),
     )
 
@@ -151,7 +157,7 @@ class LocalProvider(VendorProvider):
                     messages=[{"role": m.role, "content": m.content} for m in request.messages],
                     grammar=grammar,
                     max_tokens=request.max_output_tokens,
-                    temperature=0.0,
+                    **{"temperature": 0.0, **sampling_options(self.profile, request)},
                 )
                 return result
 

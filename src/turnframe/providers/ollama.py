@@ -39,6 +39,7 @@ from turnframe.providers.adapter import (
     ToolCallBuffer,
     VendorProvider,
     match_overflow,
+    sampling_options,
     status_error,
     transport_error,
 )
@@ -77,6 +78,7 @@ def ollama_profile(model: str, *, max_context: int = 8192) -> ModelProfile:
             max_context=max_context,
             structured_mode="format json schema → GBNF grammar",
             schema_subset=OLLAMA_SUBSET,
+            seed=True,
             tool_calls=True,
             refusal_state=False,
         ),
@@ -140,7 +142,11 @@ class OllamaProvider(VendorProvider):
             "stream": request.stream,
             "truncate": False,
             "shift": False,
-            "options": {"num_ctx": self.num_ctx, "num_predict": request.max_output_tokens},
+            "options": {
+                "num_ctx": self.num_ctx,
+                "num_predict": request.max_output_tokens,
+                **sampling_options(self.profile, request),
+            },
         }
         if prompt_only:
             body["format"] = "json"

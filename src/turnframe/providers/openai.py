@@ -36,6 +36,7 @@ from turnframe.providers.adapter import (
     extra_hint,
     match_overflow,
     retry_after_from_headers,
+    sampling_options,
     status_error,
     transport_error,
 )
@@ -124,6 +125,9 @@ def openai_profile(
             schema_subset=OPENAI_STRICT_SUBSET,
             tool_calls=True,
             refusal_state=True,
+            # Reasoning models take no temperature; chat completions take a seed.
+            temperature=not model.startswith(("o1", "o3", "o4", "gpt-5")),
+            seed=True,
         ),
     )
 
@@ -142,6 +146,8 @@ def llama_server_profile(model: str = "local", *, max_context: int = 8192) -> Mo
             schema_subset=LLAMA_SERVER_SUBSET,
             tool_calls=True,
             refusal_state=False,
+            temperature=True,
+            seed=True,
         ),
     )
 
@@ -247,6 +253,7 @@ class OpenAIProvider(VendorProvider):
             ]
         if request.reasoning and self.profile.capabilities.reasoning_effort:
             kwargs["reasoning_effort"] = request.reasoning
+        kwargs.update(sampling_options(self.profile, request))
         try:
             if not request.stream:
                 return self._read_chat(_dump(await self._client.chat.completions.create(**kwargs)))
@@ -383,6 +390,10 @@ class OpenAIProvider(VendorProvider):
             ]
         if request.reasoning and self.profile.capabilities.reasoning_effort:
             kwargs["reasoning"] = {"effort": request.reasoning}
+        # The Responses API takes no seed.
+        kwargs.update(
+            {k: v for k, v in sampling_options(self.profile, request).items() if k != "seed"}
+        )
         if not request.stream:
             return self._read_response(_dump(await self._client.responses.create(**kwargs)))
         kwargs["stream"] = True

@@ -63,7 +63,10 @@ class ScriptedProvider(Provider):
             answer per call; anything else is served every time), or a function of the
             request returning an answer.
         model: the model name its profile reports.
-        capabilities: the profile's declared capabilities (default: genuine structured output).
+        capabilities: the profile's declared capabilities (default: genuine structured
+            output, and a reasoning setting, temperature and seed it takes and ignores, so
+            a scripted verify answer needs no reasoning field; declare
+            ``reasoning_effort=False`` to be asked for the field, as the oracle does).
 
     Raises:
         UsageError: from :meth:`complete` when the table has no answer left for a task.
@@ -77,7 +80,9 @@ class ScriptedProvider(Provider):
         capabilities: Capabilities | None = None,
     ) -> None:
         self.profile = ModelProfile(
-            provider="scripted", model=model, capabilities=capabilities or Capabilities()
+            provider="scripted",
+            model=model,
+            capabilities=capabilities or Capabilities(reasoning_effort=True, seed=True),
         )
         self._fn = answers if callable(answers) else None
         self._table: dict[str, Any] = {}
@@ -117,12 +122,24 @@ class ReplayProvider(Provider):
         calls: the call records of a turn's replay record (each has ``fingerprint`` and
             ``response``); several calls with one fingerprint are served in recorded order.
 
+    The profile declares what the recorded calls show the original one took (a reasoning
+    setting, a temperature, a seed), so the replayed requests are built the same way.
+
     Raises:
         ReplayMismatch: from :meth:`complete` for a request the record does not hold.
     """
 
     def __init__(self, calls: Sequence[Mapping[str, Any]]) -> None:
-        self.profile = ModelProfile(provider="replay", model="recorded")
+        recorded = [c for c in calls if isinstance(c, Mapping)]
+        self.profile = ModelProfile(
+            provider="replay",
+            model="recorded",
+            capabilities=Capabilities(
+                reasoning_effort=any(c.get("reasoning") for c in recorded),
+                temperature=any(c.get("temperature") is not None for c in recorded),
+                seed=any(c.get("seed") is not None for c in recorded),
+            ),
+        )
         self._by_print: dict[str, list[Mapping[str, Any]]] = {}
         for call in calls:
             response = call.get("response")

@@ -100,6 +100,8 @@ _EN: dict[str, str] = {
     "step.cross_check": "Double-checking the whole reading.",
     "step.budget": "Stopping here: reading this message took too long.",
     "step.other": "Reading your message.",
+    "step.unreadable": "I couldn't read this step of your message.",
+    "unanswerable": "I can't answer that question here.",
 }
 
 _PT: dict[str, str] = {
@@ -194,6 +196,8 @@ _PT: dict[str, str] = {
     "step.cross_check": "A rever a leitura toda.",
     "step.budget": "Paro aqui: ler esta mensagem demorou demasiado.",
     "step.other": "A ler a sua mensagem.",
+    "step.unreadable": "Não consegui ler este passo da sua mensagem.",
+    "unanswerable": "Não consigo responder a essa pergunta aqui.",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": _EN, "pt-PT": _PT}
@@ -211,17 +215,24 @@ def say(key: str, locale: str, **params: str) -> str:
     return table[key].format(**params)
 
 
-def narrate(step: str, detail: str, locale: str) -> str:
+def narrate(step: str, detail: str, locale: str, count: int | None = None) -> str:
     """Return an understanding step said in the user's language (``NarrationConfig.steps``).
 
     Code-written and domain-free: it never repeats the user's words nor names a record.
+    Counts come from the step's typed result (``count``: the units read), never from its
+    detail text; a step no reading passed (detail ``unreadable``) is said as unreadable
+    (docs/adr/0018-decoder-enforceable-schemas.md).
     """
     key = f"step.{step}"
     table = _PT if locale.lower().startswith("pt") else _EN
+    if detail == "unreadable":
+        return table["step.unreadable"]
     if key not in table:
         return table["step.other"]
     if step == "segment":
-        return table[key].format(n=str(len([p for p in detail.split(",") if p.strip()]) or 1))
+        if count is None:
+            return table["step.other"]
+        return table[key].format(n=str(count))
     return table[key]
 
 
@@ -230,7 +241,8 @@ def understanding_notice(code: str, locale: str) -> str:
 
     ``model_unreachable:<kind>``: the language model could not be reached, with the
     error class (``providers.errors.error_kind``); ``unreadable_message``: nothing of the
-    message was read; any other code: part of it could not be read
+    message was read; ``unanswerable``: a question no topic answers (I11); any other
+    code: part of it could not be read
     (docs/adr/0017-no-claim-in-model-words.md).
     """
     table = _PT if locale.lower().startswith("pt") else _EN
@@ -238,6 +250,6 @@ def understanding_notice(code: str, locale: str) -> str:
     if base == "model_unreachable":
         error = table.get(f"provider_error.{kind}", table["provider_error.provider"])
         return table["model_unreachable"].format(error=error)
-    if base == "unreadable_message":
-        return table["unreadable_message"]
+    if base in ("unreadable_message", "unanswerable"):
+        return table[base]
     return table["unreadable"]

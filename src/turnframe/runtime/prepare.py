@@ -423,16 +423,17 @@ class _Preparing(_RuntimeBase):
                 if (op := self.registry.operation(key)) is not None
             ),
             topics=tuple(getattr(self.app.knowledge, "topics", ())),
+            topic_notes=tuple(dict(getattr(self.app.knowledge, "topic_notes", {})).items()),
             asked=str(asked["text"]) if isinstance(asked, dict) else None,
             asked_for=_asked_for(asked, by_case),
             effort=turn.effort.value if turn.effort else None,
             check=self._domain_check(actor, handles, snapshots, today, locale),
-            on_step=lambda name, detail: self._emit(
+            on_step=lambda name, detail, count: self._emit(
                 TurnStep(
                     turn_id=turn_id,
                     name=name,
                     detail=detail,
-                    text=narrate(name, detail, locale) if prose else "",
+                    text=narrate(name, detail, locale, count) if prose else "",
                 )
             ),
         )

@@ -7,7 +7,41 @@ from dataclasses import dataclass
 from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Enforcement, ModelRequest, ModelResponse
 
-__all__ = ["CallRecord"]
+__all__ = ["CallRecord", "VoteRound"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VoteRound:
+    """One voted decision (docs/adr/0018-decoder-enforceable-schemas.md).
+
+    Attributes:
+        task: the task's name.
+        reads: the answers that passed and were compared.
+        distinct: how many different readings they gave (1: the votes agreed).
+        collapsed: votes not sent because their request equalled an earlier vote's.
+        failed: votes that gave no passing answer.
+    """
+
+    task: str
+    reads: int
+    distinct: int
+    collapsed: int = 0
+    failed: int = 0
+
+    @property
+    def agreed(self) -> bool:
+        """Whether every read gave the same reading."""
+        return self.distinct <= 1
+
+    def to_json(self) -> JSONObject:
+        """Return the round as JSON for the turn's trace."""
+        return {
+            "task": self.task,
+            "reads": self.reads,
+            "distinct": self.distinct,
+            "collapsed": self.collapsed,
+            "failed": self.failed,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -23,6 +57,8 @@ class CallRecord:
         verdict: ``ok``, ``invalid: <exact error>``, ``resend: <why>`` or ``error: <class>``.
         ended_ms: when the call ended, in ms since its runner started (monotonic); with
             the latency it places the call in time, so concurrent calls are not summed.
+        sampling: how this read was sampled (vote, temperature, seed, rotation), or
+            ``None`` for a call the runner did not sample.
     """
 
     task: str
@@ -32,6 +68,7 @@ class CallRecord:
     response: ModelResponse | None
     verdict: str
     ended_ms: float = 0.0
+    sampling: JSONObject | None = None
 
     def to_json(self) -> JSONObject:
         """Return the record as JSON: prompt, model, tokens, latency, verdict, response."""
@@ -49,6 +86,10 @@ class CallRecord:
             "latency_ms": round(response.latency_ms, 3) if response else 0.0,
             "ended_ms": round(self.ended_ms, 3),
             "verdict": self.verdict,
+            "sampling": self.sampling,
+            "reasoning": self.request.reasoning,
+            "temperature": self.request.temperature,
+            "seed": self.request.seed,
             "response": (
                 {
                     "text": response.text,

@@ -28,7 +28,8 @@ from turnframe.providers.base import (
 from turnframe.providers.errors import ProviderError
 from turnframe.tasks.budget import BudgetMeter, TurnBudget
 from turnframe.tasks.errors import TaskFailed
-from turnframe.tasks.record import CallRecord
+from turnframe.tasks.record import CallRecord, VoteRound
+from turnframe.tasks.sampling import Sampling, VoteVariant, rotate_data, rotate_enums
 from turnframe.tasks.schema import validate
 from turnframe.tasks.task import Task
 
@@ -115,6 +116,12 @@ class TaskRunner:
         models: the providers.
         budget: the turn's budget.
         meter: an existing meter to share (default: a new one for ``budget``).
+        sampling: temperatures and how votes differ (default: temperature 0, votes
+            seeded at 0.7 and rotated; docs/adr/0018-decoder-enforceable-schemas.md).
+
+    Attributes:
+        records: every call, in order.
+        vote_rounds: every voted decision: how many reads, how many distinct readings.
     """
 
     def __init__(
@@ -123,15 +130,24 @@ class TaskRunner:
         budget: TurnBudget | None = None,
         *,
         meter: BudgetMeter | None = None,
+        sampling: Sampling | None = None,
     ) -> None:
         self.models = models
         self.meter = meter or BudgetMeter(budget or TurnBudget())
+        self.sampling = sampling or Sampling()
         self.records: list[CallRecord] = []
         self._started = time.perf_counter()
+        self.vote_rounds: list[VoteRound] = []
+        self._sampled: dict[int, VoteVariant] = {}
 
     # ------------------------------------------------------------------- public
-    async def run(self, task: Task, *, depth: int = 1) -> Any:
+    async def run(self, task: Task, *, depth: int = 1, vote: int | None = None) -> Any:
         """Return the task's answer, read as many times as its profile says.
+
+        Vote ``n`` of a voted task is sampled as :meth:`Sampling.variant` says, so no two
+        votes are the same request; a vote whose request would still equal an earlier
+        vote's is not sent (``collapsed`` in :attr:`vote_rounds`). ``vote`` reads a
+        one-read task as vote ``n`` of a caller's own round (extra reads of a fault).
 
         Raises:
             TaskFailed: when no answer passed (after the repair round and escalation).
@@ -143,29 +159,59 @@ class TaskRunner:
         provider = self.models.for_task(task.name)
         require(provider.profile, task.needs)
         if task.votes <= 1:
+            if vote is not None:
+                variant = self.sampling.variant(task.name, vote)
+                return await self._read(task, provider, depth, attempt="vote", variant=variant)
             return await self._read_or_escalate(task, provider, depth)
         results: list[tuple[int, Any]] = []
         failures: list[str] = []
+        variants: list[VoteVariant] = []
+        prints: set[str] = set()
+        for n in range(task.votes):
+            variant = self.sampling.variant(task.name, n)
+            printed = self._request(task, provider, self._messages(task, variant), variant)
+            if printed.fingerprint() in prints:
+                continue  # the same request again could only repeat that reading
+            prints.add(printed.fingerprint())
+            variants.append(variant)
 
-        async def vote(n: int) -> None:
+        async def cast(n: int, variant: VoteVariant) -> None:
             try:
-                results.append((n, await self._read(task, provider, depth, attempt="vote")))
+                answer = await self._read(task, provider, depth, attempt="vote", variant=variant)
+                results.append((n, answer))
             except TaskFailed as exc:
                 failures.append(exc.error)
 
         async with concurrently() as group:
-            for n in range(task.votes):
-                group.start_soon(vote, n)
+            for n, variant in enumerate(variants):
+                group.start_soon(cast, n, variant)
         if not results:
             return await self._escalate(task, depth, failures[-1] if failures else "no answer")
         results.sort(key=lambda r: r[0])
         answers = [a for _, a in results]
-        return await self.decide(task, answers, depth)
+        return await self.decide(
+            task, answers, depth, collapsed=task.votes - len(variants), failed=len(failures)
+        )
 
-    async def decide(self, task: Task, answers: list[Any], depth: int) -> Any:
-        """Return the majority answer of ``answers``; a split is read once more if allowed."""
+    async def decide(
+        self, task: Task, answers: list[Any], depth: int, *, collapsed: int = 0, failed: int = 0
+    ) -> Any:
+        """Return the majority answer of ``answers``; a split is read once more if allowed.
+
+        The round is kept in :attr:`vote_rounds` (reads, distinct readings), for the
+        eval's disagreement rate.
+        """
         key = task.vote_key or (lambda a: a)
         counts = Counter(canonical_json(key(a)) for a in answers)
+        self.vote_rounds.append(
+            VoteRound(
+                task=task.name,
+                reads=len(answers),
+                distinct=len(counts),
+                collapsed=collapsed,
+                failed=failed,
+            )
+        )
         best, count = counts.most_common(1)[0]
         if count * 2 > len(answers) or len(counts) == 1:
             return next(a for a in answers if canonical_json(key(a)) == best)
@@ -194,19 +240,36 @@ class TaskRunner:
         require(stronger.profile, task.needs)
         return await self._read(task, stronger, depth + 1, attempt="escalate")
 
+    def _messages(self, task: Task, variant: VoteVariant) -> tuple[Message, ...]:
+        data = rotate_data(task.data, variant.rotation)
+        return (
+            Message(role="system", content=task.instructions),
+            Message(role="user", content=json.dumps(data, ensure_ascii=False, indent=1)),
+        )
+
     def _request(
-        self, task: Task, provider: Provider, messages: tuple[Message, ...]
+        self,
+        task: Task,
+        provider: Provider,
+        messages: tuple[Message, ...],
+        variant: VoteVariant,
     ) -> ModelRequest:
-        reasoning = task.reasoning if provider.profile.capabilities.reasoning_effort else None
-        return ModelRequest(
+        caps = provider.profile.capabilities
+        reasoning = task.reasoning if caps.reasoning_effort else None
+        request = ModelRequest(
             task=task.name,
             messages=messages,
-            schema=task.schema,
+            schema=rotate_enums(task.schema, variant.rotation),
             schema_name=task.name,
             reasoning=reasoning,
             prompt_id=task.prompt_id,
             allow_prompt_only_json=task.needs.allow_prompt_only_json,
+            # Only what the profile accepts is asked for, so the record says what was sent.
+            temperature=variant.temperature if caps.temperature else None,
+            seed=variant.seed if caps.seed else None,
         )
+        self._sampled[id(request)] = variant
+        return request
 
     async def _read(
         self,
@@ -216,14 +279,12 @@ class TaskRunner:
         *,
         attempt: str,
         extra: tuple[Message, ...] = (),
+        variant: VoteVariant | None = None,
     ) -> Any:
         """One read with at most one repair round; raises TaskFailed with the exact error."""
-        messages = (
-            Message(role="system", content=task.instructions),
-            Message(role="user", content=json.dumps(task.data, ensure_ascii=False, indent=1)),
-            *extra,
-        )
-        request = self._request(task, provider, messages)
+        variant = variant or self.sampling.variant(task.name, None)
+        messages = (*self._messages(task, variant), *extra)
+        request = self._request(task, provider, messages, variant)
         response = await self._call(task, provider, request, depth, attempt)
         answer, error = read_answer(task, response.text)
         self._record(
@@ -236,7 +297,7 @@ class TaskRunner:
             Message(role="assistant", content=response.text),
             Message(role="user", content=REPAIR_MESSAGE.format(error=error)),
         )
-        request = self._request(task, provider, repair)
+        request = self._request(task, provider, repair, variant)
         response = await self._call(task, provider, request, depth + 1, "repair")
         answer, error = read_answer(task, response.text)
         self._record(
@@ -313,5 +374,6 @@ class TaskRunner:
                 response=response,
                 verdict=verdict,
                 ended_ms=(time.perf_counter() - self._started) * 1000,
+                sampling=(v.to_json() if (v := self._sampled.get(id(request))) else None),
             )
         )

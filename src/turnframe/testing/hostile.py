@@ -36,7 +36,7 @@ def random_valid(schema: Any, rng: random.Random, depth: int = 0) -> Any:
         return rng.random() < 0.5
     if kind == "integer":
         low = int(schema.get("minimum", 0))
-        return rng.randint(low, low + 12)
+        return rng.randint(low, int(schema.get("maximum", low + 12)))
     if kind == "string":
         length = int(schema.get("maxLength", 20))
         words = ["yes", "the", "42", "2026-05-12", "company", "u1", "E1", "x", "Lisbon"]
@@ -44,7 +44,9 @@ def random_valid(schema: Any, rng: random.Random, depth: int = 0) -> Any:
     if kind == "array":
         items = schema.get("items", {})
         top = min(int(schema.get("maxItems", 4)), 4)
-        values = [random_valid(items, rng, depth + 1) for _ in range(rng.randint(0, top))]
+        least = int(schema.get("minItems", 0))
+        count = rng.randint(least, max(least, top))
+        values = [random_valid(items, rng, depth + 1) for _ in range(count)]
         if schema.get("uniqueItems"):
             unique: list[Any] = []
             for v in values:
@@ -111,38 +113,19 @@ class HostileProvider(Provider):
         return _fix_spans(answer, words, rng)
 
     def _route(self, request: ModelRequest, data: Any) -> Any:
+        # The route schema has one branch per unit allowing only what its kind takes
+        # (docs/adr/0018): a random value of the unit's own branch is plausible.
         rng = self.rng
         root: Any = request.schema
         item_schema: Any = root["properties"]["routes"]["items"]
-        needs = {
-            "operations": "request",
-            "topic": "question",
-            "constraint": "constraint",
-            "card": "card_answer",
-            "cancels": "cancellation",
+        branches = {
+            b["properties"]["unit"].get("const"): b for b in item_schema.get("anyOf", [item_schema])
         }
         routes = []
         for unit in data.get("units", []):
-            item = random_valid(item_schema, rng)
-            item["unit"] = unit["id"]
-            for key, kind in needs.items():
-                if unit["kind"] != kind:
-                    item[key] = [] if key == "operations" else None
-                elif item[key] is None and key != "operations":
-                    schema: Any = item_schema["properties"][key]
-                    options = [o for o in schema.get("anyOf", []) if o.get("type") != "null"]
-                    choices = [
-                        v for v in schema.get("enum", []) if v is not None and v != unit["id"]
-                    ]
-                    if options:
-                        item[key] = random_valid(rng.choice(options), rng)
-                    elif choices:
-                        item[key] = rng.choice(choices)
-            if item["corrects"] == unit["id"]:
-                item["corrects"] = None
-            if item["cancels"] == unit["id"]:
-                item["cancels"] = None
-            routes.append(item)
+            branch = branches.get(unit["id"])
+            if branch is not None:
+                routes.append(random_valid(branch, rng))
         return {"routes": routes}
 
 

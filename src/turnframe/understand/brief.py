@@ -33,8 +33,10 @@ DomainCheck = Callable[[SemanticAct], Awaitable["str | None"]]
 """The runtime's domain check (guide §2 step 5): checks an act as the workflow would
 compile it and returns the domain's refusal sentence, or ``None`` when it would pass."""
 
-StepListener = Callable[[str, str], None]
-"""Called with (step name, detail) as each understanding step is decided (``TurnEvent.Step``)."""
+StepListener = Callable[[str, str, "int | None"], None]
+"""Called with (step name, detail, count) as each understanding step is decided
+(``TurnEvent.Step``): ``count`` is a typed count of the step's result (the units read by
+segment), ``None`` when the step has none; narration reads it, never the detail."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,6 +132,8 @@ class Brief:
         handles: every handle of the turn.
         operations: the specs of every operation on offer (summaries, argument labels).
         topics: the knowledge topics questions may name.
+        topic_notes: (topic, what it answers) for topics whose source describes them,
+            so a question is routed by meaning, not by a bare name (docs/adr/0018).
         effort: ``low``, ``medium`` or ``high``; ``None`` for the understander's default.
         check: the runtime's domain check, when it offers one (not data; never shown).
         on_step: the runtime's step listener (not data; never shown).
@@ -148,6 +152,7 @@ class Brief:
     handles: tuple[str, ...] = field(default=())
     operations: tuple[OperationSpec, ...] = ()
     topics: tuple[str, ...] = ()
+    topic_notes: tuple[tuple[str, str], ...] = ()
     effort: str | None = None
     check: DomainCheck | None = field(default=None, compare=False, repr=False)
     on_step: StepListener | None = field(default=None, compare=False, repr=False)
@@ -243,5 +248,6 @@ def brief_from_json(data: JSONObject) -> Brief:
             for o in raw["operations"]
         ),
         topics=tuple(raw["topics"]),
+        topic_notes=tuple((n[0], n[1]) for n in raw.get("topic_notes", ())),
         effort=raw["effort"],
     )

@@ -37,14 +37,22 @@ def coverage_task(
     runs: Sequence[tuple[int, int]],
     *,
     reasoning: str | None = None,
+    cards: bool = True,
 ) -> Task:
-    """Return the coverage task over the uncovered ``runs``."""
+    """Return the coverage task over the uncovered ``runs``.
+
+    ``cards``: a card is on screen (else ``card_answer`` is not a kind on offer). The
+    schema carries every rule a decoder can enforce (I2, docs/adr/0018): a missed unit's
+    word numbers are words of an uncovered run.
+    """
     instructions, prompt_id = prompt("coverage")
+    free = [n for a, b in runs for n in range(a, b + 1)]
+    kinds = [k for k in UNIT_KINDS if k != "other" and (cards or k != "card_answer")]
     missed = s.obj(
         {
-            "from": s.integer(),
-            "to": s.integer(),
-            "kind": s.enum([k for k in UNIT_KINDS if k != "other"]),
+            "from": s.word_set(free),
+            "to": s.word_set(free),
+            "kind": s.enum(kinds),
         }
     )
 

@@ -49,13 +49,21 @@ def cross_check_task(
     """
     instructions, prompt_id = prompt("cross_check")
     ids = [str(a["id"]) for a in acts]
-    finding = s.obj(
-        {
-            "act": s.enum(ids),
-            "step": s.enum(STEPS),
-            "note": s.string(max_length=300),
-        }
+    # One branch per act that has a step to send back, offering only its steps (I2).
+    finding = s.any_of(
+        [
+            s.obj(
+                {
+                    "act": s.const(act),
+                    "step": s.enum(steps[act]),
+                    "note": s.string(max_length=300),
+                }
+            )
+            for act in ids
+            if steps.get(act)
+        ]
     )
+    senders = sum(len(steps.get(act, ())) for act in ids)
 
     def check(answer: Any) -> str | None:
         seen: set[tuple[str, str]] = set()
@@ -74,7 +82,7 @@ def cross_check_task(
         instructions=instructions,
         prompt_id=prompt_id,
         data={"message": words.numbered(), "data": {"acts": list(acts)}},
-        schema=s.obj({"findings": s.array(finding, max_items=max(1, 2 * len(ids)))}),
+        schema=s.obj({"findings": s.array(finding, max_items=senders)}),
         check=check,
         needs=Needs(),
         reasoning=reasoning,

@@ -13,20 +13,21 @@ from turnframe.tasks.task import Task
 from turnframe.understand.brief import BriefRecord
 from turnframe.understand.prompts import prompt
 from turnframe.understand.units import Unit, operation_data, owned_by_other, record_data
-from turnframe.understand.words import Words
+from turnframe.understand.words import Words, strip_edges
 
 __all__ = ["extract_task", "read_values"]
 
 
 def _value_schema(
-    spec: OperationSpec, candidates: Mapping[str, Sequence[BriefRecord]]
+    spec: OperationSpec, candidates: Mapping[str, Sequence[BriefRecord]], words: Sequence[int]
 ) -> JSONObject:
+    # ``words``: the word numbers a value may point at (I2, docs/adr/0018).
     options = []
     for arg in spec.arguments:
         props: dict[str, JSONObject] = {
             "argument": s.const(arg.name),
-            "from": s.integer(),
-            "to": s.integer(),
+            "from": s.word_set(words),
+            "to": s.word_set(words),
             "copy": s.string(max_length=200),
         }
         if arg.kind is ArgumentKind.CHOICE:
@@ -68,6 +69,12 @@ def extract_task(
     """
     instructions, prompt_id = prompt("extract")
     own = [unit] + [u for u in units if u.id == unit.continues]
+    # A value lies in the unit's own words, the words it continues, or words no unit holds.
+    allowed = [
+        n
+        for n in range(len(words))
+        if any(u.holds(n) for u in own) or not any(u.holds(n) for u in units)
+    ]
 
     def check(answer: Any) -> str | None:
         seen: set[str] = set()
@@ -113,7 +120,7 @@ def extract_task(
         instructions=instructions,
         prompt_id=prompt_id,
         data=data,
-        schema=_value_schema(spec, candidates),
+        schema=_value_schema(spec, candidates, allowed),
         check=check,
         needs=Needs(),
     )
@@ -123,9 +130,11 @@ def read_values(answer: Any, words: Words) -> tuple[dict[str, str], dict[str, st
     """Return ``(args, evidence)`` of a checked extract answer.
 
     A choice's value is the choice, a record's its handle (or allowed word); any other
-    value is the user's own words at the span the answer points at (``words``), which
-    code evaluates (dates, amounts) in the turn's locale. The model's copy only has to
-    repeat them loosely; it is never the stored value (docs/adr/0015-values-in-the-turns-locale.md).
+    value is the user's own words at the span the answer points at (``words``), without
+    the sentence punctuation at its edges (:func:`strip_edges`), which code evaluates
+    (dates, amounts) in the turn's locale. The model's copy only has to repeat them
+    loosely; it is never the stored value (docs/adr/0015-values-in-the-turns-locale.md,
+    docs/adr/0018).
     """
     args: dict[str, str] = {}
     evidence: dict[str, str] = {}
@@ -140,5 +149,7 @@ def read_values(answer: Any, words: Words) -> tuple[dict[str, str], dict[str, st
         elif "record" in v and (v["record"] or v["literal"]):
             args[name] = v["record"] or v["literal"]
         else:
-            args[name] = said
+            # The user's words at the pointed span, without the sentence punctuation a
+            # numbered word carries ("Costa," → "Costa"): docs/adr/0015, docs/adr/0018.
+            args[name] = strip_edges(said)
     return args, evidence

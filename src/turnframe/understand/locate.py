@@ -35,7 +35,13 @@ def locate_task(
     """
     handles = [c.handle for c in candidates]
     instructions, prompt_id = prompt("locate")
-    pointer = s.obj({"from": s.integer(), "to": s.integer(), "copy": s.string(max_length=200)})
+    pointer = s.obj(
+        {
+            "from": s.pointer(len(words)),
+            "to": s.pointer(len(words)),
+            "copy": s.string(max_length=200),
+        }
+    )
 
     def check(answer: Any) -> str | None:
         if not answer["handles"] and answer["find"] is None:

@@ -35,6 +35,7 @@ from turnframe.providers.errors import ProviderCancelled, ProviderError, error_k
 from turnframe.tasks.budget import TurnBudget
 from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.run import TaskModels, TaskRunner, concurrently
+from turnframe.tasks.sampling import Sampling
 from turnframe.tasks.task import Task
 from turnframe.understand.base import UnderstandingResult
 from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
@@ -49,7 +50,10 @@ from turnframe.understand.units import Unit
 from turnframe.understand.verify import Verdict, read_verdict, verify_task
 from turnframe.understand.words import Words
 
-__all__ = ["EffortProfile", "ModelUnderstanding", "effort_profile"]
+__all__ = ["UNREADABLE", "EffortProfile", "ModelUnderstanding", "effort_profile"]
+
+UNREADABLE = "unreadable"
+"""The detail of a step no reading passed (its exact error is in the trace, never shown)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +125,8 @@ class ModelUnderstanding:
         models: the provider (or providers per task, with a stronger one to escalate to).
         effort: the default effort; a turn's ``Brief.effort`` overrides it.
         budget: the per-turn budget.
+        sampling: temperatures per task and how votes differ (default: temperature 0,
+            later votes seeded at 0.7 and rotated; docs/adr/0018).
     """
 
     def __init__(
@@ -129,10 +135,12 @@ class ModelUnderstanding:
         *,
         effort: Effort | str = Effort.MEDIUM,
         budget: TurnBudget | None = None,
+        sampling: Sampling | None = None,
     ) -> None:
         self.models = models if isinstance(models, TaskModels) else TaskModels(models)
         self.effort = Effort(effort)
         self.budget = budget or TurnBudget()
+        self.sampling = sampling or Sampling()
 
     async def understand(self, brief: Brief) -> UnderstandingResult:
         """Return the proposal for ``brief.text`` with every call recorded (I20).
@@ -148,7 +156,7 @@ class ModelUnderstanding:
             ProviderCancelled: the caller cancelled a call.
         """
         effort = Effort(brief.effort) if brief.effort else self.effort
-        runner = TaskRunner(self.models, self.budget)
+        runner = TaskRunner(self.models, self.budget, sampling=self.sampling)
         reading = _Reading(brief, runner, effort_profile(effort))
         error: str | None = None
         try:
@@ -169,6 +177,14 @@ class ModelUnderstanding:
             "error": error,
             "steps": [list(s) for s in reading.steps],
             "checks": dict(reading.checks),
+            # Typed results, for narration and the eval (never parsed from step text):
+            # the units read (empty when segmentation failed), each failed step's error
+            # and every voted decision.
+            "units": [
+                {"id": u.id, "kind": u.kind, "from": u.start, "to": u.end} for u in reading.units
+            ],
+            "errors": [{"step": name, "error": text} for name, text in reading.errors],
+            "votes": [v.to_json() for v in runner.vote_rounds],
         }
         return UnderstandingResult(
             understanding=understanding,
@@ -200,18 +216,25 @@ class _Reading:
         self.notices: list[str] = []
         self.steps: list[tuple[str, str]] = []
         self.checks: dict[str, str | None] = {}
+        self.units: list[Unit] = []
+        self.errors: list[tuple[str, str]] = []
 
-    def step(self, name: str, detail: str) -> None:
+    def step(self, name: str, detail: str, count: int | None = None) -> None:
         self.steps.append((name, detail))
         if self.brief.on_step is not None:
-            self.brief.on_step(name, detail)
+            self.brief.on_step(name, detail, count)
+
+    def unreadable(self, what: str, error: str) -> None:
+        """A step no reading passed: a notice; the exact error goes to the trace only."""
+        self.notices.append("unreadable")
+        self.errors.append((what, error))
+        self.step(what, UNREADABLE)
 
     async def _try(self, what: str, call: Callable[[], Awaitable[Any]]) -> Any:
         try:
             return await call()
         except TaskFailed as exc:
-            self.notices.append("unreadable")
-            self.step(what, f"unreadable: {exc.error}")
+            self.unreadable(what, exc.error)
             return None
 
     # ---------------------------------------------------------------------- chain
@@ -234,7 +257,8 @@ class _Reading:
             # Nothing of the message was read: not "part of" it.
             return Understanding(notices=("unreadable_message",))
         units = list(read_units(answer))
-        self.step("segment", ", ".join(f"{u.id}:{u.kind}" for u in units))
+        self.units = units
+        self.step("segment", ", ".join(f"{u.id}:{u.kind}" for u in units), len(units))
         routes = await self._cover_and_route(units)
         return await self._read_items(units, routes)
 
@@ -244,7 +268,13 @@ class _Reading:
         routes: dict[str, Route] = {}
 
         async def cover() -> None:
-            task = coverage_task(self.words, units, runs, reasoning=self.profile.reasoning)
+            task = coverage_task(
+                self.words,
+                units,
+                runs,
+                reasoning=self.profile.reasoning,
+                cards=bool(self.brief.cards),
+            )
             answer = await self._try("coverage", lambda: self.runner.run(task, depth=2))
             if answer is not None:
                 missed.extend(read_missed(answer, units))
@@ -327,6 +357,9 @@ class _Reading:
             elif unit.kind == "question" and r.topic:
                 n_q += 1
                 questions.append((f"q{n_q}", unit, r.topic))
+            elif unit.kind == "question":
+                # No topic on offer answers it: the user is told so, never silence (I11).
+                self.notices.append("unanswerable")
             elif unit.kind == "constraint" and r.constraint:
                 n_c += 1
                 constraints.append(
@@ -649,8 +682,7 @@ class _Reading:
         if early:
             answer = early[0]
             if isinstance(answer, TaskFailed):
-                self.notices.append("unreadable")
-                self.step("verify", f"unreadable: {answer.error}")
+                self.unreadable("verify", answer.error)
                 answer = None
         else:
             task = self._verify_task(act)
@@ -677,17 +709,23 @@ class _Reading:
         self.notices.append("unreadable")
 
     def _verify_task(self, act: _Act) -> Task:
+        # The verifier reasons a little at every effort: the vendor's reasoning setting
+        # where the profile has one, else a bounded reasoning field first in the schema.
+        vendor_reasoning = self.runner.models.for_task("verify").profile.capabilities
         return verify_task(
             self.words,
             act.unit,
             act.spec,
             self.brief.locale,
-            self._label(act),
+            self._labels(act),
             {k: (v, act.evidence.get(k, v)) for k, v in act.args.items()},
             asked=self.brief.asked,
             hypothetical=act.unit.hypothetical,
             votes=self.profile.verify_votes,
             key=act.id,
+            continues=next((u for u in self.units if u.id == act.unit.continues), None),
+            labels={r.handle: r.label for r in self.brief.records},
+            think_field=not vendor_reasoning.reasoning_effort,
         )
 
     async def _verdict(self, task: Task, depth: int) -> Any:
@@ -696,15 +734,18 @@ class _Reading:
         if answer["verdict"] == "fault" and self.profile.fault_revotes:
             more: list[Any] = []
 
-            async def again() -> None:
+            async def again(n: int) -> None:
                 try:
-                    more.append(await self.runner.run(replace(task, votes=1), depth=depth + 1))
+                    # Each extra read is its own vote: sampled and rotated differently.
+                    more.append(
+                        await self.runner.run(replace(task, votes=1), depth=depth + 1, vote=n)
+                    )
                 except TaskFailed:
                     pass
 
             async with concurrently() as group:
-                for _ in range(self.profile.fault_revotes):
-                    group.start_soon(again)
+                for n in range(1, self.profile.fault_revotes + 1):
+                    group.start_soon(again, n)
             answer = await self.runner.decide(task, [answer, *more], depth + 1)
         return answer
 
@@ -719,6 +760,12 @@ class _Reading:
             act.source = EvidenceSource.RECORD
         elif verdict.grounding == "attachment":
             act.source = EvidenceSource.ATTACHMENT
+
+    def _labels(self, act: _Act) -> list[str]:
+        if act.target.new:
+            return ["(a new record)"]
+        labels = [r.label for r in self.brief.records if r.handle in act.target.handles]
+        return labels or [act.target.find or ""]
 
     def _label(self, act: _Act) -> str:
         if act.target.new:

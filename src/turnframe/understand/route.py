@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope
+from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
@@ -59,28 +60,35 @@ def route_task(
         )
         for c in brief.cards
     ]
-    item = s.obj(
+    constraint = s.obj(
         {
-            "unit": s.enum(ids),
-            "operations": s.array(s.enum(offered), max_items=8, unique=True),
-            "topic": s.enum(brief.topics, nullable=True),
-            "constraint": s.any_of(
-                [
-                    s.obj(
-                        {
-                            "kind": s.enum([k.value for k in ConstraintKind]),
-                            "scope": s.enum([k.value for k in ConstraintScope]),
-                        }
-                    )
-                ],
-                nullable=True,
-            ),
-            "card": s.any_of(cards, nullable=True),
-            "corrects": s.enum(all_ids, nullable=True),
-            "cancels": s.enum(all_ids, nullable=True),
+            "kind": s.enum([k.value for k in ConstraintKind]),
+            "scope": s.enum([k.value for k in ConstraintScope]),
         }
     )
+    none: JSONObject = {"type": "null"}
+
+    def item(unit: Unit) -> JSONObject:
+        # One branch per unit: what its kind allows and nothing else, and links only to
+        # the message's other units (I2, docs/adr/0018-decoder-enforceable-schemas.md).
+        kind = unit.kind
+        others = [i for i in all_ids if i != unit.id]
+        return s.obj(
+            {
+                "unit": s.const(unit.id),
+                "operations": s.array(
+                    s.enum(offered), max_items=8 if kind == "request" else 0, unique=True
+                ),
+                "topic": s.enum(brief.topics, nullable=True) if kind == "question" else none,
+                "constraint": constraint if kind == "constraint" else none,
+                "card": s.any_of(cards) if kind == "card_answer" else none,
+                "corrects": s.enum(others, nullable=True) if kind == "request" else none,
+                "cancels": s.enum(others) if kind == "cancellation" else none,
+            }
+        )
+
     kinds = {u.id: u.kind for u in units}
+    notes = dict(brief.topic_notes)
     instructions, prompt_id = prompt("route")
 
     def check(answer: Any) -> str | None:
@@ -132,7 +140,9 @@ def route_task(
             if u.id not in ids
         ],
         "operations_on_offer": [operation_data(spec, brief.locale) for spec in specs if spec],
-        "topics": list(brief.topics),
+        "topics": [
+            {"topic": t, **({"answers": notes[t]} if t in notes else {})} for t in brief.topics
+        ],
         "last_reply_asked": brief.asked,
         "data": {
             "records": record_data(brief.records),
@@ -147,7 +157,15 @@ def route_task(
         instructions=instructions,
         prompt_id=prompt_id,
         data=data,
-        schema=s.obj({"routes": s.array(item, max_items=max(1, len(units)))}),
+        schema=s.obj(
+            {
+                "routes": s.array(
+                    s.any_of([item(u) for u in units]),
+                    max_items=max(1, len(units)),
+                    min_items=len(units),
+                )
+            }
+        ),
         check=check,
         needs=Needs(),
         votes=votes,

@@ -13,7 +13,10 @@ from turnframe.understand.prompts import prompt
 from turnframe.understand.units import UNIT_KINDS, Unit, card_data
 from turnframe.understand.words import Words
 
-__all__ = ["read_units", "segment_task"]
+__all__ = ["MAX_UNITS", "read_units", "segment_task"]
+
+MAX_UNITS = 24
+"""The most units one message is split into."""
 
 _ID = re.compile(r"^u[1-9][0-9]*$")
 
@@ -23,14 +26,18 @@ def segment_task(
 ) -> Task:
     """Return the segment task for ``brief``'s message."""
     kinds = [k for k in UNIT_KINDS if k != "card_answer" or brief.cards]
+    # Every rule a decoder can enforce is in the schema (I2, docs/adr/0018): unit ids are
+    # the enum u1..uN, ``continues`` names one of them, word numbers lie in the message.
+    most = max(1, min(MAX_UNITS, len(words)))
+    ids = [f"u{n}" for n in range(1, most + 1)]
     unit = s.obj(
         {
-            "id": s.string(max_length=8),
+            "id": s.enum(ids),
             "kind": s.enum(kinds),
-            "from": s.integer(),
-            "to": s.integer(),
+            "from": s.pointer(len(words)),
+            "to": s.pointer(len(words)),
             "hypothetical": s.boolean(),
-            "continues": s.string(nullable=True, max_length=8),
+            "continues": s.enum(ids, nullable=True),
         }
     )
     instructions, prompt_id = prompt("segment")
@@ -67,7 +74,7 @@ def segment_task(
             "last_reply_asked": brief.asked,
             "data": {"cards_on_screen": card_data(brief)},
         },
-        schema=s.obj({"units": s.array(unit, max_items=24)}),
+        schema=s.obj({"units": s.array(unit, max_items=most)}),
         check=check,
         needs=Needs(),
         votes=votes,

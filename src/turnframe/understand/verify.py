@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.ids import JSONObject
 from turnframe.core.operations import OperationSpec
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
@@ -48,12 +50,16 @@ class Verdict:
         )
 
 
+REASONING_CHARS = 600
+"""The bound of the verifier's reasoning field, when the schema carries one."""
+
+
 def verify_task(
     words: Words,
     unit: Unit,
     spec: OperationSpec,
     locale: str,
-    record: str,
+    record: str | Sequence[str],
     values: dict[str, tuple[str, str]],
     *,
     asked: str | None,
@@ -61,23 +67,37 @@ def verify_task(
     reasoning: str | None = "low",
     votes: int = 1,
     key: str = "",
+    continues: Unit | None = None,
+    labels: Mapping[str, str] | None = None,
+    think_field: bool = False,
 ) -> Task:
-    """Return the verify task for one act.
+    """Return the verify task for one act, scoped to the act's own unit (docs/adr/0018).
+
+    The verifier sees the unit's words (and the words of the unit it continues), never
+    the rest of the message: a correction or a withdrawal said elsewhere is linked by
+    route, so judging against the whole message would call a corrected act "not
+    requested" (a second reading of the same words).
 
     Args:
         words: the message.
         unit: the act's unit.
         spec: its operation.
         locale: the turn's language.
-        record: the target's label (data).
+        record: the target's label, or the labels of the records it may be (data; the
+            user is asked which one).
         values: argument name → (value, the words it was copied from).
         asked: what the last reply asked for.
         hypothetical: the act was read as hypothetical.
         reasoning: the reasoning effort (the verifier always reasons a little).
         votes: reads to cast.
         key: the act this verification is for.
+        continues: the unit this act's unit adds details to, if any.
+        labels: record handle → label, for a value that names a record.
+        think_field: put a bounded ``reasoning`` field first in the schema (for a model
+            with no vendor reasoning setting, so the verifier reasons at every effort).
     """
     instructions, prompt_id = prompt("verify")
+    names_of = dict(labels or {})
     names = [a.name for a in spec.arguments]
     finding = s.obj(
         {
@@ -102,20 +122,32 @@ def verify_task(
         instructions=instructions,
         prompt_id=prompt_id,
         data={
-            "message": words.numbered(),
-            "unit": {"id": unit.id, "words": words.numbered(unit.start, unit.end)},
+            "unit": {
+                "id": unit.id,
+                "words": " | ".join(
+                    words.numbered(u.start, u.end) for u in (unit, continues) if u is not None
+                ),
+            },
             "act": {
                 "operation": spec.key,
                 "summary": spec.summary_in(locale),
                 "hypothetical": hypothetical,
-                "values": {k: {"value": v, "words": w} for k, (v, w) in values.items()},
+                "values": {
+                    k: {
+                        "value": v,
+                        "words": w,
+                        **({"record_label": names_of[v]} if v in names_of else {}),
+                    }
+                    for k, (v, w) in values.items()
+                },
             },
             "last_reply_asked": asked,
-            "data": {"record": record},
+            "data": {"record": _record(record)},
             **({"for": key} if key else {}),
         },
         schema=s.obj(
             {
+                **({"reasoning": s.string(max_length=REASONING_CHARS)} if think_field else {}),
                 "verdict": s.enum(["ok", "fault"]),
                 "grounding": s.enum(["user", "asked", "record", "attachment"]),
                 "findings": s.array(finding, max_items=8),
@@ -127,6 +159,17 @@ def verify_task(
         votes=votes,
         vote_key=lambda a: a["verdict"],
     )
+
+
+def _record(record: str | Sequence[str]) -> JSONObject:
+    if isinstance(record, str):
+        return {"label": record}
+    if len(record) == 1:
+        return {"label": record[0]}
+    return {
+        "one_of": list(record),
+        "meaning": "the words fit each of these records; the user will be asked which one",
+    }
 
 
 def read_verdict(answer: Any) -> Verdict:

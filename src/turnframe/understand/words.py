@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-__all__ = ["Words", "normalize"]
+__all__ = ["Words", "normalize", "strip_edges"]
 
 _PUNCT = ".,;:!?\"'()[]{}<>«»“”‘’…-–—/\\*"
 
@@ -27,6 +27,22 @@ def _loose(word: str) -> str:
     """Return ``word`` normalised, compatibility-decomposed and without accents."""
     decomposed = unicodedata.normalize("NFKD", normalize(word))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+_EDGE = ".,;:!?\"'()[]{}«»“”‘’…"
+"""Sentence punctuation a numbered word carries at its edges; never part of a value."""
+
+
+def strip_edges(copy: str) -> str:
+    """Return ``copy`` without sentence punctuation at its two ends (``"Costa,"`` → ``"Costa"``).
+
+    Numbered words keep the punctuation written against them, so a faithful copy of
+    ``5:Costa,`` is ``"Costa,"``; the value the user gave is ``Costa`` (docs/adr/0018).
+    Inner punctuation (``"St. John"``, ``"2026-07-01"``) is kept. A copy that is only
+    punctuation is returned unchanged.
+    """
+    stripped = copy.strip().strip(_EDGE).strip()
+    return stripped or copy
 
 
 @dataclass(frozen=True, slots=True)

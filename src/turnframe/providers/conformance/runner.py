@@ -301,6 +301,37 @@ async def case_structured_valid(ctx: Context) -> None:
     check(response.usage.prompt_tokens > 0, "usage was not read")
 
 
+def _found(body: Any, key: str) -> list[Any]:
+    """Every value of ``key`` anywhere in a JSON body."""
+    if isinstance(body, dict):
+        return [v for k, v in body.items() if k == key] + [
+            x for v in body.values() for x in _found(v, key)
+        ]
+    if isinstance(body, list):
+        return [x for v in body for x in _found(v, key)]
+    return []
+
+
+async def case_sampling(ctx: Context) -> None:
+    """Temperature 0 and a seed are sent where the profile accepts them, never elsewhere."""
+    response, _ = await ctx.call("structured_valid", plain_request(temperature=0.0, seed=7))
+    _stop(response, StopReason.COMPLETE)
+    request = _one_request(ctx)
+    sent = request.body if isinstance(request.body, dict) else {}
+    caps = ctx.provider().profile.capabilities
+    temperatures, seeds = _found(sent, "temperature"), _found(sent, "seed")
+    if caps.temperature:
+        check(temperatures == [0.0], f"temperature 0 was not sent: {temperatures}")
+    else:
+        check(
+            not temperatures, f"a temperature was sent to a profile that takes none: {temperatures}"
+        )
+    if caps.seed and ctx.target.name != "openai (responses)":
+        check(seeds == [7], f"the seed was not sent: {seeds}")
+    else:
+        check(not seeds, f"a seed was sent to a profile that takes none: {seeds}")
+
+
 async def case_malformed_json(ctx: Context) -> None:
     response, _ = await ctx.call("malformed_json")
     _stop(response, StopReason.MALFORMED)
@@ -770,6 +801,7 @@ CaseFn = Callable[[Context], Awaitable[None]]
 
 CASES: dict[str, CaseFn] = {
     "structured_valid": case_structured_valid,
+    "sampling": case_sampling,
     "malformed_json": case_malformed_json,
     "unknown_envelope_fields": case_unknown_envelope_fields,
     "unknown_answer_field": case_unknown_answer_field,

@@ -10,7 +10,7 @@ import importlib.metadata
 from collections.abc import Sequence
 
 from turnframe.providers.adapter import STRUCTURAL_KEYWORDS, compile_schema
-from turnframe.providers.base import ModelProfile
+from turnframe.providers.base import SCHEMA_KEYWORDS, ModelProfile
 from turnframe.providers.conformance.runner import (
     ACTS_SCHEMA,
     CANARY_KEY,
@@ -47,6 +47,33 @@ def _versions() -> str:
     return ", ".join(found)
 
 
+def _keyword_table(targets: Sequence[Target]) -> list[str]:
+    """The keyword-enforcement table: each task-schema keyword, enforced or dropped."""
+    lines = [
+        "",
+        "## Keyword enforcement of the task schemas",
+        "",
+        "Every JSON-Schema keyword the understanding tasks' schemas use, per profile",
+        "(`ModelProfile.keyword_enforcement()`): ✅ the vendor enforces it while decoding;",
+        "**dropped**: it is cut from what is sent, so the rule it carries is kept only by the",
+        "full-schema check after decoding and the task's own check, and the call record says",
+        "so (`enforcement: subset`, `unenforced`). The schemas put every id and small bound in",
+        "`enum`/`const`, which every profile enforces (docs/adr/0018-decoder-enforceable-schemas.md).",
+        "",
+        "| Adapter / profile | " + " | ".join(f"`{k}`" for k in SCHEMA_KEYWORDS) + " |",
+        "|---|" + "---|" * len(SCHEMA_KEYWORDS),
+    ]
+    for target in targets:
+        profile = profile_of(target)
+        if profile is None:
+            lines.append(f"| {target.name} | " + " | ".join("" for _ in SCHEMA_KEYWORDS) + " |")
+            continue
+        table = profile.keyword_enforcement()
+        cells = ["✅" if table[k] else "**dropped**" for k in SCHEMA_KEYWORDS]
+        lines.append(f"| {target.name} (`{profile.id}`) | " + " | ".join(cells) + " |")
+    return lines
+
+
 def render_table(targets: Sequence[Target], results: Sequence[CaseResult]) -> str:
     """Return docs/providers.md for ``results`` of a run over ``targets``."""
     by = {(r.target, r.case): r for r in results}
@@ -73,13 +100,13 @@ def render_table(targets: Sequence[Target], results: Sequence[CaseResult]) -> st
         "",
         "| Adapter / profile | Structured-output mode | Enforced beyond the structural keywords "
         "| Not enforced of the suite's schema | Streaming | Tool calls | Refusal state "
-        "| Prompt-only JSON (opt-in) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Prompt-only JSON (opt-in) | Temperature | Seed |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for target in targets:
         profile = profile_of(target)
         if profile is None:
-            lines.append(f"| {target.name} | {target.skip} | | | | | | |")
+            lines.append(f"| {target.name} | {target.skip} | | | | | | | | |")
             continue
         caps = profile.capabilities
         subset = caps.schema_subset
@@ -92,8 +119,10 @@ def render_table(targets: Sequence[Target], results: Sequence[CaseResult]) -> st
         lines.append(
             f"| {target.name} (`{profile.id}`) | {caps.structured_mode} | {extra} | "
             f"{', '.join(f'`{k}`' for k in dropped) or 'none'} | {_yes(caps.streaming)} | "
-            f"{_yes(caps.tool_calls)} | {_yes(caps.refusal_state)} | {_yes(caps.prompt_only_json)} |"
+            f"{_yes(caps.tool_calls)} | {_yes(caps.refusal_state)} | {_yes(caps.prompt_only_json)} | "
+            f"{_yes(caps.temperature)} | {_yes(caps.seed)} |"
         )
+    lines += _keyword_table(targets)
     cases = list(CASES)
     lines += [
         "",

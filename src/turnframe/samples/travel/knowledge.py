@@ -90,6 +90,14 @@ class TravelKnowledge:
     topics: tuple[str, ...] = TOPICS
     """The topics questions may name (understanding offers exactly these)."""
 
+    topic_notes: tuple[tuple[str, str], ...] = (
+        ("baggage_allowance", "how much cabin and checked baggage an airline allows"),
+        ("trip_summary", "a trip's dates, travelers and extras as they stand"),
+        ("extra_status", "the extras on a trip (insurance, meals, seats, hotels) and who pays"),
+        ("manifest_status", "the exact status of a passenger manifest sent to an airline"),
+    )
+    """What each topic answers, shown to understanding beside the topic's name."""
+
     def __init__(self) -> None:
         self._workflows = {
             w.name: w for w in (TripWorkflow(), TravelerWorkflow(), ManifestWorkflow())
