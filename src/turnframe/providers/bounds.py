@@ -186,6 +186,49 @@ def _describe(error: ValidationError, bounds: AnswerBounds) -> str:
     return clip(error.message, bounds.max_problem)
 
 
+# Keywords that judge a node as a whole; checked before the keywords that descend into it.
+_WHOLE_NODE = (
+    "type",
+    "const",
+    "enum",
+    "maxItems",
+    "minItems",
+    "maxLength",
+    "minLength",
+    "required",
+    "additionalProperties",
+    "uniqueItems",
+)
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_ONE = ("items", "not", "contains")
+
+
+def _whole_node_first(node: Any) -> Any:
+    """Return ``schema`` with each node's whole-node keywords first (same meaning).
+
+    The validator yields problems keyword by keyword in the schema's order, so an
+    array's ``maxItems`` is then found before the faults of its 200 items.
+    """
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {k: node[k] for k in _WHOLE_NODE if k in node}
+    for key, value in node.items():
+        if key in out:
+            continue
+        if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {k: _whole_node_first(v) for k, v in value.items()}
+        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_whole_node_first(v) for v in value]
+        elif key in _SUBSCHEMA_ONE and isinstance(value, dict):
+            out[key] = _whole_node_first(value)
+        else:
+            out[key] = value
+    if isinstance(out.get("additionalProperties"), dict):
+        out["additionalProperties"] = _whole_node_first(out["additionalProperties"])
+    return out
+
+
 def schema_problems(
     schema: Any, value: Any, *, bounds: AnswerBounds = DEFAULT_BOUNDS, limit: int | None = None
 ) -> list[str]:
@@ -193,16 +236,26 @@ def schema_problems(
 
     Each line is ``at <JSON path>: <what is wrong>``; a line quotes at most
     ``bounds.max_quote`` characters of the answer and is at most ``bounds.max_problem``
-    characters long. ``limit`` stops after that many problems (the validator is lazy, so
-    a huge answer is not walked to the end just to count its faults).
+    characters long. Shallower problems come first. ``limit`` keeps that many (the
+    validator is lazy and stops after ten times as many, so a huge answer is not walked
+    to the end just to count its faults).
     """
-    validator = Draft202012Validator(schema)
+    validator = Draft202012Validator(_whole_node_first(schema))
     found: list[ValidationError] = []
     for error in validator.iter_errors(value):
         found.append(error)
-        if limit is not None and len(found) >= limit:
+        if limit is not None and len(found) >= 10 * limit:
             break
-    found.sort(key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator)))
+    # Shallow problems first (an array too long says more than its items' faults).
+    found.sort(
+        key=lambda e: (
+            len(e.absolute_path),
+            [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path],
+            str(e.validator),
+        )
+    )
+    if limit is not None:
+        found = found[:limit]
     return [
         clip(
             f"at {_where(e.absolute_path, bounds.max_quote)}: {_describe(e, bounds)}",

@@ -35,7 +35,7 @@ from turnframe.providers.bounds import (
 )
 from turnframe.providers.errors import ProviderError
 from turnframe.tasks.budget import BudgetMeter, TurnBudget
-from turnframe.tasks.errors import TaskFailed
+from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.record import CallRecord
 from turnframe.tasks.task import Task
 
@@ -291,7 +291,14 @@ class TaskRunner:
                 continue
             if not response.latency_ms:
                 response = replace(response, latency_ms=(time.perf_counter() - started) * 1000)
-            self.meter.after_call(response.usage.prompt_tokens + response.usage.completion_tokens)
+            try:
+                self.meter.after_call(
+                    response.usage.prompt_tokens + response.usage.completion_tokens
+                )
+            except BudgetExceeded:
+                # The call was made and paid for: it is recorded like any other (I20).
+                self._record(task, attempt, depth, request, response, "error: BudgetExceeded")
+                raise
             if response.stop in _RESEND:
                 self._record(
                     task, attempt, depth, request, response, f"resend: {response.stop.value}"
