@@ -15,13 +15,16 @@ from typing import Any
 import anyio
 import pytest
 from conftest import ACTOR, travel_runtime
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_hostile_provider import _good
 
 from turnframe.core import TurnInput
 from turnframe.providers import ModelRequest, ScriptedProvider
 from turnframe.providers.bounds import DEFAULT_BOUNDS, AnswerUnreadable, parse_bounded
+from turnframe.providers.redact import encoded_pattern
 from turnframe.tasks import Task, read_answer
-from turnframe.testing.hostile import HostileProvider, hostile_text
+from turnframe.testing.hostile import ENCODINGS, HostileProvider, HostileVendor, hostile_text
 from turnframe.understand import ModelUnderstanding
 
 SHAPES = ("deep", "wide", "huge_string", "long_field")
@@ -145,3 +148,58 @@ def test_hostile_shapes_over_many_turns_end_every_turn() -> None:
     calls, shaped = anyio.run(main)
     assert set(shaped) == {"deep", "wide", "huge_string", "long_field", "escaped_key"}
     assert calls > 40
+
+
+# ----------------------------------------------------- a key in any answer of a turn
+KEYS = ("sk-proj-PLANTED0123456789abcdefXYZ", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYPLANTED")
+
+
+def _leaks(texts: list[str]) -> list[str]:
+    patterns = [encoded_pattern(k) for k in KEYS]
+    return [
+        t[:200]
+        for t in texts
+        for shown in [t + json.dumps(t)]
+        if any(k in shown for k in KEYS) or any(p.search(shown) for p in patterns)
+    ]
+
+
+@settings(max_examples=24, deadline=None, derandomize=True)
+@given(
+    key=st.sampled_from(KEYS),
+    encoding=st.sampled_from(ENCODINGS),
+    task=st.sampled_from(["segment", "route", "locate", "extract", "verify"]),
+    seed=st.integers(0, 1000),
+)
+def test_a_key_in_any_answer_of_a_turn_reaches_no_record_and_no_inspect(
+    key: str, encoding: str, task: str, seed: int
+) -> None:
+    from turnframe.cli.chat import _inspect, render
+
+    rng = random.Random(seed)
+    served: dict[str, int] = {}
+
+    def answer(request: ModelRequest) -> str:
+        data = json.loads(request.messages[1].content)
+        good = _good(request.task, data)
+        served[request.task] = served.get(request.task, 0) + 1
+        if request.task == task and served[task] == 1:
+            return hostile_text("escaped_key", rng, valid=good, key=key, encoding=encoding)
+        return json.dumps(good)
+
+    async def go() -> list[str]:
+        vendor = HostileVendor(answer, secrets=KEYS)
+        runtime, store, _ = await travel_runtime(ModelUnderstanding(vendor, effort="low"))
+        result = await runtime.run_turn(
+            ACTOR, "c1", TurnInput(text="Rename the Porto trip to Summer")
+        )
+        record = await store.load_replay("acme", result.turn_id) or {}
+        assert record.get("calls")
+        return [
+            json.dumps(record, ensure_ascii=False, default=str),
+            json.dumps(_inspect(record, result), ensure_ascii=False, default=str),
+            *render(result.blocks),
+            *(m.content for r in vendor.requests for m in r.messages),
+        ]
+
+    assert _leaks(anyio.run(go)) == []
