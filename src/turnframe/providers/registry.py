@@ -19,7 +19,8 @@ __all__ = ["VENDOR_SPECS", "is_vendor_spec", "vendor_provider"]
 VENDOR_SPECS = (
     "openai:MODEL, openai-responses:MODEL, azure:DEPLOYMENT, anthropic:MODEL, gemini:MODEL, "
     "bedrock:MODEL_ID, ollama:MODEL, openai-compatible:URL#MODEL (llama-server, vLLM...), "
-    "local:PATH.gguf (or local:smollm2)"
+    "local:PATH.gguf (or local:smollm2; llama.cpp in process via xllamacpp), "
+    "llama-cpp-python:PATH.gguf"
 )
 
 _KINDS = {
@@ -32,7 +33,8 @@ _KINDS = {
     "gemini": "gemini",
     "bedrock": "bedrock",
     "ollama": "ollama",
-    "local": "local",
+    "local": "xllamacpp_local",
+    "llama-cpp-python": "local",
 }
 
 
@@ -91,5 +93,23 @@ def vendor_provider(spec: str) -> Provider:
     if kind == "ollama":
         provider = module.OllamaProvider(rest)
         return provider
+    if kind == "local":
+        # Context sizes are configurable: TURNFRAME_LOCAL_N_CTX (start), _MAX_CTX (ceiling).
+        sizes = {name: _int_env(f"TURNFRAME_LOCAL_{name.upper()}") for name in ("n_ctx", "max_ctx")}
+        provider = module.XLlamaCppProvider(
+            rest, **{k: v for k, v in sizes.items() if v is not None}
+        )
+        return provider
     provider = module.LocalProvider(rest)
     return provider
+
+
+def _int_env(name: str) -> int | None:
+    import os
+
+    value = os.environ.get(name)
+    if not value:
+        return None
+    if not value.isdecimal() or int(value) < 256:
+        raise UsageError(f"{name} is a token count of at least 256, not {value!r}")
+    return int(value)

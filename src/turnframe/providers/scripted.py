@@ -141,7 +141,10 @@ class ReplayProvider(Provider):
             ),
         )
         self._by_print: dict[str, list[Mapping[str, Any]]] = {}
-        for call in calls:
+        if isinstance(calls, str | bytes) or not isinstance(calls, Sequence):
+            raise UsageError("a replay record's calls are a list of recorded calls")
+        for n, call in enumerate(calls):
+            _check_call(n, call)
             response = call.get("response")
             if isinstance(response, Mapping):
                 self._by_print.setdefault(str(call.get("fingerprint")), []).append(response)
@@ -164,6 +167,37 @@ class ReplayProvider(Provider):
             ),
             model=str(data.get("model", "replay:recorded")),
         )
+
+
+_STOPS = tuple(s.value for s in StopReason)
+
+
+def _check_call(n: int, call: Any) -> None:
+    """Refuse a recorded call a replay could not serve, naming where it is wrong.
+
+    Raises:
+        UsageError: one line, ``calls[N].field: what is wrong``.
+    """
+    where = f"replay record: calls[{n}]"
+    if not isinstance(call, Mapping):
+        raise UsageError(f"{where} is not a mapping")
+    if not isinstance(call.get("fingerprint"), str):
+        raise UsageError(f"{where}.fingerprint is missing or not text")
+    response = call.get("response")
+    if response is None:
+        return
+    if not isinstance(response, Mapping):
+        raise UsageError(f"{where}.response is neither a mapping nor null")
+    if not isinstance(response.get("text", ""), str):
+        raise UsageError(f"{where}.response.text is not text")
+    if str(response.get("stop", "complete")) not in _STOPS:
+        raise UsageError(f"{where}.response.stop is not one of {', '.join(_STOPS)}")
+    usage = response.get("usage") or {}
+    if not isinstance(usage, Mapping) or not all(
+        isinstance(usage.get(k, 0), int) and not isinstance(usage.get(k, 0), bool)
+        for k in ("prompt_tokens", "completion_tokens")
+    ):
+        raise UsageError(f"{where}.response.usage holds no whole token counts")
 
 
 class FixedLatencyProvider(Provider):

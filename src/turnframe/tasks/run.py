@@ -25,12 +25,19 @@ from turnframe.providers.base import (
     StopReason,
     require,
 )
+from turnframe.providers.bounds import (
+    DEFAULT_BOUNDS,
+    AnswerBounds,
+    AnswerUnreadable,
+    clip,
+    parse_bounded,
+    schema_problems,
+)
 from turnframe.providers.errors import ProviderError
 from turnframe.tasks.budget import BudgetMeter, TurnBudget
-from turnframe.tasks.errors import TaskFailed
+from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.record import CallRecord, VoteRound
 from turnframe.tasks.sampling import Sampling, VoteVariant, rotate_data, rotate_enums
-from turnframe.tasks.schema import validate
 from turnframe.tasks.task import Task
 
 __all__ = ["TaskModels", "TaskRunner", "concurrently", "read_answer"]
@@ -90,22 +97,30 @@ class TaskModels:
         return self.per_task.get(name, self.default)
 
 
-def read_answer(task: Task, text: str) -> tuple[Any, str | None]:
-    """Parse ``text`` and check it against the task's full schema and its own check.
+def read_answer(
+    task: Task, text: str, bounds: AnswerBounds = DEFAULT_BOUNDS
+) -> tuple[Any, str | None]:
+    """Parse ``text`` within ``bounds`` and check it against the full schema and the task's check.
+
+    The size is checked before parsing and the depth by a linear scan, so a huge or
+    deeply nested answer is an ordinary invalid answer (a repair round, then a notice),
+    never a ``RecursionError`` or a validator walking 200,000 items (docs/adr/0019).
 
     Returns:
-        ``(answer, None)`` when it passes, else ``(None or the parsed value, exact error)``.
+        ``(answer, None)`` when it passes, else ``(None or the parsed value, error)``; the
+        error is at most five short problems, each quoting at most a few dozen
+        characters of the answer.
     """
     try:
-        answer = json.loads(text)
-    except ValueError as exc:
-        return None, f"the answer is not valid JSON: {exc}"
-    errors = validate(task.schema, answer)
+        answer = parse_bounded(text, bounds)
+    except AnswerUnreadable as exc:
+        return None, str(exc)
+    errors = schema_problems(task.schema, answer, bounds=bounds, limit=5)
     if errors:
-        return answer, "; ".join(errors[:5])
+        return answer, "; ".join(errors)
     problem = task.check(answer)
     if problem:
-        return answer, problem
+        return answer, clip(problem, 4 * bounds.max_problem)
     return answer, None
 
 
@@ -116,6 +131,7 @@ class TaskRunner:
         models: the providers.
         budget: the turn's budget.
         meter: an existing meter to share (default: a new one for ``budget``).
+        bounds: the size and depth every answer is held to before parsing (docs/adr/0019).
         sampling: temperatures and how votes differ (default: temperature 0, votes
             seeded at 0.7 and rotated; docs/adr/0018-decoder-enforceable-schemas.md).
 
@@ -131,8 +147,10 @@ class TaskRunner:
         *,
         meter: BudgetMeter | None = None,
         sampling: Sampling | None = None,
+        bounds: AnswerBounds = DEFAULT_BOUNDS,
     ) -> None:
         self.models = models
+        self.bounds = bounds
         self.meter = meter or BudgetMeter(budget or TurnBudget())
         self.sampling = sampling or Sampling()
         self.records: list[CallRecord] = []
@@ -286,7 +304,7 @@ class TaskRunner:
         messages = (*self._messages(task, variant), *extra)
         request = self._request(task, provider, messages, variant)
         response = await self._call(task, provider, request, depth, attempt)
-        answer, error = read_answer(task, response.text)
+        answer, error = read_answer(task, response.text, self.bounds)
         self._record(
             task, attempt, depth, request, response, "ok" if error is None else f"invalid: {error}"
         )
@@ -294,12 +312,13 @@ class TaskRunner:
             return answer
         repair = (
             *messages,
-            Message(role="assistant", content=response.text),
+            # An answer refused for its size goes back cut to the bound, not whole.
+            Message(role="assistant", content=clip(response.text, self.bounds.max_chars)),
             Message(role="user", content=REPAIR_MESSAGE.format(error=error)),
         )
         request = self._request(task, provider, repair, variant)
         response = await self._call(task, provider, request, depth + 1, "repair")
-        answer, error = read_answer(task, response.text)
+        answer, error = read_answer(task, response.text, self.bounds)
         self._record(
             task,
             "repair",
@@ -340,7 +359,14 @@ class TaskRunner:
                 continue
             if not response.latency_ms:
                 response = replace(response, latency_ms=(time.perf_counter() - started) * 1000)
-            self.meter.after_call(response.usage.prompt_tokens + response.usage.completion_tokens)
+            try:
+                self.meter.after_call(
+                    response.usage.prompt_tokens + response.usage.completion_tokens
+                )
+            except BudgetExceeded:
+                # The call was made and paid for: it is recorded like any other (I20).
+                self._record(task, attempt, depth, request, response, "error: BudgetExceeded")
+                raise
             if response.stop in _RESEND:
                 self._record(
                     task, attempt, depth, request, response, f"resend: {response.stop.value}"

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from turnframe.core.ids import JSONObject, JSONValue
+from turnframe.providers.bounds import schema_problems
 
 __all__ = [
     "ENUM_LIMIT",
@@ -134,21 +133,13 @@ def any_of(options: Sequence[JSONObject], *, nullable: bool = False) -> JSONObje
     return {"anyOf": choices}
 
 
-def _where(path: Iterable[Any]) -> str:
-    out = "$"
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
 def validate(schema: JSONObject, value: Any) -> list[str]:
     """Return every way ``value`` breaks ``schema``, each with its JSON path (empty: valid).
 
-    The messages are exact and stable (sorted by path) so a repair round can quote them.
+    The messages are short and stable (sorted by path) so a repair round can quote them:
+    each quotes at most a few dozen characters of the answer (docs/adr/0019).
     """
-    validator = Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.path)), e.message))
-    return [f"at {_where(e.absolute_path)}: {e.message}" for e in errors]
+    return schema_problems(schema, value)
 
 
 def strict_problems(schema: Any, where: str = "$") -> list[str]:

