@@ -136,7 +136,9 @@ class Machine:
         return SemanticAct(
             id=act_id,
             operation=operation,
-            target=ProposedTarget(handles=(self.runtime.handle_for(brief.turn_id, self.refs[key]),)),
+            target=ProposedTarget(
+                handles=(self.runtime.handle_for(brief.turn_id, self.refs[key]),)
+            ),
             args=dict(args),
         )
 
@@ -163,7 +165,11 @@ class Machine:
             original = before.resolution.results if before.resolution else {}
             for item, label in original.items():
                 got = result.results.get(item)
-                shown = f"{got.status.value}:{got.code}" if got and got.code else got and got.status.value
+                shown = (
+                    f"{got.status.value}:{got.code}"
+                    if got and got.code
+                    else got and got.status.value
+                )
                 if shown != label and (got is None or got.label != label):
                     self.problems.append(
                         f"a second click on {before.status.value} {card_id} reported "
@@ -254,12 +260,14 @@ class Machine:
                         self.problems.append(f"{ref} said no longer pending; the store disagrees")
                 else:
                     self.problems.append(f"{ref}: unexpected result {got.label}:{got.code}")
-        if cancelled_said and not really_cancelled and not any(
-            link.cancels in own for link in links
+        if (
+            cancelled_said
+            and not really_cancelled
+            and not any(link.cancels in own for link in links)
         ):
             self.problems.append(f"the reply says 'not made' but nothing was superseded: {text}")
         # A withdrawn card stays withdrawn and no commit ever carries it.
-        for card_id, turn_id in self.withdrawn.items():
+        for card_id in self.withdrawn:
             card = await self.store.get_interaction(ACME.account, CONVERSATION, card_id)
             if card is None or card.status is not InteractionStatus.WITHDRAWN:
                 self.problems.append(f"withdrawn card {card_id} is now {card and card.status}")

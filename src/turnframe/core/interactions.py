@@ -44,8 +44,11 @@ class OptionMeaning(StrEnum):
 
 
 class InteractionStatus(StrEnum):
-    """The card's lifecycle: ``open`` until it is resolved, declined, displaced by a newer
-    card on its case (``superseded``), made out of date (``stale``) or withdrawn."""
+    """The card's lifecycle.
+
+    A card is ``open`` until it is resolved, declined, displaced by a newer card on its
+    case (``superseded``), made out of date (``stale``) or withdrawn (ADR 0012).
+    """
 
     OPEN = "open"
     RESOLVED = "resolved"

@@ -421,7 +421,9 @@ class _Reducer:
                     interaction_id=card.id,
                     status=InteractionStatus.WITHDRAWN,
                     option_id="",
-                    results={r: f"{ResultStatus.SUPERSEDED.value}:{self.s.earlier[r]}" for r in refs},
+                    results={
+                        r: f"{ResultStatus.SUPERSEDED.value}:{self.s.earlier[r]}" for r in refs
+                    },
                 )
             )
             left = tuple(p for p in card.spec.pending if f"{card.id}:{p.act.id}" not in refs)
@@ -454,14 +456,14 @@ class _Reducer:
             if not left:
                 continue
             spec = card.spec
-            renamed = tuple(replace(p, act=replace(p.act, id=f"{card.id}:{p.act.id}")) for p in left)
+            renamed = tuple(
+                replace(p, act=replace(p.act, id=f"{card.id}:{p.act.id}")) for p in left
+            )
             if spec.kind is InteractionKind.CONFIRM and spec.case in self.inp.snapshots:
                 assert spec.case is not None
                 for p in renamed:
                     self.s.awaiting.setdefault(spec.case, []).append(
-                        _Awaiting(
-                            pending=p, operations=(p.act.operation or "",), review_role=None
-                        )
+                        _Awaiting(pending=p, operations=(p.act.operation or "",), review_role=None)
                     )
                     self._result(
                         p.act.id,
@@ -478,7 +480,11 @@ class _Reducer:
             for p in renamed:
                 if spec.kind is InteractionKind.SELECT_TARGET:
                     status = ResultStatus.NEEDS_CLARIFICATION
-                    code = "ambiguous_target" if p.argument is None else f"ambiguous_record:{p.argument}"
+                    code = (
+                        "ambiguous_target"
+                        if p.argument is None
+                        else f"ambiguous_record:{p.argument}"
+                    )
                 else:
                     status, code = ResultStatus.AWAITING_CONFIRMATION, "reissued"
                 self._result(p.act.id, status, code=code, operation=p.act.operation, case=p.case)

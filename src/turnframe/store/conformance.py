@@ -392,7 +392,6 @@ class StoreConformance(RaceTests):
         """
 
         async def body(store: TurnStore) -> None:
-            case = self.case()
             await store.commit(self.request("k1"))
             open_card = await store.create_interaction(self.card(1, case=self.case(3)))
             done = await store.create_interaction(self.card(2, case=None))
@@ -433,9 +432,7 @@ class StoreConformance(RaceTests):
                 InteractionStatus.RESOLVED,
                 self.resolve(done).resolution,
             )
-            foreign = await store.get_interaction(
-                self.other_account, self.conversation, theirs.id
-            )
+            foreign = await store.get_interaction(self.other_account, self.conversation, theirs.id)
             assert foreign is not None and foreign.status is InteractionStatus.OPEN
             assert await store.open_interactions(self.account, self.conversation) == []
 

@@ -166,9 +166,7 @@ class Brief:
 
     def pending_refs(self) -> tuple[str, ...]:
         """Return the ids of the earlier turns' pending acts a link may name (ADR 0012)."""
-        return tuple(a.ref for c in self.cards for a in c.acts) + tuple(
-            w.ref for w in self.waiting
-        )
+        return tuple(a.ref for c in self.cards for a in c.acts) + tuple(w.ref for w in self.waiting)
 
     def operation(self, key: str) -> OperationSpec | None:
         """Return the spec of offered operation ``key``, or ``None``."""

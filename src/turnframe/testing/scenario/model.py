@@ -105,7 +105,12 @@ class ConstraintModel(_Strict):
 
 
 class LinkModel(_Strict):
-    """A correction or cancellation link."""
+    """A correction or cancellation link.
+
+    ``corrects``/``cancels`` name an act of the same turn (``a1``), an act pending on a
+    card of an earlier turn (``card:<card>:<act id>``, ``<card>`` as for clicks) or a
+    carried waiting act (``<turn id>:<act id>``), ADR 0012.
+    """
 
     act: str
     corrects: str | None = None
