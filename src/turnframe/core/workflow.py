@@ -167,6 +167,12 @@ class WorkflowDefinition(Protocol[S]):
     Implementations must uphold I3: ``project`` is a pure function of the state, with
     exactly one phase, stable obligation ids and an outcome only when complete; an
     absent state (``None``) means "not yet", never "no longer".
+
+    A definition may also carry ``locales`` (a tuple of locale tags, ``("en",)`` when
+    absent): every operation summary and argument label must exist in each, which
+    registration checks, and every code-written sentence it returns is worded in the
+    locale asked for (docs/adr/0013-cards-show-what-they-do.md). ``render_command`` and
+    ``select_prompt`` are optional; :class:`ErasedWorkflow` has safe defaults for both.
     """
 
     @property
