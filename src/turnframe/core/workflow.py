@@ -219,6 +219,11 @@ class WorkflowDefinition(Protocol[S]):
     - ``no_candidate(operation, argument, locale) -> str``: the domain's sentence when
       the user's words name records of this workflow but none on which ``operation``
       (or its record ``argument``) is on offer now.
+    A definition may also carry ``locales`` (a tuple of locale tags, ``("en",)`` when
+    absent): every operation summary and argument label must exist in each, which
+    registration checks, and every code-written sentence it returns is worded in the
+    locale asked for (docs/adr/0013-cards-show-what-they-do.md). ``render_command`` and
+    ``select_prompt`` are optional; :class:`ErasedWorkflow` has safe defaults for both.
     """
 
     @property
