@@ -230,7 +230,13 @@ def _target(c: Chooser, handles: Sequence[str]) -> ProposedTarget:
 def _args(c: Chooser, operation: str | None, values: Sequence[str]) -> dict[str, str]:
     spec = _REGISTRY.operation(operation or "")
     own = tuple(a.name for a in spec.arguments) if spec else ()
-    names = c.some(own * 3 + _ARG_NAMES + _BAD_ARG_NAMES, 0, 4)
+    if operation is None:
+        return {}
+    # The understander's contract (ADR 0015) admits only the operation's own argument
+    # names; other names on a known operation are a typed error at the boundary, proved
+    # in test_prop_understander_contract.py. An unknown operation may carry anything.
+    pool = own * 3 if spec else _ARG_NAMES + _BAD_ARG_NAMES
+    names = c.some(pool, 0, 4) if pool else []
     # Random field order: the names come in the order they were chosen.
     return {name: c.pick(values) for name in dict.fromkeys(names)}
 
