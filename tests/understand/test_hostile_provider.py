@@ -16,9 +16,9 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import ACTOR, travel_runtime
 
 import turnframe.runtime.prepare as prepare
+from conftest import ACTOR, travel_runtime
 from turnframe.core import Exact, TurnInput
 from turnframe.core.commands import ConfirmedInteraction, DirectUserAct
 from turnframe.providers import ModelRequest, ScriptedProvider

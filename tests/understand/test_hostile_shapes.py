@@ -14,11 +14,11 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import ACTOR, travel_runtime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_hostile_provider import _good
 
+from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput
 from turnframe.providers import ModelRequest, ScriptedProvider
 from turnframe.providers.bounds import DEFAULT_BOUNDS, AnswerUnreadable, parse_bounded

@@ -12,9 +12,9 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import ACTOR, travel_runtime
 from test_reply_words import _rename_porto
 
+from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput
 from turnframe.core.reply import AnswerBlock, TransitionBlock
 from turnframe.providers import ModelRequest, ScriptedProvider

@@ -443,7 +443,6 @@ class ErasedWorkflow:
         words = ask(operation, argument, locale)
         return str(words) if words else None
 
-
     def terminal(self, view: WorkflowView) -> bool:
         """Return whether ``view``'s phase is terminal: no mutation may target or name it.
 
