@@ -12,7 +12,7 @@ planted claim is false when no receipt of the turn (rendered from its committed 
 names that operation on that record. Zero may be shown.
 
 ``TURNFRAME_HOSTILE_REPLY_TURNS`` sets the turns per effort (300 by default; ``.ci/run``
-runs 1,500 per effort). ``test_without_the_guard_the_oracle_sees_false_claims`` disables the
+runs 1,200 per effort). ``test_without_the_guard_the_oracle_sees_false_claims`` disables the
 guard and shows the same run fails, so the zero means something.
 """
 

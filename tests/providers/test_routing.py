@@ -133,8 +133,11 @@ def test_a_non_retryable_failure_never_falls_back_and_nothing_executes(
 ) -> None:
     secondary = ScriptedProvider(ANSWERS, model="secondary")
     fallback = FallbackProvider([_failing_at(failing_call, error), secondary])
-    with pytest.raises(type(error())):
-        anyio.run(_turn, fallback)
+    result, _ = anyio.run(_turn, fallback)
+    # The turn ends with the provider's failure told as such (ADR 0017), and nothing runs.
+    assert [b.kind for b in result.blocks] == ["notice"]
+    assert result.blocks[0].code.startswith("model_unreachable:")
+    assert result.commands == () and _receipts(result) == []
     assert secondary.requests == []
     assert [a.outcome for a in fallback.attempts][-1] == type(error()).__name__
 

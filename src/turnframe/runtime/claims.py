@@ -105,6 +105,7 @@ class ClaimVocabulary:
 
     def __init__(self, stems: Iterable[str] = ()) -> None:
         self.stems = frozenset(CLAIM_STEMS) | frozenset(_stem(s) for s in stems if s)
+        self._prefixes = tuple(sorted(s for s in self.stems if s))
 
     @classmethod
     def from_registry(cls, registry: WorkflowRegistry) -> ClaimVocabulary:
@@ -120,7 +121,7 @@ class ClaimVocabulary:
 
     def asserts(self, word: str) -> bool:
         """Return whether normalised ``word`` asserts an effect (by prefix, broadly)."""
-        return any(word.startswith(s) for s in self.stems)
+        return word.startswith(self._prefixes)
 
 
 def _stem(word: str) -> str:
