@@ -36,7 +36,7 @@ class _BoundedLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > self.max_depth:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise YAMLTooDeep(
                     f"the YAML nests more than {self.max_depth} levels deep (line {mark.line + 1})"
                 )
