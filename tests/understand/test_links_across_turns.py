@@ -15,6 +15,16 @@ from turnframe.understand import ModelUnderstanding, ScriptedUnderstanding
 TEXT = "Forget the hotel"
 
 
+def _cancels_of(schema: Any, unit: str) -> Any:
+    """Return the ``cancels`` schema of the route item for ``unit`` (one branch per unit)."""
+    items = schema["properties"]["routes"]["items"]
+    for branch in items.get("anyOf", [items]):
+        props = branch["properties"]
+        if props["unit"].get("const", unit) == unit:
+            return props["cancels"]
+    raise AssertionError(f"no route branch for {unit}")
+
+
 def _provider(seen: dict[str, Any]) -> ScriptedProvider:
     def answer(request: ModelRequest) -> Any:
         data = json.loads(request.messages[1].content)
@@ -25,9 +35,7 @@ def _provider(seen: dict[str, Any]) -> ScriptedProvider:
             case "route":
                 card = data["data"]["cards_on_screen"][0]
                 seen["pending_acts"] = card["pending_acts"]
-                seen["offered"] = request.schema["properties"]["routes"]["items"]["properties"][
-                    "cancels"
-                ]
+                seen["offered"] = _cancels_of(request.schema, "u1")
                 ref = card["pending_acts"][0]["id"]
                 route = {"unit": "u1", "operations": [], "topic": None, "constraint": None}
                 return {"routes": [{**route, "card": None, "corrects": None, "cancels": ref}]}

@@ -203,7 +203,10 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
     The risk is the more severe of the two and a confirmation either requires is kept;
     the review role, atomicity and claim mode of ``policy`` win, ``floor``'s review role
     fills in when ``policy`` has none. An opt-out survives only when no confirmation is
-    required by either (docs/adr/0013-cards-show-what-they-do.md, I17).
+    required by either, and the declaration's opt-out covers ``policy`` only when
+    ``policy`` itself is of a risk that needs none: a run-time policy of a risky class
+    that states no opt-out of its own gets a card (docs/adr/0013-cards-show-what-they-do.md,
+    I17).
     """
     risk = policy.risk if policy.risk.rank >= floor.risk.rank else floor.risk
     confirm = ConfirmationRequirement.CONFIRM in (policy.confirmation, floor.confirmation)
@@ -213,7 +216,9 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
         review_role=policy.review_role or floor.review_role,
         atomicity=policy.atomicity,
         claim_mode=policy.claim_mode,
-        opt_out=None if confirm else (policy.opt_out or floor.opt_out),
+        opt_out=None
+        if confirm
+        else policy.opt_out or (None if policy.risk.requires_confirmation else floor.opt_out),
     )
     return policy if merged == policy else merged
 

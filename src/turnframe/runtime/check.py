@@ -39,7 +39,9 @@ def domain_refusal(
     """
     closed = closed or {}
     spec = registry.operation(act.operation or "")
-    if spec is None:
+    if spec is None or spec.workflow != snapshot.case.workflow:
+        # An unknown operation, or one aimed at a record of another workflow, is not the
+        # domain's to refuse: the reducer answers it (``unknown_operation``/``wrong_record``).
         return None
     values: dict[str, ArgValue] = {}
     workflow = registry.workflow(spec.workflow)
