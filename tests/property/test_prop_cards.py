@@ -329,3 +329,43 @@ def test_registration_needs_every_declared_locale() -> None:
 
     with pytest.raises(RegistryError, match="no summary in declared locale 'pt-PT'"):
         WorkflowRegistry([Untranslated()])  # type: ignore[list-item]
+
+
+def _shows(text: str, value: str) -> bool:
+    import re
+
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stem=st.sampled_from(["Hotel", "Suites", "Casa", "Pousada"]),
+    number=st.integers(0, 2000),
+    nights=st.integers(1, 60),
+    shown=st.sampled_from(["hotel", "nights", "none"]),
+)
+def test_a_value_inside_another_value_is_not_taken_as_shown(
+    stem: str, number: int, nights: int, shown: str
+) -> None:
+    """A domain's words that show one argument never stand in for another (a digit of a
+    hotel's name is not the number of nights): every argument is shown as whole words."""
+    from turnframe.core import ErasedWorkflow
+
+    trip = REGISTRY.workflow("trip").definition
+    hotel = f"{stem} {number}"
+    command = BookHotel(hotel=hotel, nights=nights)
+
+    class Partial:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(trip, name)
+
+        def render_command(self, state: Any, command: Any, locale: str, labels: Any) -> Any:
+            values = command.to_json()
+            words = {"hotel": f"Book {values['hotel']}", "nights": f"Stay {values['nights']}"}
+            return CommandText(text=words.get(shown, "Book a room"))
+
+    proposed = ErasedWorkflow(Partial()).propose(None, command, "en", {})  # type: ignore[arg-type]
+    remaining = proposed.text
+    for value in sorted((hotel, str(nights)), key=len, reverse=True):
+        assert _shows(remaining, value), (proposed.text, value)
+        remaining = remaining.replace(value, "\0", 1)

@@ -580,6 +580,10 @@ class Oracle:
             if answers[question.id] != 1:
                 found.append(f"I11 turn: question {question.id} has {answers[question.id]} answers")
         found += receipt_violations(result.blocks, store.journal())
+        if not result.blocks:
+            found.append(
+                "I11 turn: the reply has no block at all (nothing said, not even 'nothing changed')"
+            )
         self.stats.update(f"block:{b.kind}" for b in result.blocks)
         self.stats.update(f"card:{c.spec.kind.value}" for c in result.interactions_created)
         if ctx.click is not None:

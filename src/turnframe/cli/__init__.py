@@ -82,8 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code.
 
     Exit codes: 0 success; 1 a scenario failed; 2 a usage error or an invalid file;
-    3 ``chat`` could not reach the language model. A reader that closes the output
-    early (``turnframe eval run … | head``) ends the command quietly.
+    3 ``chat`` could not reach the language model; 130 interrupted (Ctrl-C), said in one
+    line. A reader that closes the output early (``turnframe eval run … | head``) ends
+    the command quietly.
     """
     args = _parser().parse_args(argv)
     try:
@@ -98,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Typed errors reach a person as one line, never as a traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, no traceback. A turn stopped mid-way stays in its persisted
+        # phase, from which `Runtime.recover` finishes it without committing twice.
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 def _dispatch(args: argparse.Namespace) -> int:

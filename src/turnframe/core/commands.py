@@ -124,7 +124,7 @@ class ClaimMode(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandPolicy:
-    """The policy of one command (guide §7, I4, I17).
+    """The policy of one command (docs/invariants.md I4, I17; docs/adr/0013-cards-show-what-they-do.md).
 
     Risk has teeth: a monetary, destructive, irreversible or unknown command needs a
     Confirm card even when ``confirmation`` says ``NONE``, unless a monetary or
@@ -178,10 +178,10 @@ class CommandPolicy:
             if not self.opt_out.strip():
                 return "opt_out must state the reason in words, not be blank"
             if not self.risk.requires_confirmation:
-                return f"a {self.risk.value} command needs no confirmation; remove opt_out"
+                return f"{_article(self.risk.value)} command needs no confirmation; remove opt_out"
             if not self.risk.may_opt_out:
                 return (
-                    f"a {self.risk.value} command may not opt out of confirmation; "
+                    f"{_article(self.risk.value)} command may not opt out of confirmation; "
                     "remove opt_out and declare confirmation=CONFIRM"
                 )
             if confirmed:
@@ -193,8 +193,13 @@ class CommandPolicy:
                 if self.risk.may_opt_out
                 else "declare confirmation=CONFIRM (it may not opt out)"
             )
-            return f"a {self.risk.value} command needs a confirmation: {hint}"
+            return f"{_article(self.risk.value)} command needs a confirmation: {hint}"
         return None
+
+
+def _article(word: str) -> str:
+    """Return ``word`` after its English indefinite article (``an irreversible``)."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
 def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolicy:
@@ -226,7 +231,7 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
 CONSERVATIVE_POLICY = CommandPolicy(
     risk=RiskClass.UNKNOWN, confirmation=ConfirmationRequirement.CONFIRM
 )
-"""The policy of a command whose operation declares none (guide §7): unknown, confirmed."""
+"""The policy of a command whose operation declares none (docs/adr/0013-cards-show-what-they-do.md): unknown, confirmed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

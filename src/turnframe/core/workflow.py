@@ -9,6 +9,7 @@ Every method here is synchronous and pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -407,7 +408,7 @@ class ErasedWorkflow:
             summary = op.summary_in(locale).rstrip(".") if op else command.operation
             given = CommandText(text=summary)
         rendered = {a.name: a for a in given.arguments}
-        missing: list[RenderedArgument] = []
+        present: list[RenderedArgument] = []
         for name, value in arguments.items():
             if value is None or value in ("", [], {}):
                 continue
@@ -417,8 +418,8 @@ class ErasedWorkflow:
                     label=_argument_label(op, name, locale),
                     value=_default_value(value, labels),
                 )
-            if rendered[name].value not in given.text:
-                missing.append(rendered[name])
+            present.append(rendered[name])
+        missing = _unshown(given.text, present)
         text = given.text.strip().rstrip(".")
         if missing:
             shown = "; ".join(f"{a.label}: {a.value}" for a in missing)
@@ -497,6 +498,27 @@ class ErasedWorkflow:
         if not callable(hook):
             return None
         return str(hook(operation, argument, locale))
+
+
+def _unshown(text: str, arguments: Sequence[RenderedArgument]) -> list[RenderedArgument]:
+    """Return the arguments whose rendered value ``text`` does not show on its own.
+
+    A value is shown when it stands in ``text`` as whole words (``"1"`` is not shown by
+    ``"Hotel 1900"``) in a place no other argument's value took: values are matched
+    longest first and each match is used up, so ``"Hotel 1"`` with one night still shows
+    the night (docs/adr/0013-cards-show-what-they-do.md).
+    """
+    remaining = text
+    missing: list[RenderedArgument] = []
+    for argument in sorted(arguments, key=lambda a: len(a.value), reverse=True):
+        value = argument.value.strip()
+        found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", remaining) if value else None
+        if found is None:
+            missing.append(argument)
+            continue
+        remaining = remaining[: found.start()] + "\0" + remaining[found.end() :]
+    order = {id(a): n for n, a in enumerate(arguments)}
+    return sorted(missing, key=lambda a: order[id(a)])
 
 
 def _argument_label(op: OperationSpec | None, name: str, locale: str) -> str:

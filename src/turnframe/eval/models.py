@@ -67,6 +67,8 @@ def _read(path: str) -> Any:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {path}: it is not UTF-8 text ({exc.reason})") from None
     try:
         return json.loads(text) if path.endswith(".json") else load_yaml(text)
     except RecursionError:

@@ -1,4 +1,4 @@
-r"""Secret redaction shared by every adapter (guide §10, providers.md §1.7).
+r"""Secret redaction shared by every adapter (docs/provider-adapters.md, docs/adr/0019-local-model-and-answer-bounds.md).
 
 Adapters never keep a vendor SDK's exception, request or response (``openai`` and
 ``anthropic`` exceptions hold the request headers, ``Authorization`` included); they

@@ -153,6 +153,10 @@ class _Finishing(_RuntimeBase):
             cards=created,
             ask_next=ask_next,
         )
+        if not blocks:
+            # A turn with nothing to report still says so (I11: nothing disappears
+            # silently): no change was made and nothing is pending.
+            blocks = (NoticeBlock(code=_NOTHING, text=say(_NOTHING, prepared.locale)),)
         worded, written, reply_record = await self._words(prepared, blocks)
         kept, refused = guard_claims(worded, committed_events)
         if any(id(b) in written for b in refused):
@@ -553,6 +557,10 @@ class _Finishing(_RuntimeBase):
             operation=first.waits_for,
             case=focus,
         )
+
+
+_NOTHING = "nothing_to_do"
+"""The notice of a reply that would otherwise have no block."""
 
 
 _REPLAYED_NOTICE = {

@@ -1,6 +1,6 @@
 """Evaluate the user's words for an argument into a value, in the turn's locale.
 
-Pure (guide §5: code evaluates). Dates, whole and decimal numbers and amounts are read
+Pure (docs/adr/0015-values-in-the-turns-locale.md: code evaluates). Dates, whole and decimal numbers and amounts are read
 with the locale's CLDR data through Babel (:mod:`turnframe.runtime.dates`,
 :mod:`turnframe.runtime.amounts`); a numeric date two plausible orders read differently
 raises :class:`AmbiguousValue` so the runtime asks (docs/adr/0015-values-in-the-turns-locale.md,
