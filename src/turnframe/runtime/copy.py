@@ -48,7 +48,7 @@ _EN: dict[str, str] = {
     "card_replaced": "The earlier card on {label} was replaced by a new one.",
     "unreadable": "Part of your message couldn't be read; please rephrase it.",
     "unreadable_message": "Your message couldn't be read; please rephrase it.",
-    "nothing_to_do": "I found nothing to do in your message, so nothing was changed.",
+    "nothing_found": "I found nothing to do in your message, so nothing was changed.",
     "model_unreachable": (
         "The language model could not be reached ({error}), so your message was not read "
         "and nothing was changed; please try again later."
@@ -145,7 +145,7 @@ _PT: dict[str, str] = {
     "card_replaced": "O cartão anterior em {label} foi substituído por um novo.",
     "unreadable": "Parte da mensagem não pôde ser lida; reformule-a, por favor.",
     "unreadable_message": "A sua mensagem não pôde ser lida; reformule-a, por favor.",
-    "nothing_to_do": "Não encontrei nada a fazer na sua mensagem, por isso nada foi alterado.",
+    "nothing_found": "Não encontrei nada a fazer na sua mensagem, por isso nada foi alterado.",
     "model_unreachable": (
         "Não foi possível contactar o modelo de linguagem ({error}), por isso a sua mensagem "
         "não foi lida e nada foi alterado; tente novamente mais tarde."

@@ -559,7 +559,7 @@ class _Finishing(_RuntimeBase):
         )
 
 
-_NOTHING = "nothing_to_do"
+_NOTHING = "nothing_found"
 """The notice of a reply that would otherwise have no block."""
 
 
