@@ -17,6 +17,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -73,19 +74,22 @@ class Watch(Provider):
         self.inner = inner
         self.profile = inner.profile
         self.calls: list[tuple[ModelRequest, ModelResponse]] = []
+        self.seconds: list[float] = []
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         # A cap on generated tokens bounds each call's time; a cut answer is TRUNCATED,
         # which the runner treats as an invalid reading (a notice), as it should.
         request = replace(request, max_output_tokens=min(request.max_output_tokens, 192))
+        started = time.monotonic()
         response = await self.inner.complete(request)
+        self.seconds.append(time.monotonic() - started)
         self.calls.append((request, response))
         return response
 
 
 @pytest.fixture(scope="module")
 def local_model() -> XLlamaCppProvider:
-    provider = XLlamaCppProvider("smollm2", threads=2)
+    provider = XLlamaCppProvider("smollm2")
     yield provider
     provider.close()
 
@@ -158,4 +162,6 @@ def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvide
                 assert claim.event_ids and set(claim.event_ids) <= event_ids
         assert not result.refused_blocks
     shares = sum(r.stop is StopReason.COMPLETE for _, r in watch.calls)
+    for (request, response), took in zip(watch.calls, watch.seconds, strict=True):
+        print(f"{request.task}: {took:.1f}s {response.stop} {response.detail} {response.text[:120]!r}")
     print(f"{len(watch.calls)} real calls, {shares} complete; context {local_model.n_ctx}")
