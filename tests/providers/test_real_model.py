@@ -89,7 +89,9 @@ class Watch(Provider):
 
 @pytest.fixture(scope="module")
 def local_model() -> XLlamaCppProvider:
-    provider = XLlamaCppProvider("smollm2")
+    # Threads: TURNFRAME_LOCAL_THREADS, else half the usable cores (1 on a 2-core runner).
+    threads = os.environ.get("TURNFRAME_LOCAL_THREADS")
+    provider = XLlamaCppProvider("smollm2", threads=int(threads) if threads else None)
     yield provider
     provider.close()
 
@@ -163,5 +165,7 @@ def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvide
         assert not result.refused_blocks
     shares = sum(r.stop is StopReason.COMPLETE for _, r in watch.calls)
     for (request, response), took in zip(watch.calls, watch.seconds, strict=True):
-        print(f"{request.task}: {took:.1f}s {response.stop} {response.detail} {response.text[:120]!r}")
+        print(
+            f"{request.task}: {took:.1f}s {response.stop} {response.detail} {response.text[:120]!r}"
+        )
     print(f"{len(watch.calls)} real calls, {shares} complete; context {local_model.n_ctx}")

@@ -357,7 +357,7 @@ def compact_grammar(schema: JSONObject) -> str | None:
     """
     try:
         grammar = str(xllamacpp.json_schema_to_grammar({**schema, "x-guidance": _COMPACT}))
-    except Exception:  # noqa: BLE001 - any converter failure falls back to json_schema
+    except Exception:  # any converter failure falls back to json_schema
         return None
     if grammar.startswith("%llguidance"):
         return grammar
