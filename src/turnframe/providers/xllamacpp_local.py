@@ -8,10 +8,14 @@ HTTP listener binds 127.0.0.1 only, on a port of its choosing, and is checked to
 loopback before the adapter accepts it (docs/adr/0019-local-model-and-answer-bounds.md).
 
 * **Grammar.** The schema, cut to the keywords llama.cpp's schema-to-grammar converter
-  enforces (:data:`XLLAMACPP_SUBSET`; it drops ``minimum`` and ``uniqueItems``), is sent
-  as ``response_format: json_schema``; the server compiles it to a grammar and decodes
-  under it. Every answer is still validated against the full schema and bounded in size
-  and depth (:mod:`turnframe.providers.bounds`).
+  enforces (:data:`XLLAMACPP_SUBSET`; it drops ``minimum`` and ``uniqueItems``), is
+  compiled by llama.cpp's own converter into a grammar that allows no whitespace between
+  JSON tokens (:func:`compact_grammar`) and sent as ``grammar``; when the converter
+  refuses it, the schema goes as ``response_format: json_schema``. Every answer is still
+  validated against the full schema and bounded in size and depth
+  (:mod:`turnframe.providers.bounds`).
+* **Threads.** Half the usable cores (:func:`default_threads`); ``TURNFRAME_LOCAL_THREADS``
+  or ``threads=`` overrides.
 * **Temperature.** The request's ``temperature`` (and ``seed``) are passed through; an
   understanding request that names none is decoded at temperature 0 (the server's own
   default is 0.8).
