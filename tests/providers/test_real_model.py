@@ -150,7 +150,13 @@ def test_three_real_turns_keep_the_plumbing_honest(local_model: XLlamaCppProvide
         if response.stop in (StopReason.TRUNCATED, StopReason.EMPTY):
             continue
         sent, _ = compile_schema(request.schema, local_model.profile.capabilities.schema_subset)
-        value = json.loads(response.text)
+        try:
+            value = json.loads(response.text)
+        except ValueError:
+            raise AssertionError(
+                f"{request.task}: a {response.stop} answer is not JSON: {response.text[:200]!r} "
+                f"({response.detail})"
+            ) from None
         errors = list(Draft202012Validator(sent).iter_errors(value))
         assert not errors, f"{request.task}: the grammar let through {errors[0].message[:200]}"
     for result, record in turns:

@@ -146,7 +146,8 @@ def strict_problems(schema: Any, where: str = "$") -> list[str]:
     """Return every object of ``schema`` that is not strict (empty: every level is strict).
 
     Strict (I2): an object schema names its properties, requires every one of them and
-    forbids any other (``additionalProperties: false``). Used by the schema property test
+    forbids any other (``additionalProperties: false``); and no ``enum`` or ``anyOf`` is
+    empty, since a schema no value satisfies is one a constrained decoder cannot compile. Used by the schema property test
     and by task authors to check a builder.
     """
     problems: list[str] = []
@@ -159,6 +160,10 @@ def strict_problems(schema: Any, where: str = "$") -> list[str]:
                 problems.append(f"{where}: additionalProperties is not false")
             if sorted(schema.get("required", [])) != sorted(props):
                 problems.append(f"{where}: not every property is required")
+        if "enum" in schema and not schema["enum"]:
+            problems.append(f"{where}: an empty enum (no value can satisfy it)")
+        if "anyOf" in schema and not schema["anyOf"]:
+            problems.append(f"{where}: an empty anyOf (no value can satisfy it)")
         for key, value in schema.items():
             if key == "properties" and isinstance(value, dict):
                 for name, sub in value.items():

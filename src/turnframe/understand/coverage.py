@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
@@ -29,6 +30,10 @@ def gaps(words: Words, units: Sequence[Unit]) -> list[tuple[int, int]]:
                 runs.append((start, n - 1))
             start = None
     return runs
+
+
+NOTHING: JSONObject = {"type": "null"}
+"""The item schema of a list that must stay empty."""
 
 
 def coverage_task(
@@ -74,7 +79,11 @@ def coverage_task(
             "units": [{"id": u.id, "kind": u.kind, "words": f"{u.start}-{u.end}"} for u in units],
             "uncovered": [f"{a}-{b}: {words.text(a, b)}" for a, b in runs],
         },
-        schema=s.obj({"missed": s.array(missed, max_items=12)}),
+        # With no uncovered word nothing can be missed: the only answer is an empty list
+        # (an item schema of empty enums would be one no decoder can compile).
+        schema=s.obj(
+            {"missed": s.array(missed, max_items=12) if free else s.array(NOTHING, max_items=0)}
+        ),
         check=check,
         needs=Needs(),
         reasoning=reasoning,

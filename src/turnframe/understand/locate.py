@@ -72,7 +72,12 @@ def locate_task(
         },
         schema=s.obj(
             {
-                "handles": s.array(s.enum(handles), max_items=max(1, len(handles)), unique=True),
+                # No record in view: the only choice is none of them, then ``find``.
+                "handles": (
+                    s.array(s.enum(handles), max_items=len(handles), unique=True)
+                    if handles
+                    else s.array({"type": "null"}, max_items=0)
+                ),
                 "find": s.any_of([pointer], nullable=True),
             }
         ),

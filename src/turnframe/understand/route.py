@@ -76,14 +76,18 @@ def route_task(
         return s.obj(
             {
                 "unit": s.const(unit.id),
-                "operations": s.array(
-                    s.enum(offered), max_items=8 if kind == "request" else 0, unique=True
+                "operations": (
+                    s.array(s.enum(offered), max_items=8 if kind == "request" else 0, unique=True)
+                    if offered
+                    else s.array(none, max_items=0)
                 ),
                 "topic": s.enum(brief.topics, nullable=True) if kind == "question" else none,
                 "constraint": constraint if kind == "constraint" else none,
-                "card": s.any_of(cards) if kind == "card_answer" else none,
+                # Never an empty choice: an unsatisfiable schema is one a decoder cannot
+                # compile, and llama.cpp then decodes with no grammar at all.
+                "card": s.any_of(cards) if kind == "card_answer" and cards else none,
                 "corrects": s.enum(others, nullable=True) if kind == "request" else none,
-                "cancels": s.enum(others) if kind == "cancellation" else none,
+                "cancels": s.enum(others) if kind == "cancellation" and others else none,
             }
         )
 
@@ -112,7 +116,9 @@ def route_task(
                 return f"{where}: a card_answer unit needs its card and option"
             if r["topic"] is not None and kind != "question":
                 return f"{where}: only a question unit has a topic"
-            if kind == "cancellation" and r["cancels"] is None:
+            if kind == "cancellation" and r["cancels"] is None and len(all_ids) > 1:
+                # With nothing else to cancel, the cancellation stands alone and the
+                # reducer says nothing was changed.
                 return f"{where}: a cancellation unit needs the unit it cancels"
             if r["cancels"] is not None and kind != "cancellation":
                 return f"{where}: only a cancellation unit cancels"
