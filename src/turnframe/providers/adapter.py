@@ -72,6 +72,7 @@ __all__ = [
     "Raw",
     "ToolCallBuffer",
     "VendorProvider",
+    "chat_completion_raw",
     "compile_schema",
     "extra_hint",
     "full_schema_problems",
@@ -195,6 +196,30 @@ class Raw:
     usage: Usage = field(default_factory=Usage)
     detail: str = ""
     model: str = ""
+
+
+def chat_completion_raw(data: Mapping[str, Any], *, detail: str = "") -> Raw:
+    """Return the :class:`Raw` of an OpenAI-style chat completion dict (llama.cpp's shape).
+
+    Reads the first choice's message content, ``finish_reason`` (``length`` is
+    ``TRUNCATED``, anything else ``COMPLETE``; the base class then judges empty or invalid
+    text), token usage and the model name. ``detail`` is appended to the
+    ``finish_reason=…`` detail. Used by both in-process llama.cpp adapters
+    (docs/provider-adapters.md).
+    """
+    choice = (data.get("choices") or [{}])[0]
+    usage = data.get("usage") or {}
+    finish = choice.get("finish_reason")
+    return Raw(
+        text=(choice.get("message") or {}).get("content") or "",
+        stop=StopReason.TRUNCATED if finish == "length" else StopReason.COMPLETE,
+        usage=Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        ),
+        detail=f"finish_reason={finish}{detail}",
+        model=str(data.get("model") or ""),
+    )
 
 
 class ToolCallBuffer:

@@ -48,9 +48,10 @@ from turnframe.providers.adapter import (
     STRUCTURAL_KEYWORDS,
     Raw,
     VendorProvider,
+    chat_completion_raw,
     sampling_options,
 )
-from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
+from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest
 from turnframe.providers.errors import (
     CapabilityMissing,
     ContextOverflow,
@@ -173,18 +174,7 @@ class LocalProvider(VendorProvider):
                 return result
 
         data = await anyio.to_thread.run_sync(run)
-        choice = (data.get("choices") or [{}])[0]
-        usage = data.get("usage") or {}
-        finish = choice.get("finish_reason")
-        return Raw(
-            text=(choice.get("message") or {}).get("content") or "",
-            stop=StopReason.TRUNCATED if finish == "length" else StopReason.COMPLETE,
-            usage=Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
-            ),
-            detail=f"finish_reason={finish}",
-        )
+        return chat_completion_raw(data)
 
     def _classify(self, exc: Exception) -> ProviderError:
         if isinstance(exc, ValueError) and "context window" in str(exc):

@@ -50,8 +50,14 @@ except ImportError as _e:  # pragma: no cover - exercised without the extra
 import anyio
 
 from turnframe.core.ids import JSONObject
-from turnframe.providers.adapter import STRUCTURAL_KEYWORDS, Raw, VendorProvider, status_error
-from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest, StopReason, Usage
+from turnframe.providers.adapter import (
+    STRUCTURAL_KEYWORDS,
+    Raw,
+    VendorProvider,
+    chat_completion_raw,
+    status_error,
+)
+from turnframe.providers.base import Capabilities, ModelProfile, ModelRequest
 from turnframe.providers.errors import (
     CapabilityMissing,
     ContextOverflow,
@@ -318,19 +324,7 @@ class XLlamaCppProvider(VendorProvider):
         error = data.get("error")
         if isinstance(error, dict):
             raise self._server_error(error)
-        choice = (data.get("choices") or [{}])[0]
-        usage = data.get("usage") or {}
-        finish = choice.get("finish_reason")
-        return Raw(
-            text=(choice.get("message") or {}).get("content") or "",
-            stop=StopReason.TRUNCATED if finish == "length" else StopReason.COMPLETE,
-            usage=Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
-            ),
-            detail=f"finish_reason={finish}{_timings(data.get('timings'))}",
-            model=str(data.get("model") or ""),
-        )
+        return chat_completion_raw(data, detail=_timings(data.get("timings")))
 
     def _server_error(self, error: dict[str, Any]) -> ProviderError:
         code = error.get("code")
