@@ -243,7 +243,7 @@ def missing_extra() -> list[str]:
     for module, dist in EXTRA_PACKAGES.items():
         try:
             found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
+        except (ModuleNotFoundError, ValueError):  # a parent missing, or a stub in sys.modules
             found = False
         if not found:
             missing.append(dist)
