@@ -45,7 +45,6 @@ def reduce_act(
     if act.operation is None:
         reduce_cancellation(r, act)
         return
-        return
     if act.hypothetical:
         record(
             r,
