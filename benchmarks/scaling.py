@@ -56,9 +56,10 @@ How
     turn id). The per-case rows those turns would have left (events, journal rows, case
     revisions) are not copied: no per-conversation read touches them, and the trips'
     revisions grow with the real turns anyway. Every table with a ``turn_id`` column must
-    be classified in :data:`_PER_TURN_TABLES` or :data:`_PER_CASE_TABLES`, so a store
-    that gains a per-turn table fails here instead of giving a history that lacks it;
-    the copy is then checked with the public ``conversation_replies``.
+    be classified in :data:`_PER_TURN_TABLES` or :data:`_PER_CASE_TABLES`, and the
+    conversation row may hold only its keys and state, so a store that gains a per-turn
+    table or a per-conversation counter fails here instead of giving a history that
+    lacks it; the copy is then checked with the public ``conversation_replies``.
 
     ``config.reference_loop_ms`` times a fixed pure-Python loop, to compare figures
     across machines; ``config.git`` is the commit measured. The machine this runs on in
@@ -313,15 +314,29 @@ async def _db_bytes(store: TurnStore) -> int:
             conn.close()
     import psycopg
 
-    async with await psycopg.AsyncConnection.connect(store.dsn, autocommit=True) as conn:  # type: ignore[attr-defined]
-        cur = await conn.execute(
+    pg_store = _postgres(store)
+    async with await psycopg.AsyncConnection.connect(pg_store.dsn, autocommit=True) as pg:
+        cur = await pg.execute(
             "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
             " JOIN pg_namespace n ON n.oid = c.relnamespace"
             " WHERE n.nspname = %s AND c.relkind = 'r'",
-            (store.schema,),  # type: ignore[attr-defined]
+            (pg_store.schema,),
         )
         row = await cur.fetchone()
         return int(row[0]) if row else 0
+
+
+def _postgres(store: TurnStore) -> Any:
+    """Return ``store`` as a PostgreSQL store (its ``dsn`` and ``schema``).
+
+    Raises:
+        RuntimeError: the store is neither SQLite (handled by the callers) nor PostgreSQL.
+    """
+    from turnframe.store.postgres import PostgresStore
+
+    if not isinstance(store, PostgresStore):
+        raise RuntimeError(f"the scaling benchmark does not know {type(store).__name__}")
+    return store
 
 
 _PER_TURN_TABLES = {"sqlite": ("turns", "replays"), "postgres": ("tf_turn", "tf_replay")}
@@ -331,6 +346,10 @@ _PER_CASE_TABLES = {
     "postgres": {"tf_interaction", "tf_event", "tf_command"},
 }
 """Tables with a ``turn_id`` column whose rows belong to cases or cards, not copied."""
+_CONVERSATION_TABLE = {"sqlite": "conversations", "postgres": "tf_conversation"}
+_CONVERSATION_COLUMNS = {"account", "conversation_id", "state"}
+"""The conversation row's columns the copies leave as the real turns left them; a store
+that adds one (a turn counter, say) fails :func:`_copy_statements` until it is handled."""
 
 
 async def _bulk_history(
@@ -345,7 +364,8 @@ async def _bulk_history(
 
     Raises:
         RuntimeError: the store has a table with a ``turn_id`` column this function
-            does not classify, or the store is neither SQLite nor PostgreSQL.
+            does not classify, its conversation row has a column the copies would leave
+            stale, or the store is neither SQLite nor PostgreSQL.
     """
     from turnframe.store.sqlite import SqliteStore
 
@@ -366,12 +386,11 @@ async def _bulk_history(
         finally:
             conn.close()
         return
-    if type(store).__name__ != "PostgresStore":
-        raise RuntimeError(f"no bulk history for {type(store).__name__}")
     import psycopg
 
-    schema: str = store.schema  # type: ignore[attr-defined]
-    async with await psycopg.AsyncConnection.connect(store.dsn) as pg:  # type: ignore[attr-defined]
+    pg_store = _postgres(store)
+    schema: str = pg_store.schema
+    async with await psycopg.AsyncConnection.connect(pg_store.dsn) as pg:
         cur = await pg.execute(
             "SELECT table_name, column_name FROM information_schema.columns"
             " WHERE table_schema = %s ORDER BY ordinal_position",
@@ -400,6 +419,12 @@ def _copy_statements(kind: str, columns: Mapping[str, Sequence[str]], mark: str)
             f"the {kind} store has tables {sorted(unknown)} with a turn_id column that the "
             "scaling benchmark's bulk history does not classify: add each to "
             "_PER_TURN_TABLES (copied per turn) or _PER_CASE_TABLES"
+        )
+    extra = set(columns.get(_CONVERSATION_TABLE[kind], ())) - _CONVERSATION_COLUMNS
+    if extra:
+        raise RuntimeError(
+            f"the {kind} store's conversation row has columns {sorted(extra)} that the "
+            "scaling benchmark's bulk history does not update for the copied turns"
         )
     if kind == "sqlite":
         series = (
