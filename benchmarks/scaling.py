@@ -34,7 +34,8 @@ How
     so a directory that finds records by the user's words finds them; the scripted acts
     name the records by ``Runtime.handle_for(turn_id, case)``. Records are seeded
     untimed with the public ``Runtime.seed`` (eight at a time: PostgreSQL's pool serves
-    them in parallel). Before each round the Lisbon trip's extras are reset (untimed,
+    them in parallel; 100,000 records took about 1.5 minutes on SQLite and 5.5 on
+    PostgreSQL on a loaded 2-core machine, reported per row as ``seed_s``). Before each round the Lisbon trip's extras are reset (untimed,
     with ``Runtime.external_update``) to its two seeded ones, so the trip does not grow
     with the repetition count.
 
@@ -74,9 +75,11 @@ Usage::
     python benchmarks/scaling.py [--json] [--turns N] [--warmup N] [--sizes 10,1000,...]
         [--history-turns N] [--stores sqlite,postgres] [--postgres-dsn DSN] [--quick]
 
-The PostgreSQL rows need ``--postgres-dsn`` or ``TURNFRAME_TEST_POSTGRES_DSN``; without
-either they are skipped with a message. ``--quick`` (sizes 10 and 200, a 300-turn
-history, 3 turns) is for the smoke test.
+Defaults: 20 timed turns and 2 warm-up turns per row, both stores. The PostgreSQL rows
+need ``--postgres-dsn`` or ``TURNFRAME_TEST_POSTGRES_DSN``; without either they are
+skipped with a message. ``--quick`` (sizes 10 and 200, a 300-turn history, 3 turns, 1
+warm-up) is for the smoke test. The exit status is 0; a turn that does not commit stops
+the run with ``RuntimeError``.
 """
 
 from __future__ import annotations
