@@ -28,7 +28,6 @@ from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
 from turnframe.runtime.parts import RuntimeParts, handle
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
-from turnframe.runtime.steps.accept import TurnRequest
 from turnframe.runtime.turn import TurnResult
 from turnframe.store.base import CommitResult, TurnStore
 from turnframe.understand.base import Understander
@@ -176,7 +175,7 @@ class Runtime:
         """
         if turn.text and self.understander is None:
             raise UsageError("a text turn needs an understander; pass one to Runtime")
-        request = TurnRequest(
+        request = pipeline.TurnRequest(
             actor=actor,
             conversation_id=conversation_id,
             turn=turn,

@@ -46,7 +46,7 @@ from turnframe.runtime.steps.understand import understand
 from turnframe.runtime.turn import PreparedTurn, TurnResult, Understood
 from turnframe.store.errors import StoreError
 
-__all__ = ["finish", "recover", "run_begun", "run_turn", "step"]
+__all__ = ["TurnRequest", "finish", "recover", "run_begun", "run_turn", "step"]
 
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 
