@@ -277,7 +277,7 @@ async def run_begun(
 async def finish(parts: RuntimeParts, prepared: PreparedTurn) -> TurnResult:
     """Commit, persist cards, re-project, compose and record the reply. Idempotent.
 
-    Recovery of a turn stored as ``committing`` starts here (guide §14).
+    Recovery of a turn stored as ``committing`` starts here (docs/architecture.md "Recovery and concurrency").
 
     Raises:
         TurnInterrupted: a store boundary failed (``committing`` or ``committed``).
@@ -327,9 +327,9 @@ async def finish(parts: RuntimeParts, prepared: PreparedTurn) -> TurnResult:
 
 
 async def recover(parts: RuntimeParts, actor: Actor, turn_id: str) -> TurnResult:
-    """Resume a turn from its persisted phase (guide §14; ``Runtime.recover``).
+    """Resume a turn from its persisted phase (``Runtime.recover``).
 
-    ``received`` runs the turn again from its stored input; ``committing`` (or
+    docs/architecture.md "Recovery and concurrency": ``received`` runs the turn again from its stored input; ``committing`` (or
     ``committed``) resumes the stored plan at :func:`finish`; ``replied`` returns the
     stored reply and results.
 

@@ -196,7 +196,7 @@ class Loaded:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResolvedAct:
-    """One act with its target resolved and its record arguments read (guide §2 step 7).
+    """One act with its target resolved and its record arguments read (resolve step).
 
     Attributes:
         act: the act (completed with what the last reply asked for, when it answers it).

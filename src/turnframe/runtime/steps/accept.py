@@ -1,4 +1,4 @@
-"""Step 1, accept the input: start the turn under its id, once (I13, guide §2 step 1).
+"""Step 1, accept the input: start the turn under its id, once (I13).
 
 docs/adr/0016-races-and-turn-ids.md: a turn id is used once; another account's id is
 stored under an account-scoped alias, like a free one.

@@ -1,4 +1,4 @@
-"""Step 5, check what the domain would refuse: the check understanding calls (guide §2 step 5).
+"""Step 5, check what the domain would refuse: the check understanding calls.
 
 The check is built before understanding runs and handed to it in the brief, so a value
 the domain refuses goes back to extraction with the domain's own sentence.

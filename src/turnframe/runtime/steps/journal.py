@@ -1,7 +1,7 @@
 """Persist the plan: the turn's :class:`PreparedTurn`, stored with phase ``committing``.
 
 Recovery resumes from it without reducing again (docs/architecture.md "Recovery and
-concurrency"; guide §14).
+concurrency").
 """
 
 from __future__ import annotations

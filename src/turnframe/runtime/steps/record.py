@@ -1,7 +1,7 @@
 """Persist the reply: conversation state, the reply exactly as returned, the replay record.
 
-Writes phase ``replied`` with the results last (guide §14; I20: the replay record holds
-each step's inputs and outputs). Idempotent (recovery).
+Writes phase ``replied`` with the results last (docs/architecture.md "What is persisted";
+I20: the replay record holds each step's inputs and outputs). Idempotent (recovery).
 """
 
 from __future__ import annotations

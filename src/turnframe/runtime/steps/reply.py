@@ -45,7 +45,7 @@ async def compose(parts: RuntimeParts, data: ComposeInput) -> Composed:
     """Compose the code-written blocks, add the writer's words, keep what the guard allows.
 
     A model-written block the guard refuses takes every model word with it: the
-    code-written reply stands, whole (guide §9). Never raises for the writer's failure.
+    code-written reply stands, whole (I15). Never raises for the writer's failure.
     """
     prepared, projected = data.prepared, data.reprojected
     blocks = compose_reply(
