@@ -17,6 +17,7 @@ from typing import Any
 from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import (
     CARD_COLS,
@@ -27,7 +28,6 @@ from turnframe.store._common import (
     foreign_case_conflict,
     turn_from_row,
 )
-from turnframe.store import _sqlite_search as search
 from turnframe.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
 from turnframe.store.base import CaseRow, CommitRequest, CommitResult, InteractionCas, TurnRecord
 from turnframe.store.errors import (
@@ -109,9 +109,10 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
             found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
             if found is None:
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif found < 2:  # version 1 → 2: the word-search index (_sqlite_search)
-                search.migrate_to_search(conn)
-                conn.execute("UPDATE schema_version SET version = 2")
+            elif found < SCHEMA_VERSION:  # → 3: the word-search index (_sqlite_search)
+                for statement in search.MIGRATION:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             elif found > SCHEMA_VERSION:
                 raise StoreUnavailable(
                     f"SQLite database {target} has schema version {found}; "

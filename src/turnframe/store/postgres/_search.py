@@ -63,9 +63,7 @@ UNINDEXED = (
 )
 
 
-def search_params(
-    case: CaseRef, account: str, search_text: str | None
-) -> dict[str, Any]:
+def search_params(case: CaseRef, account: str, search_text: str | None) -> dict[str, Any]:
     """Return :data:`WRITE_SEARCH`'s parameters (folded text and sorted terms)."""
     folded = None if search_text is None else fold(search_text)
     return {
