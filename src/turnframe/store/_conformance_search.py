@@ -311,8 +311,7 @@ class SearchTests(ConformanceBase):
                     expected = [
                         c
                         for c in listed
-                        if (only is None or c.workflow == only)
-                        and _scan_match(by_case[c], mention)
+                        if (only is None or c.workflow == only) and _scan_match(by_case[c], mention)
                     ]
                     got = await _all(store, account, mention, workflow=only)
                     assert got == expected, (mention, only)
