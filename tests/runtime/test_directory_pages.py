@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
+from turnframe.core import ProposedTarget, SemanticAct, TurnInput, Understanding
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, StoredCaseDirectory
@@ -201,7 +202,8 @@ def test_cases_committed_without_search_text_are_found(kind: str, tmp_path: Path
             assert [r.case for r in await store.unindexed_cases(ACTOR.account)] == [refs["A1"]]
             directory = StoredCaseDirectory(_REGISTRY, store)
             assert list(await directory.find(ACTOR, None, "costa")) == [refs["A1"]]
-            assert list(await directory.find(ACTOR, None, "ana silva")) == [refs["A2"]]
+            found = await directory.find(ACTOR, None, "ana silva")
+            assert list(found) == [refs["A2"], refs["A3"]]  # Mariana Silva too
             assert list(await store.unindexed_cases(ACTOR.account)) == []
 
     anyio.run(main)
@@ -216,6 +218,40 @@ def test_runtime_seed_indexes_in_the_commit(kind: str, tmp_path: Path) -> None:
             await _seed(store)
             assert list(await store.unindexed_cases(ACTOR.account)) == []
             page = await store.find_cases(ACTOR.account, "ana silva")
-            assert len(page.rows) == 2
+            assert [r.case.case_id for r in page.rows] == ["A1", "A2", "A3"]
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_turns_commit_carries_the_new_search_text(kind: str, tmp_path: Path) -> None:
+    """A turn that renames a trip re-indexes it in its commit, not on a later lookup."""
+
+    async def main() -> None:
+        async with _store(kind, tmp_path) as store:
+            understander = ScriptedUnderstanding()
+            runtime = Runtime(
+                _APP, store, understander, clock=FixedClock(TODAY), ids=SequentialIds()
+            )
+            refs = {}
+            for key, case, state in seed_all([r for r in _RECORDS if "account" not in r]):
+                refs[key] = await runtime.seed(ACTOR.account, case.workflow, state, case_id=key)
+
+            def read(brief: Any) -> Understanding:
+                handle = runtime.handle_for(brief.turn_id, refs["T1"])
+                act = SemanticAct(
+                    id="a1",
+                    operation="trip.rename",
+                    target=ProposedTarget(handles=(handle,)),
+                    args={"name": "Oporto Autumn"},
+                )
+                return Understanding(acts=(act,))
+
+            understander.push(read)
+            result = await runtime.run_turn(ACTOR, "c", TurnInput(text="rename it"))
+            assert [r.status.value for r in result.results.values()] == ["committed"]
+            assert list(await store.unindexed_cases(ACTOR.account)) == []
+            page = await store.find_cases(ACTOR.account, "autumn")
+            assert [r.case for r in page.rows] == [refs["T1"]]
 
     anyio.run(main)

@@ -10,8 +10,8 @@ matching its text in Python answers.
 from __future__ import annotations
 
 import uuid
-from typing import Any
 from dataclasses import replace
+from typing import Any
 
 import anyio
 import pytest
