@@ -134,9 +134,10 @@ def list_page(
     for at in range(0, len(ids), CHUNK):
         chunk = ids[at : at + CHUNK]
         marks = ", ".join("(?, ?)" for _ in chunk)
+        # CROSS JOIN: seek each id on UNIQUE (workflow, case_id), never scan the account.
         found += conn.execute(
-            f"SELECT {_COLS} FROM cases c WHERE (c.workflow, c.case_id) IN (VALUES {marks})"
-            f" AND {where}",
+            f"SELECT {_COLS} FROM (VALUES {marks}) AS i CROSS JOIN cases c"
+            f" ON c.workflow = i.column1 AND c.case_id = i.column2 WHERE {where}",
             (*(v for pair in chunk for v in pair), *params),
         ).fetchall()
     found.sort(key=lambda r: r[0])
