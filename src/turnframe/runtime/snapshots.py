@@ -111,7 +111,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         """Return the snapshots of those of ``cases`` that are the account's stored cases.
 
         The ones not yet cached are read in one store call
-        (``TurnStore.list_cases_page(account, ids=...)``); a foreign or absent case is
+        (``TurnStore.list_cases_page(account, cases=...)``); a foreign or absent case is
         left out of the answer (and not cached), so an in-view list naming another
         account's record shows nothing of it (I1).
 
@@ -137,7 +137,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             rows: list[CaseRow] = []
             for start in range(0, len(cases), _IDS_PER_CALL):
                 chunk = cases[start : start + _IDS_PER_CALL]
-                found = await page(self._account, ids=chunk, limit=len(chunk))
+                found = await page(self._account, cases=chunk, limit=len(chunk))
                 rows.extend(found.rows)
             return rows
         out = []
