@@ -27,6 +27,7 @@ from turnframe.store._common import (
     foreign_case_conflict,
     turn_from_row,
 )
+from turnframe.store import _sqlite_search as search
 from turnframe.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
 from turnframe.store.base import CaseRow, CommitRequest, CommitResult, InteractionCas, TurnRecord
 from turnframe.store.errors import (
@@ -102,12 +103,15 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         with immediate(conn):
-            for statement in SCHEMA.split(";"):
+            for statement in (SCHEMA + search.SEARCH_SCHEMA).split(";"):
                 if statement.strip():
                     conn.execute(statement)
             found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
             if found is None:
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif found < 2:  # version 1 → 2: the word-search index (_sqlite_search)
+                search.migrate_to_search(conn)
+                conn.execute("UPDATE schema_version SET version = 2")
             elif found > SCHEMA_VERSION:
                 raise StoreUnavailable(
                     f"SQLite database {target} has schema version {found}; "
@@ -372,6 +376,8 @@ def commit(
                 raise IdempotencyKeyReused(key)
             return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
         revision = _write_case(conn, request, state_text)
+        # The word-search index, in the same transaction (turnframe.store._sqlite_search).
+        search.write_search(conn, case, account, request.search_text)
         if request.interaction is not None:
             _resolve_card(conn, account, request.interaction, resolution_text)
         for withdrawal in request.withdraw:

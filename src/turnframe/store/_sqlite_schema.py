@@ -14,8 +14,9 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
-"""The version this release writes and reads."""
+SCHEMA_VERSION = 2
+"""The version this release writes and reads (2: the word-search index,
+:mod:`turnframe.store._sqlite_search`)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
