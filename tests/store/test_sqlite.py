@@ -9,8 +9,8 @@ import pytest
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import CaseRef
 from turnframe.store import CommitRequest, StoreError, StoreUnavailable, TurnStore
-from turnframe.store.conformance import StoreConformance
 from turnframe.store._sqlite_schema import SCHEMA_VERSION
+from turnframe.store.conformance import StoreConformance
 from turnframe.store.sqlite import SqliteStore, default_path
 
 

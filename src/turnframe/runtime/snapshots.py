@@ -171,6 +171,11 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
 
     # ------------------------------------------------------------------ reading
     @property
+    def store(self) -> TurnStore:
+        """The store the snapshots are read from."""
+        return self._store
+
+    @property
     def loaded(self) -> tuple[CaseRef, ...]:
         """Every case with a snapshot, in first-load order."""
         return tuple(self._snaps)

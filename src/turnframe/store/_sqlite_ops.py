@@ -17,6 +17,7 @@ from typing import Any
 from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import (
     CARD_COLS,
@@ -27,7 +28,6 @@ from turnframe.store._common import (
     foreign_case_conflict,
     turn_from_row,
 )
-from turnframe.store import _sqlite_search as search
 from turnframe.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
 from turnframe.store.base import CaseRow, CommitRequest, CommitResult, InteractionCas, TurnRecord
 from turnframe.store.errors import (

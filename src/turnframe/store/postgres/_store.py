@@ -44,7 +44,6 @@ from turnframe.store.errors import (
 )
 from turnframe.store.faults import FaultPlan
 from turnframe.store.outbox import ClaimedMessage, OutboxRow
-from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
 from turnframe.store.postgres import _search as search
 from turnframe.store.postgres import _sql as q
 from turnframe.store.postgres._errors import (
@@ -55,6 +54,7 @@ from turnframe.store.postgres._errors import (
     translate,
 )
 from turnframe.store.postgres._migrations import _where, check_schema_name, migrate
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
 from turnframe.store.takeover import DeadTurn
 
 __all__ = ["PostgresStore"]
