@@ -324,7 +324,9 @@ class StoredCaseDirectory:
             after = page.cursor
         kept = items[:limit]
         return DirectoryPage(
-            items=tuple(kept), more=len(items) > limit, cursor=cursors[len(kept) - 1] if kept else None
+            items=tuple(kept),
+            more=len(items) > limit,
+            cursor=cursors[len(kept) - 1] if kept else None,
         )
 
     async def reindex(self, account: str, *, batch: int = 500) -> int:

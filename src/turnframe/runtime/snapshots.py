@@ -107,6 +107,17 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             )
         return snap
 
+    async def refresh(self, case: CaseRef) -> CaseSnapshot:
+        """Read ``case`` again and replace its snapshot (a case taken as absent may exist now).
+
+        Raises:
+            StoreError: the read failed (the old snapshot stays).
+        """
+        self._calls += 1
+        row = await self._store.load_case(case)
+        snap = self._snaps[case] = snapshot_of(self._registry, case, row, self._today, self._locale)
+        return snap
+
     async def load_rows(self, cases: Collection[CaseRef]) -> dict[CaseRef, CaseSnapshot]:
         """Return the snapshots of those of ``cases`` that are the account's stored cases.
 
