@@ -256,8 +256,13 @@ def _exact_sources(inp: ReductionInput) -> dict[tuple[str, CaseRef], set[str | N
         if card is None or option is None:
             continue
         for p in card.spec.pending:
-            # A stored card's option or pending case was itself an Exact choice.
-            case = option.case if option.meaning is OptionMeaning.SELECT else p.case
+            # A stored card's option or pending case was itself an Exact choice. An option
+            # that fills a record or part argument leaves the act on its own (Exact) case.
+            fills_argument = p.argument is not None and p.case is not None
+            if option.meaning is OptionMeaning.SELECT and not fills_argument:
+                case = option.case
+            else:
+                case = p.case
             if case is not None:
                 add(p.act.id, case, card.id)
                 add(f"{card.id}:{p.act.id}", case, card.id)
