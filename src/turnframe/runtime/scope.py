@@ -8,7 +8,8 @@ A turn run with ``in_view`` briefs the records it can be about, not the account:
 3. the cases of the cards on screen and of the acts carried from earlier replies;
 4. for each distinct word of the user's text of at least
    :attr:`BriefLimits.word_chars` characters, the records it finds
-   (``CaseDirectory.find``'s rule), when they are at most :attr:`BriefLimits.found`.
+   (``CaseDirectory.find``'s rule, the store's word index ``TurnStore.find_cases``),
+   when they are at most :attr:`BriefLimits.found`.
 
 A word that finds more records than that adds none, and every record it finds is left
 out of the brief, whatever brought it in: a brief never lists one record of several the
@@ -143,6 +144,9 @@ async def brief_scope(
     chosen: dict[CaseRef, None] = dict.fromkeys(c for c in named if c in stored)
     unlisted: list[str] = []
     if text and limits.found:
+        reindex = getattr(directory, "reindex", None)
+        if callable(reindex) and _over_this_store(directory, snapshots):
+            await reindex(actor.account)  # a case committed without its words is found too
         for word in query_words(text):
             if len(word) < limits.word_chars:
                 continue
@@ -196,12 +200,14 @@ async def _found(
     limit: int,
 ) -> tuple[list[CaseRef], bool]:
     """Return (at most ``limit`` records ``word`` finds, whether it finds more)."""
-    page = getattr(directory, "find_page", None)
-    if callable(page) and _over_this_store(directory, snapshots):
-        found = await page(actor, None, word, limit=limit)
-        for item in found.items:
-            snapshots.add_row(item.row, item.typed)
-        return [item.entry.case for item in found.items], bool(found.more)
+    seek = getattr(snapshots.store, "find_cases", None)
+    if callable(seek) and _over_this_store(directory, snapshots):
+        # The store's word index, the directory's rule; a word that finds more than
+        # ``limit`` records is told by ``more``, and its rows are not even typed.
+        page = await seek(actor.account, word, limit=limit)
+        if page.more:
+            return [], True
+        return [snapshots.add_row(row).case for row in page.rows], False
     cases = list(dict.fromkeys(await directory.find(actor, None, word)))
     if len(cases) > limit:
         return [], True
