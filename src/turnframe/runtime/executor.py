@@ -98,7 +98,7 @@ class StoredStateExecutor:
             state=definition.dump_state(state),
             events=tuple(events),
             outbox=tuple(outbox),
-            search_text=definition.search_text(state),
+            search_text=None if state is None else definition.search_text(state),
         )
 
 

@@ -115,7 +115,9 @@ class MemorySearchIndex:
                     break
         return self._cut(picked, row, limit)
 
-    def _cut(self, picked: list[CaseRef], row: Callable[[CaseRef], CaseRow], limit: int) -> CasePage:
+    def _cut(
+        self, picked: list[CaseRef], row: Callable[[CaseRef], CaseRow], limit: int
+    ) -> CasePage:
         page = picked[:limit]
         cursors = tuple(str(self.pos[c]) for c in page)
         return CasePage(

@@ -109,9 +109,10 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
             found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
             if found is None:
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif found < 2:  # version 1 → 2: the word-search index (_sqlite_search)
-                search.migrate_to_search(conn)
-                conn.execute("UPDATE schema_version SET version = 2")
+            elif found < SCHEMA_VERSION:  # → 3: the word-search index (_sqlite_search)
+                for statement in search.MIGRATION:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             elif found > SCHEMA_VERSION:
                 raise StoreUnavailable(
                     f"SQLite database {target} has schema version {found}; "

@@ -1,8 +1,8 @@
 """The SQLite store's paged listing and word-search index (:mod:`turnframe.store.search`).
 
-Tables (schema version 2): ``case_search`` holds one row per case, keyed by the case's
+Tables (schema version 3): ``case_search`` holds one row per case, keyed by the case's
 ``pos``, with its folded search text (``NULL``: unindexed, as every case stored before
-version 2 is until the directory indexes it); ``case_terms`` holds the postings
+version 3 is until the directory indexes it); ``case_terms`` holds the postings
 ``(account, term, pos)``, a ``WITHOUT ROWID`` table whose primary key is the index a
 lookup seeks. :func:`write_search` runs inside the commit's transaction, so a case's
 state and its terms are always of the same commit.
@@ -20,11 +20,11 @@ from turnframe.store.base import CaseRow
 from turnframe.store.search import PROBE, CasePage, fold, query_keys, query_words, terms
 
 __all__ = [
+    "MIGRATION",
     "SEARCH_SCHEMA",
     "find_page",
     "index_case",
     "list_page",
-    "migrate_to_search",
     "unindexed",
     "write_search",
 ]
@@ -46,21 +46,18 @@ CREATE TABLE IF NOT EXISTS case_terms (
     PRIMARY KEY (account, term, pos)
 ) WITHOUT ROWID;
 """
-"""The DDL added by schema version 2, idempotent."""
+"""The DDL added by schema version 3, idempotent."""
+
+MIGRATION: tuple[str, ...] = (
+    *(st.strip() for st in SEARCH_SCHEMA.split(";") if st.strip()),
+    "INSERT OR IGNORE INTO case_search (pos, account, workflow, text)"
+    " SELECT pos, account, workflow, NULL FROM cases",
+)
+"""The statements that bring a database to version 3: the DDL, then an unindexed
+``case_search`` row for every case stored before (the directory indexes them)."""
 
 _COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision"
 CHUNK = 400  # case ids per IN (VALUES …) list (two parameters each)
-
-
-def migrate_to_search(conn: sqlite3.Connection) -> None:
-    """Give every case stored before version 2 an unindexed ``case_search`` row.
-
-    Runs inside the opening transaction, once, when the database's version is 1.
-    """
-    conn.execute(
-        "INSERT OR IGNORE INTO case_search (pos, account, workflow, text)"
-        " SELECT pos, account, workflow, NULL FROM cases"
-    )
 
 
 def write_search(
@@ -137,9 +134,10 @@ def list_page(
     for at in range(0, len(ids), CHUNK):
         chunk = ids[at : at + CHUNK]
         marks = ", ".join("(?, ?)" for _ in chunk)
+        # CROSS JOIN: seek each id on UNIQUE (workflow, case_id), never scan the account.
         found += conn.execute(
-            f"SELECT {_COLS} FROM cases c WHERE (c.workflow, c.case_id) IN (VALUES {marks})"
-            f" AND {where}",
+            f"SELECT {_COLS} FROM (VALUES {marks}) AS i CROSS JOIN cases c"
+            f" ON c.workflow = i.column1 AND c.case_id = i.column2 WHERE {where}",
             (*(v for pair in chunk for v in pair), *params),
         ).fetchall()
     found.sort(key=lambda r: r[0])

@@ -63,9 +63,7 @@ UNINDEXED = (
 )
 
 
-def search_params(
-    case: CaseRef, account: str, search_text: str | None
-) -> dict[str, Any]:
+def search_params(case: CaseRef, account: str, search_text: str | None) -> dict[str, Any]:
     """Return :data:`WRITE_SEARCH`'s parameters (folded text and sorted terms)."""
     folded = None if search_text is None else fold(search_text)
     return {
@@ -126,9 +124,15 @@ def find_sql(
     if workflow is not None:
         where += " AND s.workflow = %s"
         params += (workflow,)
+    # LATERAL … LIMIT 1 keeps the plan a walk of the postings in ``pos`` order with one
+    # primary-key probe per posting (never a hash join over the account's cases), and the
+    # page's LIMIT stops the walk.
     return (
-        f"SELECT {_COLS} FROM tf_case_term t JOIN tf_case_search s ON s.pos = t.pos"
-        f" JOIN tf_case c ON c.pos = t.pos WHERE {where} AND s.text IS NOT NULL"
+        f"SELECT {_COLS} FROM tf_case_term t"
+        " CROSS JOIN LATERAL (SELECT s.text, s.workflow FROM tf_case_search s"
+        " WHERE s.pos = t.pos LIMIT 1) AS s"
+        " CROSS JOIN LATERAL (SELECT * FROM tf_case c WHERE c.pos = t.pos LIMIT 1) AS c"
+        f" WHERE {where} AND s.text IS NOT NULL"
         " AND NOT EXISTS (SELECT 1 FROM unnest(%s::text[]) AS w WHERE strpos(s.text, w) = 0)"
         " ORDER BY t.pos LIMIT %s",
         (*params, list(wanted), limit + 1),
