@@ -36,7 +36,8 @@ class LoadInput:
         turn_id: the turn (mints the handles).
         today: the turn's today (projection).
         locale: the turn's locale (labels).
-        in_view: the records the brief shows (``None``: every record of the account).
+        in_view: the records on screen (``None``: every record of the account; a list:
+            the bounded brief of docs/adr/0020-what-a-brief-shows.md).
     """
 
     actor: Actor
