@@ -3,8 +3,8 @@
 For generated accounts of travelers with shared first and last names (some deleted), a
 conversation that was on one of them, and a generated mention, the same turn is run
 twice: once with the whole account briefed (``in_view=None``) and once with a bounded
-brief (``in_view`` a random subset, small ``BriefLimits.found`` so the words often
-name more records than a brief may add). The understander is faithful to what it is
+brief (``in_view`` a random subset of the records the mention does not name, small
+``BriefLimits.found`` so the words often name more records than a brief may add). The understander is faithful to what it is
 shown: it names the handles of every listed record whose label holds the mention's
 words, and when none is listed it gives the words to find. The outcome (committed on
 which record, ambiguous between which, not found) is identical: a record is never
@@ -146,7 +146,14 @@ def test_a_bounded_brief_resolves_every_mention_as_the_whole_account(
     first = data.draw(st.sampled_from(FIRST))
     last = data.draw(st.sampled_from(LAST))
     mention = data.draw(st.sampled_from((first, last, f"{first} {last}")), label="mention")
-    in_view = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n), label="in view")
+    # Records on screen are the surface's choice (ADR 0020 rule 2): those drawn here
+    # share no word with the mention, so the whole account is the reference.
+    words = set(mention.split())
+    unrelated = [i for i, (f, la, _) in enumerate(people) if not words & {f, la}]
+    in_view = data.draw(
+        st.lists(st.sampled_from(unrelated), unique=True) if unrelated else st.just([]),
+        label="in view",
+    )
     limits = BriefLimits(found=data.draw(st.integers(1, 4), label="found"))
     whole = anyio.run(_run, people, earlier, mention, None, limits)
     bounded = anyio.run(_run, people, earlier, mention, in_view, limits)

@@ -208,3 +208,51 @@ def test_the_conversations_cases_are_briefed_on_its_next_turn(labels: Counter[st
 
 def _ids(cases: Collection[CaseRef]) -> set[str]:
     return {str(c) for c in cases}
+
+
+def test_a_record_on_screen_stays_briefed_when_its_word_names_too_many(
+    labels: Counter[str],
+) -> None:
+    # "Lisbon" names many trips here; the one on screen is still offered (the surface's
+    # choice, ADR 0020 rule 2), the others are not, and the word is marked unlisted.
+    many = [
+        {
+            "key": f"L{i}",
+            "workflow": "trip",
+            "name": "Lisbon",
+            "start": "2026-09-01",
+            "end": "2026-09-03",
+        }
+        for i in range(25)
+    ]
+
+    async def go() -> tuple[Brief, dict[str, CaseRef], Runtime]:
+        store = CountingStore()
+        seen: list[Brief] = []
+        refs: dict[str, CaseRef] = {}
+
+        def read(brief: Brief) -> Understanding:
+            seen.append(brief)
+            return Understanding()
+
+        runtime = Runtime(
+            travel_application(),
+            store,
+            ScriptedUnderstanding([read, read]),
+            clock=FixedClock(TODAY),
+            ids=SequentialIds(),
+        )
+        for record in seed_order(complete_records(RECORDS + many)):
+            workflow, state = seed_state(record, refs)
+            refs[str(record["key"])] = await runtime.seed(
+                "acme", workflow, state, case_id=str(record["key"]).lower()
+            )
+        await runtime.run_turn(ACTOR, "c1", TurnInput(text="the Lisbon trip"), in_view=[refs["T1"]])
+        await runtime.run_turn(ACTOR, "c1", TurnInput(text="the Lisbon trip"), in_view=[])
+        return seen[0], refs, runtime
+
+    (brief, refs, runtime) = anyio.run(go)
+    shown = set(brief.handles)
+    assert runtime.handle_for(brief.turn_id, refs["T1"]) in shown
+    assert not any(runtime.handle_for(brief.turn_id, refs[f"L{i}"]) in shown for i in range(25))
+    assert brief.unlisted == ("lisbon",)

@@ -12,8 +12,9 @@ A turn run with ``in_view`` briefs the records it can be about, not the account:
    when they are at most :attr:`BriefLimits.found`.
 
 A word that finds more records than that adds none, and every record it finds is left
-out of the brief, whatever brought it in: a brief never lists one record of several the
-user's words name, so a mention of them is found by words and resolved against the
+out of the brief unless the surface shows it (in view: the user sees which record is
+meant, as before): a brief never lists, by the runtime's choice, one record of several
+the user's words name, so a mention of them is found by words and resolved against the
 whole account (Ambiguous when several fit: the no-guess rule, I8). The word is recorded
 in ``Brief.unlisted``. A turn run with ``in_view=None`` briefs every record of the
 account, as before (small accounts, tests).
@@ -157,7 +158,10 @@ async def brief_scope(
                 chosen.update(dict.fromkeys(found))
     if unlisted:
         words = tuple(unlisted)
+        on_screen = set(in_view)
         for case in list(chosen):
+            if case in on_screen:
+                continue  # the surface shows it: the user sees which record is meant
             snap = snapshots[case]
             if snap.state is None:
                 continue
