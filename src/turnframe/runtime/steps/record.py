@@ -16,6 +16,7 @@ from turnframe.core.turn import TurnPhase, TurnPhaseChanged
 from turnframe.runtime.compose import AskNext
 from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts
+from turnframe.runtime.scope import CASES, remember_cases
 from turnframe.runtime.serial import dump, dump_waiting
 from turnframe.runtime.turn import Committed, Composed, PreparedTurn
 from turnframe.store.errors import StoreError
@@ -85,7 +86,8 @@ async def _remember(parts: RuntimeParts, prepared: PreparedTurn, asked: AskNext 
 
     One read of the conversation state and at most one write. A standing "do not submit" holds across replies (D1); the next message is read as
     the answer to what the reply asked (guide §5); the acts waiting for a record travel
-    to the next reply (D6). Idempotent (recovery).
+    to the next reply (D6); the cases the turn was on join the conversation's newest
+    cases (docs/adr/0020-what-a-brief-shows.md). Idempotent (recovery).
     """
     actor = prepared.actor
     store = parts.store
@@ -100,6 +102,11 @@ async def _remember(parts: RuntimeParts, prepared: PreparedTurn, asked: AskNext 
         state[WAITING] = dump_waiting(prepared.waiting)
     else:
         state.pop(WAITING, None)
+    on = [r.case for r in prepared.results if r.case is not None]
+    if on:
+        # The cases this conversation is on, bounded: the next turn's brief shows them
+        # (docs/adr/0020-what-a-brief-shows.md rule 1.2).
+        state[CASES] = remember_cases(state, on, parts.app.brief_limits.conversation)
     if state != before:
         await store.put_conversation_state(actor.account, prepared.conversation_id, state)
 
