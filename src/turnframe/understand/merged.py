@@ -220,8 +220,9 @@ def merged_task(
             for k, o in offers.items()
             if o.candidates is not None
         }
+        # Handles only: each record is shown once, under "records".
         data["data"]["record_candidates"] = {
-            k: {a: record_data(recs, briefing=False) for a, recs in o.record_candidates.items()}
+            k: {a: [r.handle for r in recs] for a, recs in o.record_candidates.items()}
             for k, o in offers.items()
             if o.record_candidates
         }
