@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope
-from turnframe.core.ids import JSONObject
+from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
@@ -120,6 +120,7 @@ def merged_task(
     check: Check,
     votes: int = 1,
     reasoning: str | None = None,
+    glossary: Sequence[JSONValue] = (),
 ) -> Task:
     """Return the merged read of ``brief``'s message.
 
@@ -132,6 +133,8 @@ def merged_task(
             part with the task the step-by-step chain would have asked.
         votes: reads to cast (a split vote is read once more).
         reasoning: the reasoning effort to ask for.
+        glossary: the domain's words as the route and extract steps see them (data),
+            sent under ``"glossary"`` when there are any.
     """
     name = "segment_route" if offers is None else "read"
     parts = ("segment", "route") if offers is None else ("segment", "route", "locate", "extract")
@@ -208,6 +211,7 @@ def merged_task(
         "topics": [
             {"topic": t, **({"answers": notes[t]} if t in notes else {})} for t in brief.topics
         ],
+        **({"glossary": list(glossary)} if glossary else {}),
         "data": {
             "records": record_data(brief.records),
             "cards_on_screen": card_data(brief),
