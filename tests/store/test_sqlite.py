@@ -9,6 +9,7 @@ import pytest
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import CaseRef
 from turnframe.store import CommitRequest, StoreError, StoreUnavailable, TurnStore
+from turnframe.store._sqlite_schema import SCHEMA_VERSION
 from turnframe.store.conformance import StoreConformance
 from turnframe.store.sqlite import SqliteStore, default_path
 
@@ -93,7 +94,7 @@ def test_wal_synchronous_foreign_keys_and_schema_version(tmp_path: Path) -> None
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
         await store.close()
         await store.close()
         with pytest.raises(StoreUnavailable, match="closed"):

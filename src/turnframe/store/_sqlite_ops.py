@@ -17,6 +17,7 @@ from typing import Any
 from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import (
     CARD_COLS,
@@ -102,11 +103,15 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         with immediate(conn):
-            for statement in SCHEMA.split(";"):
+            for statement in (SCHEMA + search.SEARCH_SCHEMA).split(";"):
                 if statement.strip():
                     conn.execute(statement)
             found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
             if found is None:
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif found < SCHEMA_VERSION:  # → 3: the word-search index (_sqlite_search)
+                for statement in search.MIGRATION:
+                    conn.execute(statement)
                 conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             elif found > SCHEMA_VERSION:
                 raise StoreUnavailable(
@@ -372,6 +377,8 @@ def commit(
                 raise IdempotencyKeyReused(key)
             return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
         revision = _write_case(conn, request, state_text)
+        # The word-search index, in the same transaction (turnframe.store._sqlite_search).
+        search.write_search(conn, case, account, request.search_text)
         if request.interaction is not None:
             _resolve_card(conn, account, request.interaction, resolution_text)
         for withdrawal in request.withdraw:

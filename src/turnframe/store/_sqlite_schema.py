@@ -14,8 +14,9 @@ from __future__ import annotations
 
 __all__ = ["SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
-"""The version this release writes and reads."""
+SCHEMA_VERSION = 3
+"""The version this release writes and reads (3: the word-search index,
+:mod:`turnframe.store._sqlite_search`; version 2 is the ``writes`` change)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
