@@ -26,6 +26,7 @@ from turnframe.understand.coverage import coverage_task, gaps
 from turnframe.understand.cross_check import STEPS, cross_check_task
 from turnframe.understand.extract import extract_task
 from turnframe.understand.locate import locate_task
+from turnframe.understand.merged import ActOffer, merged_task
 from turnframe.understand.route import route_task
 from turnframe.understand.segment import segment_task
 from turnframe.understand.units import UNIT_KINDS, Unit
@@ -121,6 +122,19 @@ def _tasks(brief: Brief, words: Words, units: list[Unit]) -> list[Task]:
             steps={"a1": STEPS, "a2": ("extract",), "a3": ()},
         ),
     ]
+    offers = {
+        spec.key: ActOffer(
+            spec=spec,
+            candidates=None if spec.creates_case else brief.records,
+            record_candidates={
+                a.name: list(brief.records) for a in spec.arguments if a.kind is ArgumentKind.RECORD
+            },
+        )
+        for spec in brief.operations
+    }
+    # The merged reads of low and medium effort are as strict (docs/architecture.md "Effort").
+    tasks.append(merged_task(brief, words, offers=None, check=lambda a: None, votes=3))
+    tasks.append(merged_task(brief, words, offers=offers, check=lambda a: None))
     for spec in brief.operations:
         candidates = {
             a.name: list(brief.records) for a in spec.arguments if a.kind is ArgumentKind.RECORD

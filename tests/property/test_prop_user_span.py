@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -54,6 +55,15 @@ def _provider(code: list[str], copy: str, message: Words) -> ScriptedProvider:
 
     def answer(request: ModelRequest) -> Any:
         match request.task:
+            case "read":
+                # Low effort's merged read carries the same values (the one record is the
+                # target code knows).
+                unit = {"id": "u1", "kind": "request", "from": 0, "to": last}
+                values = answer(replace(request, task="extract"))["values"]
+                act = {"operation": "trip.add_extra", "target": None, "values": values}
+                extra = {"constraint": None, "card": None, "corrects": None, "cancels": None}
+                read = {**unit, "hypothetical": False, "continues": None, "acts": [act]}
+                return {"units": [{**read, "topic": None, **extra}]}
             case "segment":
                 unit = {"id": "u1", "kind": "request", "from": 0, "to": last}
                 return {"units": [{**unit, "hypothetical": False, "continues": None}]}

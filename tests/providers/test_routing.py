@@ -36,7 +36,9 @@ from turnframe.understand import ModelUnderstanding
 ACTOR = Actor(account="acme", user="maria", roles=frozenset({"customer"}))
 TEXT = "Start a trip called Oslo Summit"
 ANSWERS: dict[str, Any] = {
-    "segment": {
+    # Low effort reads the message in one merged call, then verifies (docs/architecture.md
+    # "Effort"); a new record's target is known to code.
+    "read": {
         "units": [
             {
                 "id": "u1",
@@ -45,14 +47,13 @@ ANSWERS: dict[str, Any] = {
                 "to": 5,
                 "hypothetical": False,
                 "continues": None,
-            }
-        ]
-    },
-    "route": {
-        "routes": [
-            {
-                "unit": "u1",
-                "operations": ["trip.start"],
+                "acts": [
+                    {
+                        "operation": "trip.start",
+                        "target": None,
+                        "values": [{"argument": "name", "from": 4, "to": 5, "copy": "Oslo Summit"}],
+                    }
+                ],
                 "topic": None,
                 "constraint": None,
                 "card": None,
@@ -61,11 +62,10 @@ ANSWERS: dict[str, Any] = {
             }
         ]
     },
-    "extract": {"values": [{"argument": "name", "from": 4, "to": 5, "copy": "Oslo Summit"}]},
     "verify": {"verdict": "ok", "grounding": "user", "findings": []},
     "acknowledge": {"text": "Done."},
 }
-CALLS_IN_A_TURN = 4  # segment, route, extract, verify at low effort
+CALLS_IN_A_TURN = 2  # read, verify at low effort
 BASELINE = ["Started trip Oslo Summit (no dates)."]  # what a healthy provider's turn commits
 
 
@@ -165,7 +165,7 @@ def test_after_commit_only_reply_tasks_call_and_only_they_fall_back() -> None:
         assert fallback.attempts[-1].committed
         # Understanding never runs again after commit, on any candidate.
         calls = len(primary.requests), len(secondary.requests)
-        for task in ("segment", "route", "extract", "verify"):
+        for task in ("read", "segment", "route", "extract", "verify"):
             with pytest.raises(InvariantBroken, match="I18"):
                 await fallback.complete(_request(task))
         assert (len(primary.requests), len(secondary.requests)) == calls

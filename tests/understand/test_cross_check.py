@@ -10,7 +10,7 @@ import anyio
 from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput
 from turnframe.providers import ModelRequest, ScriptedProvider
-from turnframe.understand import ModelUnderstanding
+from turnframe.understand import Merge, ModelUnderstanding
 
 TEXT = "Rename the Porto trip to Summer Break"
 
@@ -83,7 +83,9 @@ def test_steps_are_narrated_in_the_users_language_except_at_low_effort() -> None
 
     async def run(effort: str, locale: str) -> list[Any]:
         provider = _provider("ok")
-        runtime, _, _ = await travel_runtime(ModelUnderstanding(provider, effort=effort))
+        runtime, _, _ = await travel_runtime(
+            ModelUnderstanding(provider, effort=effort, merge=Merge.NONE)
+        )
         runtime.narration = NarrationConfig(steps=True)
         seen: list[TurnEvent] = []
         runtime.subscribe(seen.append)

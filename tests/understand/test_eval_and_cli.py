@@ -119,6 +119,40 @@ def test_chat_turn_then_replay_shows_the_same_plan(tmp_path: Path) -> None:
     )
 
 
+def test_a_merged_low_effort_turn_replays_as_it_was_read(tmp_path: Path) -> None:
+    """The trace keeps ``merge``: the replay asks the same merged read (docs/architecture.md)."""
+    import argparse
+
+    from turnframe.cli.chat import run_command
+
+    unit = {"id": "u1", "kind": "request", "from": 0, "to": 5, "hypothetical": False}
+    value = {"argument": "name", "from": 4, "to": 5, "copy": "Oslo Summit"}
+    links = {"topic": None, "constraint": None, "card": None, "corrects": None, "cancels": None}
+    act = {"operation": "trip.start", "target": None, "values": [value]}
+    answers = tmp_path / "answers.json"
+    answers.write_text(
+        json.dumps(
+            {
+                "read": {"units": [{**unit, "continues": None, "acts": [act], **links}]},
+                "verify": {"verdict": "ok", "grounding": "user", "findings": []},
+            }
+        )
+    )
+    db = str(tmp_path / "chat.db")
+    out = io.StringIO()
+    args = argparse.Namespace(
+        command="chat", model=f"scripted:{answers}", db=db, effort="low", locale="en"
+    )
+    assert run_command(args, stdin=io.StringIO("Start a trip called Oslo Summit\n"), out=out) == 0
+    text = out.getvalue()
+    assert "Started trip Oslo Summit" in text
+    turn_id = text.split("[", 1)[1].split(" ·")[0]
+    replayed = io.StringIO()
+    args = argparse.Namespace(command="replay", turn_id=turn_id, db=db, account="acme")
+    assert run_command(args, out=replayed) == 0
+    assert "2 recorded calls served; the plan is identical" in replayed.getvalue()
+
+
 def test_numbered_option_is_a_structured_click(tmp_path: Path) -> None:
     import argparse
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,10 +21,20 @@ from test_second_readings import NONE, _candidate, _ok, _unit
 from conftest import ACTOR, travel_runtime
 from turnframe.core import GlossaryEntry, RegistryError, TurnInput, WorkflowRegistry
 from turnframe.core.acts import Understanding
-from turnframe.providers import ModelRequest, ScriptedProvider
+from turnframe.eval.dataset import load_set
+from turnframe.eval.oracle import OracleReading, oracle_provider
+from turnframe.providers import ModelRequest, ModelResponse, Provider, ScriptedProvider
 from turnframe.samples.travel import travel_application
 from turnframe.samples.travel.trip import TripWorkflow
-from turnframe.understand import Brief, ModelUnderstanding, ScriptedUnderstanding
+from turnframe.testing.scenario.model import ScenarioModel
+from turnframe.testing.scenario.runner import run_scenario
+from turnframe.understand import (
+    Brief,
+    ModelUnderstanding,
+    ScriptedUnderstanding,
+    UnderstandingResult,
+)
+from turnframe.understand.effort import Merge
 from turnframe.understand.glossary import GLOSSARY_TASKS
 
 
@@ -110,7 +121,7 @@ def _requests(text: str) -> Sequence[tuple[str, Any]]:
 
     async def go() -> None:
         runtime, _, _ = await travel_runtime(
-            ModelUnderstanding(ScriptedProvider(answer), effort="low")
+            ModelUnderstanding(ScriptedProvider(answer), effort="low", merge=Merge.NONE)
         )
         result = await runtime.run_turn(ACTOR, "c1", TurnInput(text=text))
         assert result.results["a1"].status.value == "committed"
@@ -122,7 +133,7 @@ def _requests(text: str) -> Sequence[tuple[str, Any]]:
 def test_route_extract_and_verify_read_the_glossary_and_no_other_task_does() -> None:
     requests = _requests("Rename the Porto trip to Summer")
     called = {task for task, _ in requests}
-    assert set(GLOSSARY_TASKS) <= called, called
+    assert {"route", "extract", "verify"} <= called, called
     trip_terms = {e.term for e in travel_application().registry.workflow("trip").glossary("en")}
     for task, data in requests:
         if task in GLOSSARY_TASKS:
@@ -131,3 +142,57 @@ def test_route_extract_and_verify_read_the_glossary_and_no_other_task_does() -> 
             assert all(set(g) == {"term", "means"} for g in data["glossary"])
         else:
             assert "glossary" not in data, task
+
+
+EVAL_SET = Path(__file__).resolve().parents[2] / "eval" / "travel"
+
+
+class _Recording(Provider):
+    """Wraps a provider; keeps each request's task name and input data."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.profile = inner.profile
+        self.seen: list[tuple[str, Any]] = []
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        self.seen.append((request.task, json.loads(request.messages[1].content)))
+        return await self.inner.complete(request)
+
+
+@pytest.mark.parametrize(("effort", "merged"), [("low", "read"), ("medium", "segment_route")])
+def test_the_merged_read_of_each_effort_reads_the_glossary(effort: str, merged: str) -> None:
+    """The merged reads do route's (and at low, extract's) work, so they see its glossary."""
+    (_file, data), *_ = load_set(EVAL_SET)
+    case = next(c for c in data.cases if not c.before and "trip" in c.text.lower())
+    reading = OracleReading(case)
+    seen: list[_Recording] = []
+
+    async def reader(run: Any, turn: Any, brief: Any) -> UnderstandingResult:
+        provider = _Recording(
+            oracle_provider(
+                reading,
+                lambda key: str(run.with_handles(brief, key)),
+                lambda ref: str(run.with_handles(brief, f"card:{ref}")),
+            )
+        )
+        seen.append(provider)
+        return await ModelUnderstanding(provider, effort=effort).understand(brief)
+
+    scenario = ScenarioModel.model_validate(
+        {
+            "name": case.id,
+            "sample": data.sample,
+            "today": data.today,
+            "actor": data.actor,
+            "records": data.records,
+            "turns": [{"text": case.text, "understanding": "model", "effort": effort}],
+        }
+    )
+    anyio.run(lambda: run_scenario(scenario, case.id, model_reader=reader))
+    requests = [(task, d) for p in seen for task, d in p.seen]
+    assert merged in {task for task, _ in requests}, requests
+    trip_terms = {e.term for e in travel_application().registry.workflow("trip").glossary("en")}
+    for task, d in requests:
+        if task == merged:
+            assert trip_terms <= {g["term"] for g in d["glossary"]}, task

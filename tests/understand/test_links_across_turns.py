@@ -10,7 +10,7 @@ import anyio
 from conftest import ACTOR, travel_runtime
 from turnframe.core import InteractionStatus, ProposedTarget, SemanticAct, TurnInput, Understanding
 from turnframe.providers import ModelRequest, ScriptedProvider
-from turnframe.understand import ModelUnderstanding, ScriptedUnderstanding
+from turnframe.understand import Merge, ModelUnderstanding, ScriptedUnderstanding
 
 TEXT = "Forget the hotel"
 
@@ -62,7 +62,7 @@ async def _run() -> tuple[Any, Any, dict[str, Any]]:
     first = await runtime.run_turn(ACTOR, "c1", TurnInput(text="Book Hotel Avenida in Porto"))
     card = first.interactions_created[0]
     seen: dict[str, Any] = {}
-    runtime.understander = ModelUnderstanding(_provider(seen), effort="low")
+    runtime.understander = ModelUnderstanding(_provider(seen), effort="low", merge=Merge.NONE)
     second = await runtime.run_turn(ACTOR, "c1", TurnInput(text=TEXT))
     stored = await store.get_interaction(ACTOR.account, "c1", card.id)
     return second, stored, seen

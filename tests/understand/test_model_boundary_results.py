@@ -29,7 +29,7 @@ from turnframe.providers.base import SCHEMA_KEYWORDS
 from turnframe.providers.openai import llama_server_profile, openai_profile
 from turnframe.runtime import NarrationConfig
 from turnframe.runtime.copy import narrate, say
-from turnframe.understand import ModelUnderstanding
+from turnframe.understand import Merge, ModelUnderstanding
 
 EVAL_SET = Path(__file__).resolve().parents[2] / "eval" / "travel"
 TASKS = ("segment", "coverage", "route", "locate", "extract", "verify", "cross_check")
@@ -57,7 +57,9 @@ def test_an_eval_against_an_all_invalid_provider_scores_no_unit_and_f1_zero(
 
 
 async def _steps(provider: ScriptedProvider, text: str) -> list[TurnStep]:
-    runtime, _, _ = await travel_runtime(ModelUnderstanding(provider, effort="medium"))
+    runtime, _, _ = await travel_runtime(
+        ModelUnderstanding(provider, effort="medium", merge=Merge.NONE)
+    )
     runtime.narration = NarrationConfig(steps=True)
     return [
         e
@@ -105,7 +107,9 @@ def test_the_segment_narration_counts_the_units_read() -> None:
 
 
 async def _one_turn(provider: ScriptedProvider, effort: str) -> Any:
-    runtime, store, _ = await travel_runtime(ModelUnderstanding(provider, effort=effort))
+    runtime, store, _ = await travel_runtime(
+        ModelUnderstanding(provider, effort=effort, merge=Merge.NONE)
+    )
     result = await runtime.run_turn(ACTOR, "c1", TurnInput(text="Rename the Porto trip to Summer"))
     return await store.load_replay("acme", result.turn_id)
 

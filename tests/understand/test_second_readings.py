@@ -18,7 +18,7 @@ from turnframe.core import TurnInput
 from turnframe.core.reply import NoticeBlock, ReceiptBlock
 from turnframe.providers import Capabilities, ModelRequest, ScriptedProvider
 from turnframe.runtime.copy import say
-from turnframe.understand import ModelUnderstanding
+from turnframe.understand import Merge, ModelUnderstanding
 from turnframe.understand.prompts import prompt_text
 
 Answer = Callable[[ModelRequest, Any], Any]
@@ -65,7 +65,9 @@ async def _turn(
         return answers[request.task](request, data)
 
     provider = ScriptedProvider(answer, capabilities=capabilities)
-    runtime, store, refs = await travel_runtime(ModelUnderstanding(provider, effort=effort))
+    runtime, store, refs = await travel_runtime(
+        ModelUnderstanding(provider, effort=effort, merge=Merge.NONE)
+    )
     result = await runtime.run_turn(ACTOR, "c1", TurnInput(text=text))
     return result, provider, (store, refs)
 

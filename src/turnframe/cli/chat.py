@@ -29,7 +29,8 @@ from turnframe.eval.models import KNOWN_MODELS, provider_from_spec
 from turnframe.providers import ReplayProvider
 from turnframe.runtime import FixedClock, NarrationConfig, Runtime, TurnResult
 from turnframe.samples.travel import DEMO_RECORDS, seed_all, travel_application
-from turnframe.understand import ModelUnderstanding, brief_from_json
+from turnframe.understand import Merge, ModelUnderstanding, brief_from_json
+from turnframe.understand.merged import script_merge
 from turnframe.understand.reply import ModelReplyWriter
 
 __all__ = ["add_commands", "run_command"]
@@ -91,7 +92,10 @@ def run_command(
                 # Loading a GGUF file takes seconds; say so before the first line appears.
                 print(f"Loading the local model {spec[6:]}…", file=stream, flush=True)
             provider = provider_from_spec(spec)
-            understander = ModelUnderstanding(provider, effort=args.effort)
+            # A scripted table of the steps is read step by step (docs/architecture.md).
+            understander = ModelUnderstanding(
+                provider, effort=args.effort, merge=script_merge(provider)
+            )
             writer = ModelReplyWriter(provider, effort=args.effort)
             return int(
                 anyio.run(
@@ -330,8 +334,11 @@ async def _replay_understanding(record: dict[str, Any], out: TextIO) -> bool:
 
     brief = replace(brief_from_json(reading["brief"]), check=check)
     provider = ReplayProvider(record.get("calls") or [])
+    # A record made before merged reads has no ``merge``: it was read step by step.
     result = await ModelUnderstanding(
-        provider, effort=reading.get("effort") or "medium"
+        provider,
+        effort=reading.get("effort") or "medium",
+        merge=Merge(reading.get("merge") or Merge.NONE),
     ).understand(brief)
     again = to_json_value(result.understanding)
     same = again == record.get("understanding")

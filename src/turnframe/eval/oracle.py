@@ -119,6 +119,13 @@ class OracleReading:
                         for u in self.units
                     ]
                 }
+            case "segment_route" | "read":
+                return {
+                    "units": [
+                        self._merged(u, data, handle, card, acts=request.task == "read")
+                        for u in self.units
+                    ]
+                }
             case "coverage":
                 return {"missed": []}
             case "route":
@@ -142,6 +149,49 @@ class OracleReading:
                     verdict = {"reasoning": "The unit asks for exactly this act.", **verdict}
                 return verdict
         raise UsageError(f"the oracle has no answer for task {request.task!r}")
+
+    def _merged(
+        self,
+        unit: _Unit,
+        data: Mapping[str, Any],
+        handle: Callable[[str], str],
+        card: Callable[[str], str],
+        *,
+        acts: bool,
+    ) -> dict[str, Any]:
+        """Return one unit of a merged read: its segment and route fields (and its acts)."""
+        answer: dict[str, Any] = {
+            "id": unit.id,
+            "kind": unit.kind,
+            "from": unit.start,
+            "to": unit.end,
+            "hypothetical": unit.hypothetical,
+            "continues": None,
+        }
+        route = self._route(unit.id, card)
+        if unit.kind == "other":
+            route = dict.fromkeys(route, None) | {"operations": []}
+        del route["unit"]
+        operations = route.pop("operations")
+        if not acts:
+            return answer | {"operations": operations} | route
+        offered = {o["key"]: o for o in data["operations_on_offer"]}
+        read = []
+        for act_id, act in self.acts_by_id.items():
+            if act.unit != unit.text:
+                continue
+            op = offered[act.op]
+            values: list[Any] = []
+            if op["arguments"]:
+                extract = {
+                    "for": act_id,
+                    "operation": op,
+                    "data": {"allowed_words": data["data"]["allowed_words"].get(act.op, {})},
+                }
+                values = self._extract(extract, handle)["values"]
+            target = self._locate(act_id, handle) if act.op in data["data"]["targets"] else None
+            read.append({"operation": act.op, "target": target, "values": values})
+        return answer | {"acts": read} | route
 
     def _unit(self, unit_id: str) -> _Unit:
         return next(u for u in self.units if u.id == unit_id)

@@ -22,6 +22,7 @@ from turnframe.runtime import TurnResult
 from turnframe.testing.scenario.model import ScenarioModel, TurnModel
 from turnframe.testing.scenario.runner import run_scenario
 from turnframe.understand import Brief, ModelUnderstanding, UnderstandingResult
+from turnframe.understand.merged import script_merge
 from turnframe.understand.words import normalize
 
 __all__ = ["EvalReport", "Score", "critical_path_ms", "run_eval"]
@@ -222,7 +223,8 @@ async def _run_case(
             return str(run.with_handles(brief, f"card:{ref}"))
 
         provider = base if base is not None else oracle_provider(reading, handle, card)
-        return await ModelUnderstanding(provider, effort=effort).understand(brief)
+        understander = ModelUnderstanding(provider, effort=effort, merge=script_merge(provider))
+        return await understander.understand(brief)
 
     async def on_turn(run: Any, number: int, turn: TurnModel, result: TurnResult) -> None:
         if number != len(turns):

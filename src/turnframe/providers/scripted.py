@@ -91,6 +91,11 @@ class ScriptedProvider(Provider):
                 self._table[task] = list(value) if isinstance(value, list | tuple) else value
         self.requests: list[ModelRequest] = []
 
+    @property
+    def tasks(self) -> frozenset[str] | None:
+        """Return the task names the table answers (``None``: a function answers every task)."""
+        return None if self._fn is not None else frozenset(self._table)
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Return the scripted answer for ``request`` (raise it when it is an exception)."""
         self.requests.append(request)

@@ -40,7 +40,7 @@ from turnframe.tasks.record import CallRecord, VoteRound
 from turnframe.tasks.sampling import Sampling, VoteVariant, rotate_data, rotate_enums
 from turnframe.tasks.task import Task
 
-__all__ = ["TaskModels", "TaskRunner", "concurrently", "read_answer"]
+__all__ = ["TaskModels", "TaskRunner", "answer_problem", "concurrently", "read_answer"]
 
 _RESEND = (StopReason.REFUSAL, StopReason.CONTENT_FILTER, StopReason.EMPTY)
 
@@ -115,13 +115,23 @@ def read_answer(
         answer = parse_bounded(text, bounds)
     except AnswerUnreadable as exc:
         return None, str(exc)
+    return answer, answer_problem(task, answer, bounds)
+
+
+def answer_problem(task: Task, answer: Any, bounds: AnswerBounds = DEFAULT_BOUNDS) -> str | None:
+    """Return why a parsed ``answer`` fails ``task`` (its full schema, then its check), or ``None``.
+
+    The one check every answer passes before anything uses it: a task's own answer, or
+    the part of a merged answer that stands for that task (docs/architecture.md "Effort").
+    The error is at most five short problems, each quoting a few dozen characters.
+    """
     errors = schema_problems(task.schema, answer, bounds=bounds, limit=5)
     if errors:
-        return answer, "; ".join(errors)
+        return "; ".join(errors)
     problem = task.check(answer)
     if problem:
-        return answer, clip(problem, 4 * bounds.max_problem)
-    return answer, None
+        return clip(problem, 4 * bounds.max_problem)
+    return None
 
 
 class TaskRunner:

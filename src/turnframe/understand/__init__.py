@@ -18,7 +18,8 @@ from turnframe.understand.brief import (
     brief_from_json,
     brief_to_json,
 )
-from turnframe.understand.pipeline import EffortProfile, ModelUnderstanding, effort_profile
+from turnframe.understand.effort import EffortProfile, Merge, effort_profile
+from turnframe.understand.pipeline import ModelUnderstanding
 
 __all__ = [
     "AskedFor",
@@ -29,6 +30,7 @@ __all__ = [
     "BriefingBudget",
     "DomainCheck",
     "EffortProfile",
+    "Merge",
     "ModelUnderstanding",
     "ScriptedUnderstanding",
     "StepListener",

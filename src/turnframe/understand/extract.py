@@ -6,41 +6,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turnframe.core.glossary import GlossaryEntry
-from turnframe.core.ids import JSONObject
-from turnframe.core.operations import ArgumentKind, OperationSpec
+from turnframe.core.operations import OperationSpec
 from turnframe.providers.base import Needs
-from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
 from turnframe.understand.brief import BriefRecord
 from turnframe.understand.glossary import glossary_data
 from turnframe.understand.prompts import prompt
-from turnframe.understand.units import Unit, operation_data, owned_by_other, record_data
+from turnframe.understand.units import (
+    Unit,
+    operation_data,
+    owned_by_other,
+    record_data,
+    values_schema,
+)
 from turnframe.understand.words import Words, strip_edges
 
 __all__ = ["extract_task", "read_values"]
-
-
-def _value_schema(
-    spec: OperationSpec, candidates: Mapping[str, Sequence[BriefRecord]], words: Sequence[int]
-) -> JSONObject:
-    # ``words``: the word numbers a value may point at (I2, docs/adr/0018).
-    options = []
-    for arg in spec.arguments:
-        props: dict[str, JSONObject] = {
-            "argument": s.const(arg.name),
-            "from": s.word_set(words),
-            "to": s.word_set(words),
-            "copy": s.string(max_length=200),
-        }
-        if arg.kind is ArgumentKind.CHOICE:
-            props["choice"] = s.enum(arg.choices)
-        if arg.kind is ArgumentKind.RECORD:
-            props["record"] = s.enum(
-                [c.handle for c in candidates.get(arg.name, ())], nullable=True
-            )
-            props["literal"] = s.enum(arg.literals, nullable=True)
-        options.append(s.obj(props))
-    return s.obj({"values": s.array(s.any_of(options), max_items=max(1, len(options)))})
 
 
 def extract_task(
@@ -126,7 +107,7 @@ def extract_task(
         instructions=instructions,
         prompt_id=prompt_id,
         data=data,
-        schema=_value_schema(spec, candidates, allowed),
+        schema=values_schema(spec, candidates, allowed),
         check=check,
         needs=Needs(),
     )

@@ -10,7 +10,10 @@ user's words onto the domain's vocabulary read it:
   baggage kind); it sees the glossary of the act's workflow and of the workflows its
   record arguments name;
 - ``verify``: whether the act says what the words say, which needs the same meanings
-  extraction used; same entries as ``extract``.
+  extraction used; same entries as ``extract``;
+- ``segment_route`` (medium) and ``read`` (low), the merged reads that do route's (and at
+  low, extract's) work in one call: the entries of every workflow on offer and of the
+  workflows their record arguments name (:func:`merged_glossary`).
 
 Segment and coverage read the message's structure, locate chooses among labelled
 records, and cross-check compares the steps already read: none maps a domain word to a
@@ -28,15 +31,31 @@ from turnframe.core.ids import JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.understand.brief import Brief
 
-__all__ = ["GLOSSARY_TASKS", "act_glossary", "glossary_data", "offered_glossary", "with_glossary"]
+__all__ = [
+    "GLOSSARY_TASKS",
+    "act_glossary",
+    "glossary_data",
+    "merged_glossary",
+    "offered_glossary",
+    "with_glossary",
+]
 
-GLOSSARY_TASKS = ("route", "extract", "verify")
+GLOSSARY_TASKS = ("route", "extract", "verify", "segment_route", "read")
 """The tasks whose input carries the glossary (why: this module's docstring)."""
 
 
 def offered_glossary(brief: Brief) -> tuple[GlossaryEntry, ...]:
     """Return the brief's glossary entries of the workflows whose operations are on offer."""
     workflows = {op.workflow for op in brief.operations}
+    return tuple(e for e in brief.glossary if e.workflow in workflows)
+
+
+def merged_glossary(brief: Brief) -> tuple[GlossaryEntry, ...]:
+    """Return the entries a merged read sees: every offered workflow's and its records'."""
+    workflows = {op.workflow for op in brief.operations}
+    workflows |= {
+        a.record_workflow for op in brief.operations for a in op.arguments if a.record_workflow
+    }
     return tuple(e for e in brief.glossary if e.workflow in workflows)
 
 

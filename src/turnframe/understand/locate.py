@@ -7,11 +7,10 @@ from typing import Any
 
 from turnframe.core.acts import ProposedTarget
 from turnframe.providers.base import Needs
-from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
 from turnframe.understand.brief import BriefRecord
 from turnframe.understand.prompts import prompt
-from turnframe.understand.units import Unit, record_data
+from turnframe.understand.units import Unit, record_data, target_schema
 from turnframe.understand.words import Words
 
 __all__ = ["locate_task", "read_target"]
@@ -35,13 +34,6 @@ def locate_task(
     """
     handles = [c.handle for c in candidates]
     instructions, prompt_id = prompt("locate")
-    pointer = s.obj(
-        {
-            "from": s.pointer(len(words)),
-            "to": s.pointer(len(words)),
-            "copy": s.string(max_length=200),
-        }
-    )
 
     def check(answer: Any) -> str | None:
         if not answer["handles"] and answer["find"] is None:
@@ -70,17 +62,7 @@ def locate_task(
             ),
             **({"read_again": finding} if finding else {}),
         },
-        schema=s.obj(
-            {
-                # No record in view: the only choice is none of them, then ``find``.
-                "handles": (
-                    s.array(s.enum(handles), max_items=len(handles), unique=True)
-                    if handles
-                    else s.array({"type": "null"}, max_items=0)
-                ),
-                "find": s.any_of([pointer], nullable=True),
-            }
-        ),
+        schema=target_schema(handles, len(words)),
         check=check,
         needs=Needs(),
         reasoning=reasoning,

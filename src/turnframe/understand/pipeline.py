@@ -1,19 +1,22 @@
 """The understanding chain: segment → coverage ∥ route → locate ∥ extract → check → verify.
 
 The only module that chains the task modules (import-linter contract
-``understand-steps-independent``). Independent calls run concurrently; every answer is
-checked by code before the next task sees it; a unit that cannot be read becomes a
-notice; the turn's budget ends understanding with a typed error and a notice, never a
-half-read plan (guide §5).
+``understand-steps-independent``). Independent calls run concurrently; at low and medium
+effort one merged call answers several steps (:mod:`turnframe.understand.merged`) and
+each of its parts is checked with its step's own task; every answer is checked by code
+before the next task sees it; a unit that cannot be read becomes a notice; the turn's
+budget ends understanding with a typed error and a notice, never a half-read plan
+(guide §5; the contract per effort: docs/architecture.md "Effort").
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
+from anyio.abc import TaskGroup
 
 from turnframe.core.acts import (
     CardAnswer,
@@ -34,7 +37,7 @@ from turnframe.providers.base import Provider
 from turnframe.providers.errors import ProviderCancelled, ProviderError, error_kind
 from turnframe.tasks.budget import TurnBudget
 from turnframe.tasks.errors import BudgetExceeded, TaskFailed
-from turnframe.tasks.run import TaskModels, TaskRunner, concurrently
+from turnframe.tasks.run import TaskModels, TaskRunner, answer_problem, concurrently
 from turnframe.tasks.sampling import Sampling
 from turnframe.tasks.task import Task
 from turnframe.understand.base import UnderstandingResult
@@ -42,81 +45,21 @@ from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
 from turnframe.understand.contract import on_contract
 from turnframe.understand.coverage import coverage_task, gaps, read_missed
 from turnframe.understand.cross_check import CrossFinding, cross_check_task, read_findings
+from turnframe.understand.effort import EffortProfile, Merge, effort_profile
 from turnframe.understand.extract import extract_task, read_values
-from turnframe.understand.glossary import act_glossary
+from turnframe.understand.glossary import act_glossary, glossary_data, merged_glossary
 from turnframe.understand.locate import locate_task, read_target
+from turnframe.understand.merged import ActOffer, merged_task, split_answer
 from turnframe.understand.route import Route, read_routes, route_task
 from turnframe.understand.segment import read_units, segment_task
 from turnframe.understand.units import Unit
 from turnframe.understand.verify import Verdict, read_verdict, verify_task
 from turnframe.understand.words import Words
 
-__all__ = ["UNREADABLE", "EffortProfile", "ModelUnderstanding", "effort_profile"]
+__all__ = ["UNREADABLE", "EffortProfile", "Merge", "ModelUnderstanding", "effort_profile"]
 
 UNREADABLE = "unreadable"
 """The detail of a step no reading passed (its exact error is in the trace, never shown)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EffortProfile:
-    """How hard a turn is read (guide §5 "Effort"); never changes what policy allows.
-
-    Attributes:
-        split_votes: reads of segmentation (a split vote is read once more).
-        route_votes: reads of routing.
-        verify_votes: reads of every verification.
-        fault_revotes: extra reads of a verification that found fault.
-        reasoning: reasoning effort for the reading tasks but extraction.
-        reply_review: the reply's acknowledgement is reviewed.
-        step_prose: steps are narrated in the user's language.
-        cross_check: the whole reading is cross-checked; each finding sends one step of
-            one act back once and the verifier decides.
-    """
-
-    split_votes: int
-    route_votes: int
-    verify_votes: int
-    fault_revotes: int
-    reasoning: str | None
-    reply_review: bool
-    step_prose: bool
-    cross_check: bool = False
-
-
-def effort_profile(effort: Effort | str) -> EffortProfile:
-    """Return the reading profile of ``effort`` (low, medium or high)."""
-    match Effort(effort):
-        case Effort.LOW:
-            return EffortProfile(
-                split_votes=1,
-                route_votes=1,
-                verify_votes=1,
-                fault_revotes=0,
-                reasoning=None,
-                reply_review=False,
-                step_prose=False,
-            )
-        case Effort.MEDIUM:
-            return EffortProfile(
-                split_votes=3,
-                route_votes=3,
-                verify_votes=1,
-                fault_revotes=2,
-                reasoning=None,
-                reply_review=True,
-                step_prose=True,
-            )
-        case Effort.HIGH:
-            return EffortProfile(
-                split_votes=3,
-                route_votes=3,
-                verify_votes=3,
-                fault_revotes=0,
-                reasoning="low",
-                reply_review=True,
-                step_prose=True,
-                cross_check=True,
-            )
 
 
 class ModelUnderstanding:
@@ -128,6 +71,10 @@ class ModelUnderstanding:
         budget: the per-turn budget.
         sampling: temperatures per task and how votes differ (default: temperature 0,
             later votes seeded at 0.7 and rotated; docs/adr/0018).
+        merge: which steps one call answers together at every effort, overriding the
+            effort's (``Merge.NONE``: always step by step, for a model too small to
+            answer a merged read, or a script of the steps); default: the effort's
+            (docs/architecture.md "Effort").
     """
 
     def __init__(
@@ -137,11 +84,13 @@ class ModelUnderstanding:
         effort: Effort | str = Effort.MEDIUM,
         budget: TurnBudget | None = None,
         sampling: Sampling | None = None,
+        merge: Merge | None = None,
     ) -> None:
         self.models = models if isinstance(models, TaskModels) else TaskModels(models)
         self.effort = Effort(effort)
         self.budget = budget or TurnBudget()
         self.sampling = sampling or Sampling()
+        self.merge = Merge(merge) if merge is not None else None
 
     async def understand(self, brief: Brief) -> UnderstandingResult:
         """Return the proposal for ``brief.text`` with every call recorded (I20).
@@ -158,7 +107,10 @@ class ModelUnderstanding:
         """
         effort = Effort(brief.effort) if brief.effort else self.effort
         runner = TaskRunner(self.models, self.budget, sampling=self.sampling)
-        reading = _Reading(brief, runner, effort_profile(effort))
+        profile = effort_profile(effort)
+        if self.merge is not None and not profile.cross_check:
+            profile = replace(profile, merge=self.merge)
+        reading = _Reading(brief, runner, profile)
         error: str | None = None
         try:
             understanding = on_contract(await reading.run(), brief.operation)
@@ -174,6 +126,7 @@ class ModelUnderstanding:
             reading.step("provider", error_kind(exc))
         trace: JSONObject = {
             "effort": effort.value,
+            "merge": profile.merge.value,
             "brief": brief_to_json(brief),
             "error": error,
             "steps": [list(s) for s in reading.steps],
@@ -195,17 +148,55 @@ class ModelUnderstanding:
         )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _PreRead:
+    """An act's target and values as a merged read gave them, each checked by its step's task."""
+
+    target: ProposedTarget | None
+    values: tuple[dict[str, str], dict[str, str]] | None
+
+
+_PreReads = dict[tuple[str, str], _PreRead]
+"""(unit id, operation) → what the merged read gave for that act."""
+
+
+class _PartProblem(Exception):
+    """A part of a merged answer failed its step's check (the exact error, for the repair)."""
+
+
 @dataclass(slots=True)
 class _Act:
     id: str
     unit: Unit
     spec: OperationSpec
+    pre: _PreRead | None = None
     target: ProposedTarget = field(default_factory=ProposedTarget)
     args: dict[str, str] = field(default_factory=dict)
     evidence: dict[str, str] = field(default_factory=dict)
     source: EvidenceSource = EvidenceSource.USER
     dropped: bool = False
     candidates: tuple[BriefRecord, ...] = ()
+
+
+@dataclass(slots=True)
+class _Items:
+    """What a reading found, numbered in the order it was routed."""
+
+    acts: list[_Act] = field(default_factory=list)
+    by_unit: dict[str, list[_Act]] = field(default_factory=dict)
+    questions: list[tuple[str, Unit, str]] = field(default_factory=list)
+    targets: dict[str, ProposedTarget | None] = field(default_factory=dict)
+    constraints: list[Constraint] = field(default_factory=list)
+    card_answers: list[CardAnswer] = field(default_factory=list)
+    cancels: list[tuple[str, str]] = field(default_factory=list)
+    cancellation_ids: list[str] = field(default_factory=list)
+    corrections: list[tuple[str, str]] = field(default_factory=list)
+    starts: dict[str, int] = field(default_factory=dict)
+
+    def next_act(self, unit: Unit) -> str:
+        act_id = f"a{len(self.starts) + 1}"
+        self.starts[act_id] = unit.start
+        return act_id
 
 
 class _Reading:
@@ -242,6 +233,10 @@ class _Reading:
     async def run(self) -> Understanding:
         if not len(self.words):
             return Understanding()
+        if self.profile.merge is not Merge.NONE:
+            merged = await self._read_merged()
+            if merged is not None:
+                return await self._after_merged(*merged)
         answer = await self._try(
             "segment",
             lambda: self.runner.run(
@@ -263,64 +258,196 @@ class _Reading:
         routes = await self._cover_and_route(units)
         return await self._read_items(units, routes)
 
+    # ------------------------------------------------------------- merged read
+    async def _read_merged(self) -> tuple[list[Unit], dict[str, Route], _PreReads] | None:
+        """Read several steps in one call; every part is checked with its step's own task.
+
+        Segmentation and routing, and at ``Merge.ALL`` each act's target and values.
+
+        Returns ``None`` when no reading passed (after the repair round and any
+        escalation): the message is then read step by step, so a model that cannot
+        answer the merged question still gets the chain (docs/architecture.md "Effort").
+        """
+        offers = self._offers() if self.profile.merge is Merge.ALL else None
+        # What each answer that passed read as (by identity: the runner returns one of them).
+        passed: dict[int, tuple[Any, tuple[list[Unit], dict[str, Route], _PreReads]]] = {}
+
+        def check(answer: Any) -> str | None:
+            try:
+                passed[id(answer)] = (answer, self._merged_parts(answer, offers))
+            except _PartProblem as exc:
+                return str(exc)
+            return None
+
+        task = merged_task(
+            self.brief,
+            self.words,
+            offers=offers,
+            check=check,
+            votes=self.profile.split_votes,
+            reasoning=self.profile.reasoning,
+            glossary=glossary_data(merged_glossary(self.brief)),
+        )
+        try:
+            answer = await self.runner.run(task, depth=1)
+        except TaskFailed as exc:
+            self.errors.append((task.name, exc.error))
+            self.step(task.name, "read step by step")
+            return None
+        # The runner returns only an answer that passed ``check``: read as it was checked.
+        kept = passed.get(id(answer))
+        if kept is not None and kept[0] is answer:
+            units, routes, pre = kept[1]
+            return list(units), dict(routes), dict(pre)
+        return self._merged_parts(answer, offers)
+
+    def _offers(self) -> dict[str, ActOffer]:
+        offers: dict[str, ActOffer] = {}
+        for key in self.brief.offered_operations():
+            spec = self.brief.operation(key)
+            if spec is not None:
+                offers[key] = ActOffer(
+                    spec=spec,
+                    candidates=self._target_candidates(spec),
+                    record_candidates=self._record_candidates(spec),
+                )
+        return offers
+
+    def _merged_parts(
+        self, answer: Any, offers: dict[str, ActOffer] | None
+    ) -> tuple[list[Unit], dict[str, Route], _PreReads]:
+        """Check each part of a schema-valid merged answer with its step's task; read it.
+
+        Raises:
+            _PartProblem: the exact error of the first part that fails, named by step.
+        """
+        bounds = self.runner.bounds
+        parts = split_answer(answer)
+        problem = answer_problem(segment_task(self.brief, self.words), parts.segment, bounds)
+        if problem:
+            raise _PartProblem(f"the units (checked as the segment step): {problem}")
+        units = list(read_units(parts.segment))
+        routed = [u for u in units if u.kind != "other"]
+        routes: dict[str, Route] = {}
+        if routed:
+            task = route_task(self.brief, self.words, routed, units)
+            problem = answer_problem(task, parts.route, bounds)
+            if problem:
+                raise _PartProblem(f"the routing (checked as the route step): {problem}")
+            routes = read_routes(parts.route)
+        pre: _PreReads = {}
+        by_id = {u.id: u for u in units}
+        for merged in parts.acts:
+            unit = by_id[merged.unit]
+            offer = (offers or {})[merged.operation]
+            where = f"unit {unit.id}, operation {merged.operation}"
+            target: ProposedTarget | None = None
+            if offer.candidates is not None:
+                task = self._locate_task(offer.spec, unit, offer.candidates, "")
+                problem = answer_problem(task, merged.target, bounds)
+                if problem:
+                    raise _PartProblem(
+                        f"{where}: the target (checked as the locate step): {problem}"
+                    )
+                target = read_target(merged.target, self.words, unit)
+            values: tuple[dict[str, str], dict[str, str]] | None = None
+            if offer.spec.arguments and not unit.hypothetical:
+                task = self._extract_task(offer.spec, unit, units, None, "")
+                problem = answer_problem(task, merged.values, bounds)
+                if problem:
+                    raise _PartProblem(
+                        f"{where}: the values (checked as the extract step): {problem}"
+                    )
+                values = read_values(merged.values, self.words)
+            pre[(unit.id, merged.operation)] = _PreRead(target=target, values=values)
+        return units, routes, pre
+
+    async def _after_merged(
+        self, units: list[Unit], routes: dict[str, Route], pre: _PreReads
+    ) -> Understanding:
+        self.units = units
+        self.step("segment", ", ".join(f"{u.id}:{u.kind}" for u in units), len(units))
+        if self._gives_none_of_what_was_asked(routes):
+            await self._route_again(units, routes, 2)
+        self._route_steps(routes)
+        # Coverage runs beside the reading of the acts; what it finds is routed and read
+        # in the same group, so it adds no latency when it finds nothing.
+        return await self._read_items(units, routes, pre, gaps(self.words, units))
+
+    # --------------------------------------------------------------- step by step
+    async def _route(
+        self,
+        which: list[Unit],
+        units: list[Unit],
+        routes: dict[str, Route],
+        depth: int,
+        note: str | None = None,
+    ) -> None:
+        if not which:
+            return
+        task = route_task(
+            self.brief,
+            self.words,
+            which,
+            units,
+            votes=self.profile.route_votes,
+            reasoning=self.profile.reasoning,
+            note=note,
+        )
+        answer = await self._try("route", lambda: self.runner.run(task, depth=depth))
+        if answer is not None:
+            routes.update(read_routes(answer))
+
+    async def _cover(self, units: list[Unit], runs: list[tuple[int, int]]) -> list[Unit]:
+        task = coverage_task(
+            self.words,
+            units,
+            runs,
+            reasoning=self.profile.reasoning,
+            cards=bool(self.brief.cards),
+        )
+        answer = await self._try("coverage", lambda: self.runner.run(task, depth=2))
+        return list(read_missed(answer, units)) if answer is not None else []
+
     async def _cover_and_route(self, units: list[Unit]) -> dict[str, Route]:
         runs = gaps(self.words, units)
         missed: list[Unit] = []
         routes: dict[str, Route] = {}
 
         async def cover() -> None:
-            task = coverage_task(
-                self.words,
-                units,
-                runs,
-                reasoning=self.profile.reasoning,
-                cards=bool(self.brief.cards),
-            )
-            answer = await self._try("coverage", lambda: self.runner.run(task, depth=2))
-            if answer is not None:
-                missed.extend(read_missed(answer, units))
-
-        async def route(which: list[Unit], depth: int, note: str | None = None) -> None:
-            if not which:
-                return
-            task = route_task(
-                self.brief,
-                self.words,
-                which,
-                units,
-                votes=self.profile.route_votes,
-                reasoning=self.profile.reasoning,
-                note=note,
-            )
-            answer = await self._try("route", lambda: self.runner.run(task, depth=depth))
-            if answer is not None:
-                routes.update(read_routes(answer))
+            missed.extend(await self._cover(units, runs))
 
         async with concurrently() as group:
             if runs:
                 group.start_soon(cover)
-            group.start_soon(route, [u for u in units if u.kind != "other"], 2)
+            group.start_soon(self._route, [u for u in units if u.kind != "other"], units, routes, 2)
         if missed:
             units.extend(missed)
             units.sort(key=lambda u: u.start)
             self.step("coverage", ", ".join(f"{u.id}:{u.kind}" for u in missed))
-            await route([u for u in missed if u.kind != "other"], 3)
+            await self._route([u for u in missed if u.kind != "other"], units, routes, 3)
         if self._gives_none_of_what_was_asked(routes):
-            # The message is read as the answer to what the last reply asked; a reading
-            # that gives none of it is routed once more, told so (guide §5).
-            self.step("route", "gives none of what was asked; routed once more")
-            note = (
-                f"The last reply asked: {self.brief.asked!r}. The first routing of these "
-                "units gives none of what it asked for. Route them once more: a unit may "
-                "answer that question, or take up something else the reply offered."
-            )
-            await route([u for u in units if u.kind != "other"], 4, note)
+            await self._route_again(units, routes, 4)
+        self._route_steps(routes)
+        return routes
+
+    async def _route_again(self, units: list[Unit], routes: dict[str, Route], depth: int) -> None:
+        # The message is read as the answer to what the last reply asked; a reading
+        # that gives none of it is routed once more, told so (guide §5).
+        self.step("route", "gives none of what was asked; routed once more")
+        note = (
+            f"The last reply asked: {self.brief.asked!r}. The first routing of these "
+            "units gives none of what it asked for. Route them once more: a unit may "
+            "answer that question, or take up something else the reply offered."
+        )
+        await self._route([u for u in units if u.kind != "other"], units, routes, depth, note)
+
+    def _route_steps(self, routes: dict[str, Route]) -> None:
         for unit_id, r in routes.items():
             self.step(
                 "route",
                 f"{unit_id} → {', '.join(r.operations) or r.topic or r.constraint or r.card or '-'}",
             )
-        return routes
 
     def _gives_none_of_what_was_asked(self, routes: dict[str, Route]) -> bool:
         asked = self.brief.asked_for
@@ -328,62 +455,21 @@ class _Reading:
             return False
         return not any(asked.operation in r.operations or r.card for r in routes.values())
 
-    async def _read_items(self, units: list[Unit], routes: dict[str, Route]) -> Understanding:
-        acts: list[_Act] = []
-        by_unit: dict[str, list[_Act]] = {}
-        questions: list[tuple[str, Unit, str]] = []
-        constraints: list[Constraint] = []
-        card_answers: list[CardAnswer] = []
-        cancels: list[tuple[str, str]] = []
-        cancellation_ids: list[str] = []
-        corrections: list[tuple[str, str]] = []
-        n_act = n_q = n_c = n_k = 0
-        for unit in units:
-            r = routes.get(unit.id)
-            if r is None:
-                continue
-            if unit.kind == "request":
-                if not r.operations:
-                    self.notices.append("not_on_offer")
-                for key in r.operations:
-                    spec = self.brief.operation(key)
-                    if spec is None:
-                        continue
-                    n_act += 1
-                    act = _Act(id=f"a{n_act}", unit=unit, spec=spec)
-                    acts.append(act)
-                    by_unit.setdefault(unit.id, []).append(act)
-                if r.corrects:
-                    corrections.append((unit.id, r.corrects))
-            elif unit.kind == "question" and r.topic:
-                n_q += 1
-                questions.append((f"q{n_q}", unit, r.topic))
-            elif unit.kind == "question":
-                # No topic on offer answers it: the user is told so, never silence (I11).
-                self.notices.append("unanswerable")
-            elif unit.kind == "constraint" and r.constraint:
-                n_c += 1
-                constraints.append(
-                    Constraint(
-                        id=f"c{n_c}",
-                        kind=ConstraintKind(r.constraint[0]),
-                        scope=ConstraintScope(r.constraint[1]),
-                    )
-                )
-            elif unit.kind == "card_answer" and r.card:
-                n_k += 1
-                card_answers.append(
-                    CardAnswer(id=f"k{n_k}", interaction=r.card[0], option=r.card[1])
-                )
-            elif unit.kind == "cancellation" and r.cancels:
-                n_act += 1
-                cancellation_ids.append(f"a{n_act}")
-                cancels.append((f"a{n_act}", r.cancels))
-        targets: dict[str, ProposedTarget | None] = {}
+    # ------------------------------------------------------------------- items
+    async def _read_items(
+        self,
+        units: list[Unit],
+        routes: dict[str, Route],
+        pre: _PreReads | None = None,
+        runs: list[tuple[int, int]] | None = None,
+    ) -> Understanding:
+        """Read every routed item; with ``runs``, cover them beside the reading."""
+        items = _Items()
+        self._collect(items, units, routes, pre or {})
 
         # Each act runs its own chain (locate ∥ extract → check → verify) as soon as it is
         # routed; no act waits for another's calls (the critical path is one act's chain).
-        reading = [a for a in acts if not a.unit.hypothetical]
+        reading = [a for a in items.acts if not a.unit.hypothetical]
         unread = {a.id for a in reading}
         all_read = anyio.Event()
         if not unread:
@@ -396,17 +482,99 @@ class _Reading:
 
         findings: list[CrossFinding] = []
         async with concurrently() as group:
-            for act in acts:
-                group.start_soon(self._read_act, act, units, read)
-            for qid, unit, topic in questions:
-                group.start_soon(self._locate_question, qid, unit, topic, targets)
+            self._start(group, items, items.acts, items.questions, units, read)
+            if runs:
+                group.start_soon(self._cover_late, group, items, units, runs)
             if self.profile.cross_check and reading:
                 group.start_soon(self._cross_check, reading, all_read, findings)
         if findings:
-            await self._send_back(acts, findings, units)
+            await self._send_back(items.acts, findings, units)
+        return self._assemble(items)
+
+    def _start(
+        self,
+        group: TaskGroup,
+        items: _Items,
+        acts: list[_Act],
+        questions: list[tuple[str, Unit, str]],
+        units: list[Unit],
+        read: Callable[[str], None] | None = None,
+    ) -> None:
+        for act in acts:
+            group.start_soon(self._read_act, act, units, read)
+        for qid, unit, topic in questions:
+            group.start_soon(self._locate_question, qid, unit, topic, items.targets)
+
+    async def _cover_late(
+        self, group: TaskGroup, items: _Items, units: list[Unit], runs: list[tuple[int, int]]
+    ) -> None:
+        """Coverage beside a merged read's acts: what it finds is routed and read at once."""
+        missed = await self._cover(units, runs)
+        if not missed:
+            return
+        units.extend(missed)
+        units.sort(key=lambda u: u.start)
+        self.step("coverage", ", ".join(f"{u.id}:{u.kind}" for u in missed))
+        routes: dict[str, Route] = {}
+        await self._route([u for u in missed if u.kind != "other"], units, routes, 3)
+        self._route_steps(routes)
+        acts, questions = len(items.acts), len(items.questions)
+        self._collect(items, missed, routes, {})
+        self._start(group, items, items.acts[acts:], items.questions[questions:], units)
+
+    def _collect(
+        self, items: _Items, units: list[Unit], routes: dict[str, Route], pre: _PreReads
+    ) -> None:
+        """Add the routed items of ``units`` to ``items``, numbered on from those it holds."""
+        for unit in units:
+            r = routes.get(unit.id)
+            if r is None:
+                continue
+            if unit.kind == "request":
+                if not r.operations:
+                    self.notices.append("not_on_offer")
+                for key in r.operations:
+                    spec = self.brief.operation(key)
+                    if spec is None:
+                        continue
+                    act = _Act(
+                        id=items.next_act(unit), unit=unit, spec=spec, pre=pre.get((unit.id, key))
+                    )
+                    items.acts.append(act)
+                    items.by_unit.setdefault(unit.id, []).append(act)
+                if r.corrects:
+                    items.corrections.append((unit.id, r.corrects))
+            elif unit.kind == "question" and r.topic:
+                items.questions.append((f"q{len(items.questions) + 1}", unit, r.topic))
+            elif unit.kind == "question":
+                # No topic on offer answers it: the user is told so, never silence (I11).
+                self.notices.append("unanswerable")
+            elif unit.kind == "constraint" and r.constraint:
+                items.constraints.append(
+                    Constraint(
+                        id=f"c{len(items.constraints) + 1}",
+                        kind=ConstraintKind(r.constraint[0]),
+                        scope=ConstraintScope(r.constraint[1]),
+                    )
+                )
+            elif unit.kind == "card_answer" and r.card:
+                items.card_answers.append(
+                    CardAnswer(
+                        id=f"k{len(items.card_answers) + 1}",
+                        interaction=r.card[0],
+                        option=r.card[1],
+                    )
+                )
+            elif unit.kind == "cancellation" and r.cancels:
+                act_id = items.next_act(unit)
+                items.cancellation_ids.append(act_id)
+                items.cancels.append((act_id, r.cancels))
+
+    def _assemble(self, items: _Items) -> Understanding:
         links: list[Link] = []
+        by_unit = items.by_unit
         refs = set(self.brief.pending_refs())
-        for unit_id, corrected in corrections:
+        for unit_id, corrected in items.corrections:
             if corrected in refs:
                 # An act of an earlier turn, still pending (ADR 0012).
                 for act in by_unit.get(unit_id, []):
@@ -419,7 +587,7 @@ class _Reading:
                     continue
                 same = next((e for e in earlier if e.spec.key == act.spec.key), earlier[0])
                 links.append(Link(act=act.id, corrects=same.id))
-        for act_id, unit_id in cancels:
+        for act_id, unit_id in items.cancels:
             if unit_id in refs:
                 links.append(Link(act=act_id, cancels=unit_id))
                 continue
@@ -435,11 +603,13 @@ class _Reading:
                 evidence_source=a.source,
                 hypothetical=a.unit.hypothetical,
             )
-            for a in acts
+            for a in items.acts
             if not a.dropped
         ]
-        semantic.extend(SemanticAct(id=i, operation=None) for i in cancellation_ids)
-        semantic.sort(key=lambda a: int(a.id[1:]))
+        semantic.extend(SemanticAct(id=i, operation=None) for i in items.cancellation_ids)
+        # In message order: a unit coverage found late is numbered after the others.
+        semantic.sort(key=lambda a: (items.starts[a.id], int(a.id[1:])))
+        targets = items.targets
         return Understanding(
             acts=tuple(semantic),
             questions=tuple(
@@ -449,10 +619,10 @@ class _Reading:
                     target=targets.get(qid),
                     basis="hypothetical" if unit.hypothetical else "current_state",
                 )
-                for qid, unit, topic in questions
+                for qid, unit, topic in items.questions
             ),
-            constraints=tuple(constraints),
-            card_answers=tuple(card_answers),
+            constraints=tuple(items.constraints),
+            card_answers=tuple(items.card_answers),
             links=tuple(links),
             notices=tuple(dict.fromkeys(self.notices)),
         )
@@ -464,7 +634,7 @@ class _Reading:
         async with concurrently() as group:
             group.start_soon(self._locate_act, act)
             if act.spec.arguments and not act.unit.hypothetical:
-                group.start_soon(self._extract, act, units, None, 3)
+                group.start_soon(self._first_extract, act, units)
         if read is not None:
             read(act.id)
         if not act.dropped and not act.unit.hypothetical:
@@ -567,34 +737,59 @@ class _Reading:
     def _candidates(self, spec: OperationSpec) -> list[BriefRecord]:
         return [r for r in self.brief.records if spec.key in r.offered]
 
-    async def _locate_act(self, act: _Act) -> None:
-        if act.spec.creates_case:
-            act.target = ProposedTarget(new=True)
-            return
-        candidates = self._candidates(act.spec)
+    def _target_candidates(self, spec: OperationSpec) -> tuple[BriefRecord, ...] | None:
+        """Return the records the locate step chooses among, or ``None``.
+
+        ``None``: code knows the target (a new record, or the one record the operation is
+        offered on), so no model is asked.
+        """
+        if spec.creates_case:
+            return None
+        candidates = self._candidates(spec)
         if len(candidates) == 1:
-            act.target = ProposedTarget(handles=(candidates[0].handle,))
-            return
+            return None
         if not candidates:
-            candidates = [r for r in self.brief.records if r.workflow == act.spec.workflow]
-        act.candidates = tuple(candidates)
+            candidates = [r for r in self.brief.records if r.workflow == spec.workflow]
+        return tuple(candidates)
+
+    def _known_target(self, spec: OperationSpec) -> ProposedTarget:
+        if spec.creates_case:
+            return ProposedTarget(new=True)
+        return ProposedTarget(handles=(self._candidates(spec)[0].handle,))
+
+    def _locate_task(
+        self, spec: OperationSpec, unit: Unit, candidates: Sequence[BriefRecord], key: str
+    ) -> Task:
         asked = self.brief.asked_for
-        task = locate_task(
+        return locate_task(
             self.words,
-            act.unit,
-            act.spec.summary_in(self.brief.locale),
+            unit,
+            spec.summary_in(self.brief.locale),
             candidates,
             reasoning=self.profile.reasoning,
-            key=act.id,
+            key=key,
             asked=(self.brief.asked, asked.record)
-            if asked and asked.record and asked.operation == act.spec.key
+            if asked and asked.record and asked.operation == spec.key
             else None,
         )
-        answer = await self._try("locate", lambda: self.runner.run(task, depth=3))
-        if answer is None:
-            act.dropped = True
+
+    async def _locate_act(self, act: _Act) -> None:
+        candidates = self._target_candidates(act.spec)
+        if candidates is None:
+            act.target = self._known_target(act.spec)
             return
-        act.target = read_target(answer, self.words, act.unit)
+        act.candidates = candidates
+        if act.pre is not None and act.pre.target is not None:
+            # The merged read's target, already checked as this very locate task.
+            act.target = act.pre.target
+        else:
+            task = self._locate_task(act.spec, act.unit, candidates, act.id)
+            depth = 3 - min(self.profile.saved_stages, 1)
+            answer = await self._try("locate", lambda: self.runner.run(task, depth=depth))
+            if answer is None:
+                act.dropped = True
+                return
+            act.target = read_target(answer, self.words, act.unit)
         self.step("locate", f"{act.id} → {len(act.target.handles) or act.target.find}")
 
     async def _locate_question(
@@ -617,25 +812,38 @@ class _Reading:
             if a.record_workflow
         }
 
-    def _asked_argument(self, act: _Act) -> tuple[str | None, str] | None:
+    def _asked_argument(self, spec: OperationSpec) -> tuple[str | None, str] | None:
         asked = self.brief.asked_for
-        if asked is None or not asked.argument or asked.operation != act.spec.key:
+        if asked is None or not asked.argument or asked.operation != spec.key:
             return None
         return self.brief.asked, asked.argument
 
-    async def _extract(self, act: _Act, units: list[Unit], finding: str | None, depth: int) -> bool:
-        task = extract_task(
+    def _extract_task(
+        self, spec: OperationSpec, unit: Unit, units: list[Unit], finding: str | None, key: str
+    ) -> Task:
+        return extract_task(
             self.words,
-            act.unit,
+            unit,
             units,
-            act.spec,
+            spec,
             self.brief.locale,
-            self._record_candidates(act.spec),
+            self._record_candidates(spec),
             finding=finding,
-            key=act.id,
-            asked=self._asked_argument(act),
-            glossary=act_glossary(self.brief, act.spec),
+            key=key,
+            asked=self._asked_argument(spec),
+            glossary=act_glossary(self.brief, spec),
         )
+
+    async def _first_extract(self, act: _Act, units: list[Unit]) -> None:
+        if act.pre is not None and act.pre.values is not None:
+            # The merged read's values, already checked as this very extract task.
+            act.args, act.evidence = dict(act.pre.values[0]), dict(act.pre.values[1])
+            self.step("extract", f"{act.id}: {', '.join(act.args) or '-'}")
+            return
+        await self._extract(act, units, None, 3 - min(self.profile.saved_stages, 1))
+
+    async def _extract(self, act: _Act, units: list[Unit], finding: str | None, depth: int) -> bool:
+        task = self._extract_task(act.spec, act.unit, units, finding, act.id)
         answer = await self._try("extract", lambda: self.runner.run(task, depth=depth))
         if answer is None:
             act.dropped = True
@@ -645,7 +853,7 @@ class _Reading:
         return True
 
     async def _check_and_verify(self, act: _Act, units: list[Unit]) -> None:
-        depth = 4
+        depth = 4 - self.profile.saved_stages
         early: list[Any] = []
         if (
             self.brief.check is not None

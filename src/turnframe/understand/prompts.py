@@ -11,7 +11,7 @@ from importlib import resources
 
 from turnframe.core.canonical import digest
 
-__all__ = ["PROMPT_NAMES", "prompt", "prompt_text"]
+__all__ = ["PROMPT_NAMES", "composed_prompt", "prompt", "prompt_text"]
 
 PROMPT_NAMES = (
     "segment",
@@ -21,6 +21,8 @@ PROMPT_NAMES = (
     "extract",
     "verify",
     "cross_check",
+    "segment_route",
+    "read",
     "acknowledge",
     "review",
     "answer",
@@ -38,4 +40,18 @@ def prompt_text(name: str) -> str:
 def prompt(name: str) -> tuple[str, str]:
     """Return ``(instructions, prompt id)`` for task ``name``: the shared rules then the task's."""
     text = prompt_text("_shared").strip() + "\n\n" + prompt_text(name).strip() + "\n"
+    return text, f"{name}@{digest(text)[:12]}"
+
+
+@cache
+def composed_prompt(name: str, parts: tuple[str, ...]) -> tuple[str, str]:
+    """Return ``(instructions, prompt id)`` for a merged task ``name`` asking ``parts`` at once.
+
+    The shared rules, then the merged task's own text (the answer's shape), then each
+    part's own instructions verbatim under its name, so a merged read is held to the
+    same rules as the steps it merges (docs/architecture.md "Effort").
+    """
+    sections = [prompt_text("_shared").strip(), prompt_text(name).strip()]
+    sections += [f"## Step {part}\n\n{prompt_text(part).strip()}" for part in parts]
+    text = "\n\n".join(sections) + "\n"
     return text, f"{name}@{digest(text)[:12]}"

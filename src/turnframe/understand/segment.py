@@ -10,13 +10,10 @@ from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
 from turnframe.understand.brief import Brief
 from turnframe.understand.prompts import prompt
-from turnframe.understand.units import UNIT_KINDS, Unit, card_data
+from turnframe.understand.units import MAX_UNITS, UNIT_KINDS, Unit, card_data
 from turnframe.understand.words import Words
 
 __all__ = ["MAX_UNITS", "read_units", "segment_task"]
-
-MAX_UNITS = 24
-"""The most units one message is split into."""
 
 _ID = re.compile(r"^u[1-9][0-9]*$")
 

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from turnframe.core.ids import JSONObject, JSONValue
-from turnframe.core.operations import OperationSpec
+from turnframe.core.operations import ArgumentKind, OperationSpec
+from turnframe.tasks import schema as s
 from turnframe.understand.brief import BRIEFING_CUT_MARK, Brief, BriefRecord
 from turnframe.understand.words import Words
 
 __all__ = [
+    "MAX_UNITS",
     "UNIT_KINDS",
     "Unit",
     "card_data",
     "operation_data",
     "owned_by_other",
     "record_data",
+    "target_schema",
+    "values_array",
+    "values_schema",
 ]
+
+MAX_UNITS = 24
+"""The most units one message is split into."""
 
 UNIT_KINDS = ("request", "question", "constraint", "card_answer", "cancellation", "other")
 """What one unit of a message does."""
@@ -134,3 +142,66 @@ def card_data(brief: Brief) -> list[JSONValue]:
 def waiting_data(brief: Brief) -> list[JSONValue]:
     """Return the earlier turns' acts waiting for a record, as data (ADR 0012)."""
     return [{"id": w.ref, "does": w.summary} for w in brief.waiting]
+
+
+def target_schema(handles: Sequence[str], words: int) -> JSONObject:
+    """Return the schema of a located target: the candidate handles, or the words naming another.
+
+    ``handles``: the candidates on offer (none: the only choice is ``find``); ``words``:
+    the message's length, bounding the pointer (I2, docs/adr/0018-decoder-enforceable-schemas.md).
+    Shared by the locate task and the merged low-effort read.
+    """
+    pointer = s.obj(
+        {
+            "from": s.pointer(words),
+            "to": s.pointer(words),
+            "copy": s.string(max_length=200),
+        }
+    )
+    return s.obj(
+        {
+            # No record in view: the only choice is none of them, then ``find``.
+            "handles": (
+                s.array(s.enum(handles), max_items=len(handles), unique=True)
+                if handles
+                else s.array({"type": "null"}, max_items=0)
+            ),
+            "find": s.any_of([pointer], nullable=True),
+        }
+    )
+
+
+def values_schema(
+    spec: OperationSpec, candidates: Mapping[str, Sequence[BriefRecord]], words: Iterable[int]
+) -> JSONObject:
+    """Return the schema of an extraction's answer ``{"values": [...]}`` (:func:`values_array`)."""
+    return s.obj({"values": values_array(spec, candidates, words)})
+
+
+def values_array(
+    spec: OperationSpec, candidates: Mapping[str, Sequence[BriefRecord]], words: Iterable[int]
+) -> JSONObject:
+    """Return the schema of an extraction's values for ``spec`` (one ``anyOf`` branch per argument).
+
+    ``candidates``: record argument name → the records it may name; ``words``: the word
+    numbers a value may point at (I2, docs/adr/0018-decoder-enforceable-schemas.md).
+    Shared by the extract task and the merged low-effort read.
+    """
+    allowed = list(words)
+    options = []
+    for arg in spec.arguments:
+        props: dict[str, JSONObject] = {
+            "argument": s.const(arg.name),
+            "from": s.word_set(allowed),
+            "to": s.word_set(allowed),
+            "copy": s.string(max_length=200),
+        }
+        if arg.kind is ArgumentKind.CHOICE:
+            props["choice"] = s.enum(arg.choices)
+        if arg.kind is ArgumentKind.RECORD:
+            props["record"] = s.enum(
+                [c.handle for c in candidates.get(arg.name, ())], nullable=True
+            )
+            props["literal"] = s.enum(arg.literals, nullable=True)
+        options.append(s.obj(props))
+    return s.array(s.any_of(options), max_items=max(1, len(options)))

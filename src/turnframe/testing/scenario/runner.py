@@ -540,13 +540,19 @@ class _Run:
         async def scripted(brief: Brief) -> UnderstandingResult:
             from turnframe.providers import ScriptedProvider
             from turnframe.understand import ModelUnderstanding
+            from turnframe.understand.merged import script_merge
 
             table = {
                 task: scripted_answer(self.with_handles(brief, value))
                 for task, value in answers.items()
             }
             provider = ScriptedProvider(table)
-            return await ModelUnderstanding(provider, effort="low").understand(brief)
+            # A script of the steps (segment, route...) is read step by step; one that
+            # scripts a merged read (``read``, ``segment_route``) is read as low effort
+            # reads (docs/architecture.md "Effort").
+            merge = script_merge(provider)
+            understander = ModelUnderstanding(provider, effort="low", merge=merge)
+            return await understander.understand(brief)
 
         return scripted
 
