@@ -22,7 +22,8 @@ Driver errors never escape: an unopenable path or a lock held too long is
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -38,6 +39,7 @@ from turnframe.core.reply import ReplyBlock
 from turnframe.store import _sqlite_ops as ops
 from turnframe.store import codec
 from turnframe.store._common import new_lock
+from turnframe.store._sqlite_tally import StatementTally, TallyingConnection
 from turnframe.store.base import (
     CaseRow,
     CommitRequest,
@@ -129,6 +131,27 @@ class SqliteStore:
     def path(self) -> Path | str:
         """The database file, or ``":memory:"``."""
         return self._path
+
+    @contextmanager
+    def tally(self) -> Iterator[StatementTally]:
+        """Count the statements, write transactions and bytes written inside the block.
+
+        Yields a :class:`~turnframe.store._sqlite_tally.StatementTally` that fills as
+        the store runs (see its attributes for what counts). Tallies do not nest.
+
+        Raises:
+            StoreUnavailable: the store is closed.
+        """
+        conn = self._conn
+        if conn is None:
+            raise StoreUnavailable(f"SQLite store at {self._path} is closed")
+        tally = StatementTally()
+        self._conn = TallyingConnection(conn, tally)  # type: ignore[assignment]
+        try:
+            yield tally
+        finally:
+            if self._conn is not None:
+                self._conn = conn
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the connection under the lock, translating driver errors."""
