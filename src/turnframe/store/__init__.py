@@ -10,11 +10,15 @@ injection (guide §11, §14). Two modules are imported by their full path only:
 from turnframe.store.base import (
     BOUNDARIES,
     CaseRow,
+    CommitRefusal,
     CommitRequest,
     CommitResult,
     InteractionCas,
     JournalEntry,
+    PlanCommit,
+    PlanOutcome,
     TurnRecord,
+    TurnReply,
     TurnStore,
 )
 from turnframe.store.errors import (
@@ -34,6 +38,7 @@ __all__ = [
     "BOUNDARIES",
     "CaseRow",
     "CommitOutcomeUnknown",
+    "CommitRefusal",
     "CommitRequest",
     "CommitResult",
     "FaultInjectingStore",
@@ -44,10 +49,13 @@ __all__ = [
     "InteractionAlreadyResolved",
     "InteractionCas",
     "JournalEntry",
+    "PlanCommit",
+    "PlanOutcome",
     "RevisionConflict",
     "StoreError",
     "StoreUnavailable",
     "TurnIdTaken",
     "TurnRecord",
+    "TurnReply",
     "TurnStore",
 ]

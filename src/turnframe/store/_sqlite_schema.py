@@ -12,9 +12,9 @@ with the request hash and the serialised result, I13) and ``replays`` (I20).
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION"]
+__all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The version this release writes and reads."""
 
 SCHEMA = """
@@ -107,7 +107,21 @@ CREATE TABLE IF NOT EXISTS replays (
     account TEXT NOT NULL,
     turn_id TEXT NOT NULL,
     record TEXT NOT NULL,
+    outcome TEXT,
     PRIMARY KEY (account, turn_id)
 ) WITHOUT ROWID;
 """
-"""The DDL, idempotent (``IF NOT EXISTS`` throughout)."""
+"""The DDL of the current version, idempotent (``IF NOT EXISTS`` throughout).
+
+``replays.outcome`` (version 2) holds the second part of a replay record, written once
+when the turn replies; ``record`` holds the first, written with the plan
+(docs/adr/0024-four-writes-per-turn.md)."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # version 2 (writes slice): the replay record is stored in two parts, each once.
+    2: ("ALTER TABLE replays ADD COLUMN outcome TEXT",),
+}
+"""Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
+
+Applied in order, in the opening transaction, to a database whose stored version is
+older; a fresh database gets :data:`SCHEMA` whole and needs none."""
