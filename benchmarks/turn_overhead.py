@@ -84,6 +84,8 @@ WRITE_METHODS = (
     "save_reply",
     "save_replay",
     "put_conversation_state",
+    "commit_plan",
+    "finish_turn",
 )
 """The store's write methods (each one write transaction) counted on the memory store."""
 COUNT_TURNS = 5

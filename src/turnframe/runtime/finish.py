@@ -7,9 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from turnframe.core.acts import Question
-from turnframe.core.canonical import to_json_value
 from turnframe.core.events import DomainEvent, Receipt
-from turnframe.core.ids import CaseRef
+from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import (
     Interaction,
     InteractionKind,
@@ -44,8 +43,10 @@ from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.plan import CardClose
 from turnframe.runtime.reduce import card_prompt
 from turnframe.runtime.turn import PreparedTurn, TurnResult
-from turnframe.store.base import CommitResult, InteractionCas
+from turnframe.runtime.turn_writes import plan_commit, turn_reply
+from turnframe.store.base import CaseRow, CommitResult, InteractionCas
 from turnframe.store.errors import (
+    IdempotencyKeyReused,
     InteractionAlreadyResolved,
     RevisionConflict,
     StoreError,
@@ -55,14 +56,21 @@ from turnframe.understand.reply import AnswerFacts, ReplyFacts, ReplyWords, Sent
 __all__: list[str] = []
 
 from turnframe.runtime._base import _ASKED, _STANDING, _WAITING, _RuntimeBase, log
-from turnframe.runtime.serial import dump, dump_waiting
+from turnframe.runtime.serial import dump_waiting
 
 
 class _Finishing(_RuntimeBase):
     """Everything from the first commit to the persisted reply; idempotent for recovery."""
 
-    async def _finish(self, prepared: PreparedTurn) -> TurnResult:
-        """Commit, close and create cards, compose and persist the reply. Idempotent."""
+    async def _finish(self, prepared: PreparedTurn, *, resumed: bool = False) -> TurnResult:
+        """Commit, close and create cards, compose and persist the reply. Idempotent.
+
+        The plan, its replay record part, every commit and every card close are one
+        write (``TurnStore.commit_plan``); the reply with its results, the replay rest
+        and the conversation state another (``TurnStore.finish_turn``); see
+        docs/adr/0024-four-writes-per-turn.md. ``resumed``: recovery finishing a plan
+        stored before (it is not written again).
+        """
         turn_id = prepared.turn_id
         actor = prepared.actor
         results = {r.item_id: r for r in prepared.results}
@@ -70,18 +78,18 @@ class _Finishing(_RuntimeBase):
         lost: dict[str, Interaction] = {}  # cards another turn closed first (ADR 0016)
         commands: list[tuple[str, CaseRef]] = []
         committed_events: list[DomainEvent] = []
-        phase = TurnPhase.COMMITTING
-        withdrawals = [c for c in prepared.closes if c.status is InteractionStatus.WITHDRAWN]
-        # ADR 0012: the withdrawn cards close in the same transaction as the first commit
-        # that succeeds; with no commit, or on a replayed one, by their own compare-and-set
-        # below (a no-op for a card already withdrawn).
-        carry = tuple(_close_cas(c, turn_id, actor.user) for c in withdrawals)
+        # The rows this turn's commits wrote: re-projection reads them here, not again
+        # from the store (a replayed commit's row is read, it may have moved on since).
+        rows: dict[CaseRef, CaseRow] = {}
+        phase = TurnPhase.COMMITTING if resumed else TurnPhase.RECEIVED
+        # ADR 0012: the withdrawn cards close in the same transaction as the commits (the
+        # plan's one write), whether or not a commit succeeds.
+        closes = [_close_cas(c, turn_id, actor.user) for c in prepared.closes]
         try:
-            for batch in prepared.batches:
-                request = replace(batch.request, withdraw=carry) if carry else batch.request
-                try:
-                    outcome = await self.store.commit(request)
-                except RevisionConflict:
+            outcome = await self.store.commit_plan(plan_commit(prepared, closes, resumed=resumed))
+            phase = TurnPhase.COMMITTING
+            for batch, done in zip(prepared.batches, outcome.commits, strict=True):
+                if isinstance(done, RevisionConflict):
                     if await self._lost(prepared, batch.request.interaction, lost):
                         continue
                     for act_id in batch.act_ids:
@@ -89,7 +97,7 @@ class _Finishing(_RuntimeBase):
                             results[act_id], "conflict", say("conflict", prepared.locale)
                         )
                     continue
-                except InteractionAlreadyResolved:
+                if isinstance(done, InteractionAlreadyResolved):
                     if await self._lost(prepared, batch.request.interaction, lost):
                         continue
                     for act_id in batch.act_ids:
@@ -99,27 +107,41 @@ class _Finishing(_RuntimeBase):
                             say("unknown_card", prepared.locale),
                         )
                     continue
-                carry = ()
+                if isinstance(done, IdempotencyKeyReused):
+                    raise done
                 for act_id in batch.act_ids:
                     results[act_id] = _status(results[act_id], ResultStatus.COMMITTED)
-                committed_events.extend(outcome.events)
+                committed_events.extend(done.events)
                 # A replayed commit is this turn's own when its events carry this turn's id
                 # (recovery after "performed, then the acknowledgement was lost").
-                own = bool(outcome.events) and all(e.turn_id == turn_id for e in outcome.events)
-                if not outcome.replayed or own:
-                    commits.append(outcome)
+                own = bool(done.events) and all(e.turn_id == turn_id for e in done.events)
+                if not done.replayed:
+                    request = batch.request
+                    rows[request.case] = CaseRow(
+                        case=request.case,
+                        account=request.account,
+                        state=request.state,
+                        revision=done.revision,
+                    )
+                if not done.replayed or own:
+                    commits.append(done)
                     commands.extend((op, batch.request.case) for op in batch.request.operations)
             for item_id, result in list(results.items()):
                 if result.status is ResultStatus.READY:
                     results[item_id] = _status(result, ResultStatus.COMMITTED)
             phase = TurnPhase.COMMITTED
             self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
-            for close in prepared.closes:
-                cas = _close_cas(close, turn_id, actor.user)
-                if not await self.store.close_interaction(cas):
-                    if close.status is not InteractionStatus.WITHDRAWN:
-                        await self._lost(prepared, cas, lost)
-            unwithdrawn = await self._withdrawals_lost(prepared, withdrawals)
+            for close, cas, closed in zip(prepared.closes, closes, outcome.closed, strict=True):
+                if not closed and close.status is not InteractionStatus.WITHDRAWN:
+                    await self._lost(prepared, cas, lost)
+            unwithdrawn = await self._withdrawals_lost(
+                prepared,
+                [
+                    close
+                    for close, closed in zip(prepared.closes, outcome.closed, strict=True)
+                    if close.status is InteractionStatus.WITHDRAWN and not closed
+                ],
+            )
         except StoreError as exc:
             raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
 
@@ -128,7 +150,9 @@ class _Finishing(_RuntimeBase):
             prepared, results = _report_lost(prepared, results, lost, notices)
         if unwithdrawn:
             _untrue_withdrawals(prepared, unwithdrawn, results, notices)
-        created, results = await self._persist_cards(prepared, results, notices)
+        created, results = await self._persist_cards(
+            prepared, results, notices, rows, resumed=resumed
+        )
         if prepared.standing is None and prepared.standing_active:
             notices.append((_STANDING, say(_STANDING, prepared.locale), None))
         if prepared.replayed_click is not None and not lost:
@@ -142,9 +166,9 @@ class _Finishing(_RuntimeBase):
                     )
             key = _REPLAYED_NOTICE.get(prepared.replayed_status or "", "already_resolved")
             notices.append((key, say(key, prepared.locale), None))
-        receipts = await self._receipts(committed_events, prepared.locale)
+        receipts = await self._receipts(committed_events, prepared.locale, rows)
         answers = await self._answers(prepared)
-        ask_next = await self._ask_next(prepared, results)
+        ask_next = await self._ask_next(prepared, results, rows)
         blocks = compose_reply(
             results=list(results.values()),
             receipts=receipts,
@@ -167,27 +191,19 @@ class _Finishing(_RuntimeBase):
         if refused:
             log.error("claim guard refused %d block(s) in turn %s", len(refused), turn_id)
         try:
-            await self._remember(prepared, ask_next if not created else None)
-            await self.store.save_reply(turn_id, kept)
-            await self.store.save_replay(
-                actor.account,
-                turn_id,
-                {
-                    "turn_id": turn_id,
-                    "understanding": to_json_value(prepared.understanding),
-                    "results": {k: v.label for k, v in results.items()},
-                    "commands": [[op, str(case)] for op, case in commands],
-                    "events": [e.id for e in committed_events],
-                    "cards": [c.id for c in created],
-                    "model_calls": prepared.model_calls,
-                    "calls": list(prepared.calls),
-                    "reading": prepared.reading,
-                    **({"reduction": prepared.reduction} if prepared.reduction else {}),
-                    **({"reply": reply_record} if reply_record else {}),
-                },
-            )
-            await self.store.set_turn_phase(
-                turn_id, TurnPhase.REPLIED.value, {"results": [dump(r) for r in results.values()]}
+            state = await self._remember(prepared, ask_next if not created else None)
+            await self.store.finish_turn(
+                turn_reply(
+                    prepared,
+                    blocks=kept,
+                    results=results,
+                    commands=commands,
+                    events=committed_events,
+                    cards=created,
+                    reply_record=reply_record,
+                    conversation_state=state,
+                    resumed=resumed,
+                )
             )
         except StoreError as exc:
             raise TurnInterrupted(turn_id, TurnPhase.COMMITTED.value, str(exc)) from exc
@@ -254,10 +270,12 @@ class _Finishing(_RuntimeBase):
         lost[card.id] = card
         return True
 
-    async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> None:
-        """Record the standing constraint, what the reply asked and the acts it carries.
+    async def _remember(self, prepared: PreparedTurn, asked: AskNext | None) -> JSONObject | None:
+        """Return the conversation state as this reply leaves it; ``None`` when unchanged.
 
-        One read of the conversation state and at most one write. A standing "do not submit" holds across replies (D1); the next message is read as
+        The state records the standing constraint, what the reply asked and the acts it
+        carries. One read of the conversation state; the caller writes the state with
+        the reply (``TurnStore.finish_turn``). A standing "do not submit" holds across replies (D1); the next message is read as
         the answer to what the reply asked (guide §5); the acts waiting for a record travel
         to the next reply (D6). Idempotent (recovery).
         """
@@ -275,8 +293,7 @@ class _Finishing(_RuntimeBase):
             state[_WAITING] = dump_waiting(prepared.waiting)
         else:
             state.pop(_WAITING, None)
-        if state != before:
-            await self.store.put_conversation_state(actor.account, prepared.conversation_id, state)
+        return state if state != before else None
 
     async def _words(
         self, prepared: PreparedTurn, blocks: tuple[ReplyBlock, ...]
@@ -408,21 +425,34 @@ class _Finishing(_RuntimeBase):
         prepared: PreparedTurn,
         results: dict[str, PlannedActResult],
         notices: list[tuple[str, str, str | None]],
+        rows: dict[CaseRef, CaseRow],
+        *,
+        resumed: bool,
     ) -> tuple[list[Interaction], dict[str, PlannedActResult]]:
         """Persist planned cards bound to the post-commit revision (I5, I6)."""
         created: list[Interaction] = []
         actor = prepared.actor
         for planned, card_id in zip(prepared.cards, prepared.card_ids, strict=True):
             spec = planned.spec
-            existing = await self.store.get_interaction(
-                actor.account, prepared.conversation_id, card_id
+            # Only a resumed plan can find its card stored already (the ids are minted
+            # for this turn): a fresh run does not read.
+            existing = (
+                await self.store.get_interaction(actor.account, prepared.conversation_id, card_id)
+                if resumed
+                else None
             )
             if existing is not None:
+                # Recovery: the card exists; its acts point at it as in the first run.
                 created.append(existing)
+                for item in planned.item_ids:
+                    if item in results:
+                        results[item] = _status(
+                            results[item], results[item].status, interaction_id=existing.id
+                        )
                 continue
             label = ""
             if spec.case is not None:
-                row = await self.store.load_case(spec.case)
+                row = await self._row(spec.case, rows)
                 erased = self.registry.workflow(spec.case.workflow)
                 label = erased.definition.candidate_label(
                     spec.case, erased.typed(row.state if row else None), prepared.locale
@@ -481,13 +511,20 @@ class _Finishing(_RuntimeBase):
                     )
         return created, results
 
-    async def _receipts(self, events: Sequence[DomainEvent], locale: str) -> list[Receipt]:
+    async def _row(self, case: CaseRef, rows: dict[CaseRef, CaseRow]) -> CaseRow | None:
+        """Return the row this turn committed for ``case``, else the stored one (one read)."""
+        row = rows.get(case)
+        return row if row is not None else await self.store.load_case(case)
+
+    async def _receipts(
+        self, events: Sequence[DomainEvent], locale: str, rows: dict[CaseRef, CaseRow]
+    ) -> list[Receipt]:
         receipts = []
         states: dict[CaseRef, Any] = {}  # one read per case, however many events it has
         for event in events:
             erased = self.registry.workflow(event.case.workflow)
             if event.case not in states:
-                row = await self.store.load_case(event.case)
+                row = await self._row(event.case, rows)
                 states[event.case] = erased.typed(row.state if row else None)
             text = erased.definition.render_receipt(event, states[event.case], locale)
             if text:
@@ -527,7 +564,10 @@ class _Finishing(_RuntimeBase):
         return blocks
 
     async def _ask_next(
-        self, prepared: PreparedTurn, results: dict[str, PlannedActResult]
+        self,
+        prepared: PreparedTurn,
+        results: dict[str, PlannedActResult],
+        rows: dict[CaseRef, CaseRow],
     ) -> AskNext | None:
         for result in results.values():
             if (
@@ -545,7 +585,7 @@ class _Finishing(_RuntimeBase):
         focus = prepared.focus
         if focus is None:
             return None
-        row = await self.store.load_case(focus)
+        row = await self._row(focus, rows)
         erased = self.registry.workflow(focus.workflow)
         view = erased.definition.project(erased.typed(row.state if row else None), prepared.today)
         if not view.obligations:

@@ -36,7 +36,7 @@ from turnframe.runtime.errors import TurnIdReused, TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
-from turnframe.runtime.serial import dump, load_result
+from turnframe.runtime.serial import load_result
 from turnframe.runtime.turn import PreparedTurn, TurnResult
 from turnframe.store.base import CommitRequest, CommitResult, TurnRecord, TurnStore
 from turnframe.store.errors import (
@@ -284,9 +284,8 @@ class Runtime(_Preparing, _Finishing):
             prepared, handles = await self._prepare(
                 actor, conversation_id, turn, turn_id, today, locale, in_view
             )
-            phase = TurnPhase.COMMITTING
-            await self.store.set_turn_phase(turn_id, phase.value, dump(prepared))
-            self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+            # The plan is written with its commits (TurnStore.commit_plan, in _finish).
+            self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.COMMITTING))
         except StoreError as exc:
             raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
         result = await self._finish(prepared)
@@ -338,7 +337,7 @@ class Runtime(_Preparing, _Finishing):
             raise UnknownTurn(f"no turn {turn_id}")
         if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
             prepared = _PREPARED.validate_python(record.data)
-            result = await self._finish(prepared)
+            result = await self._finish(prepared, resumed=True)
         elif record.phase == TurnPhase.REPLIED.value:
             result = await self._stored(actor, record)
         else:
