@@ -68,7 +68,7 @@ from turnframe.runtime import finish as finish_module
 from turnframe.runtime import prepare as prepare_module
 from turnframe.runtime.plan import ActInput, Plan, PlannedBatch, ReductionInput
 from turnframe.samples.travel import DEMO_RECORDS, RenameTrip, seed_all, travel_application
-from turnframe.store import CommitRequest, InteractionCas
+from turnframe.store import CommitRequest, InteractionCas, PlanCommit
 from turnframe.understand import ScriptedUnderstanding
 
 REGISTRY = travel_application().registry
@@ -578,6 +578,12 @@ def test_the_card_commit_check_catches_a_card_resolved_outside_its_commit(
             if request.interaction is not None:
                 await self.close_interaction(request.interaction)
             return await super().commit(request)
+
+        async def commit_plan(self, write: PlanCommit) -> Any:
+            for request in write.requests:
+                if request.interaction is not None:
+                    await self.close_interaction(request.interaction)
+            return await super().commit_plan(write)
 
     machine = Machine()
     machine.store = CardFirstStore(machine.oracle, faults=machine.plan)
