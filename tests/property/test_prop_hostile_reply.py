@@ -29,7 +29,7 @@ import anyio
 import pytest
 from tf_hostile import ACME, TODAY, Memory, SeededChooser, make_hostile_understanding
 
-import turnframe.runtime.finish as finish
+import turnframe.runtime.reply_words as reply_words
 from turnframe.core import InteractionResponse, TurnInput
 from turnframe.core.interactions import InteractionStatus
 from turnframe.runtime import FixedClock, Runtime, SequentialIds
@@ -151,8 +151,8 @@ def test_without_the_guard_the_oracle_sees_false_claims(monkeypatch: pytest.Monk
     def no_guard(*args: Any, **kwargs: Any) -> None:
         return None
 
-    monkeypatch.setattr(finish, "guard_sentence", no_guard)
-    monkeypatch.setattr(finish, "guard_text", no_guard)
+    monkeypatch.setattr(reply_words, "guard_sentence", no_guard)
+    monkeypatch.setattr(reply_words, "guard_text", no_guard)
     for effort in ("low", "medium"):
         problems, _ = anyio.run(_run, effort, 50, 3)
         assert any("done_issue" in p or "gone_ahead" in p for p in problems), effort

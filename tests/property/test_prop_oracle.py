@@ -64,9 +64,10 @@ from turnframe.core import (
     Understanding,
 )
 from turnframe.runtime import FixedClock, Runtime, SequentialIds
-from turnframe.runtime import finish as finish_module
-from turnframe.runtime import prepare as prepare_module
 from turnframe.runtime.plan import ActInput, Plan, PlannedBatch, ReductionInput
+from turnframe.runtime.steps import reduction as reduction_step
+from turnframe.runtime.steps import reply as reply_step
+from turnframe.runtime.steps import reproject as reproject_step
 from turnframe.samples.travel import DEMO_RECORDS, RenameTrip, seed_all, travel_application
 from turnframe.store import CommitRequest, InteractionCas, PlanCommit
 from turnframe.understand import ScriptedUnderstanding
@@ -345,12 +346,12 @@ def _rename_the_lisbon_trip(h: Any) -> Understanding:
 
 
 def _sabotage(monkeypatch: pytest.MonkeyPatch, rewrite: Any) -> None:
-    real = prepare_module.reduce_turn
+    real = reduction_step.reduce_turn
 
     def sabotaged(inp: ReductionInput, registry: Any) -> Plan:
         return rewrite(real, inp, registry)
 
-    monkeypatch.setattr(prepare_module, "reduce_turn", sabotaged)
+    monkeypatch.setattr(reduction_step, "reduce_turn", sabotaged)
 
 
 def test_oracle_catches_a_reducer_that_breaks_ambiguity_by_order(
@@ -410,17 +411,15 @@ def test_oracle_catches_a_forged_confirmation_origin(monkeypatch: pytest.MonkeyP
 def test_oracle_catches_a_receipt_citing_no_committed_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_receipts = finish_module._Finishing._receipts
+    real_receipts = reproject_step.receipts
 
-    async def forged_receipts(self: Any, events: Any, locale: str) -> list[Receipt]:
-        found = await real_receipts(self, events, locale)
+    async def forged_receipts(parts: Any, events: Any, locale: str, *rows: Any) -> list[Receipt]:
+        found = await real_receipts(parts, events, locale, *rows)
         fake = Receipt(case=T1, operation="trip.cancel", text="Cancelled.", event_ids=("ev-999",))
         return [*found, fake]
 
-    monkeypatch.setattr(finish_module._Finishing, "_receipts", forged_receipts)
-    monkeypatch.setattr(
-        finish_module, "guard_claims", lambda blocks, committed: (tuple(blocks), ())
-    )
+    monkeypatch.setattr(reproject_step, "receipts", forged_receipts)
+    monkeypatch.setattr(reply_step, "guard_claims", lambda blocks, committed: (tuple(blocks), ()))
 
     def rename_may(h: Any) -> Understanding:
         target = ProposedTarget(handles=(h("T1"),))

@@ -147,7 +147,7 @@ def test_a_decline_and_a_text_act_with_the_same_id_both_keep_their_result() -> N
 def test_a_second_click_never_replaces_the_result_of_a_text_act_with_the_same_id() -> None:
     """Found by test_prop_hostile on the runtime as it stood (a replayed click overwrote the
     turn's own ``a1`` with the card's original ``a1: committed``); the fix in
-    ``finish.py`` landed concurrently, this keeps it."""
+    ``finish.py`` (now ``runtime/steps/reproject.py``) landed concurrently, this keeps it."""
     run = _Run()
 
     async def main() -> None:

@@ -2,7 +2,7 @@
 
 Nothing here trusts the runtime's own reporting. The oracles observe three seams:
 
-* the reducer, by wrapping ``turnframe.runtime.prepare.reduce_turn``: its input (the
+* the reducer, by wrapping ``turnframe.runtime.steps.reduction.reduce_turn``: its input (the
   resolutions) and its plan (the batches) are checked for I8 (only an Exact resolution
   compiles), I11 (one result per item, a batched act reported under its own operation and
   case) and I16 (a commit carries the acts of at most one card, since it resolves one);
@@ -58,10 +58,10 @@ from turnframe.core import (
     WorkflowRegistry,
     origin_is_server_issued,
 )
-from turnframe.runtime import prepare as prepare_module
 from turnframe.runtime.executor import StoredStateExecutor
 from turnframe.runtime.plan import Plan, ReductionInput
 from turnframe.runtime.policy import origin_satisfies
+from turnframe.runtime.steps import reduction as reduction_step
 from turnframe.runtime.turn import TurnResult
 from turnframe.store import CommitRequest, CommitResult, InMemoryStore, PlanCommit, PlanOutcome
 
@@ -256,8 +256,13 @@ def _exact_sources(inp: ReductionInput) -> dict[tuple[str, CaseRef], set[str | N
         if card is None or option is None:
             continue
         for p in card.spec.pending:
-            # A stored card's option or pending case was itself an Exact choice.
-            case = option.case if option.meaning is OptionMeaning.SELECT else p.case
+            # A stored card's option or pending case was itself an Exact choice. An option
+            # that fills a record or part argument leaves the act on its own (Exact) case.
+            fills_argument = p.argument is not None and p.case is not None
+            if option.meaning is OptionMeaning.SELECT and not fills_argument:
+                case = option.case
+            else:
+                case = p.case
             if case is not None:
                 add(p.act.id, case, card.id)
                 add(f"{card.id}:{p.act.id}", case, card.id)
@@ -520,7 +525,7 @@ class Oracle:
     @contextlib.contextmanager
     def installed(self) -> Iterator[Oracle]:
         """Patch the reducer and executor seams for the duration of the block."""
-        real_reduce = prepare_module.reduce_turn
+        real_reduce = reduction_step.reduce_turn
         real_apply = StoredStateExecutor.apply
         oracle = self
 
@@ -533,12 +538,12 @@ class Oracle:
             oracle.on_apply(self.turn_id, loaded.state, tuple(commands))
             return await real_apply(self, loaded, commands)
 
-        prepare_module.reduce_turn = reduce_turn  # type: ignore[assignment]
+        reduction_step.reduce_turn = reduce_turn  # type: ignore[assignment]
         StoredStateExecutor.apply = apply  # type: ignore[method-assign]
         try:
             yield self
         finally:
-            prepare_module.reduce_turn = real_reduce
+            reduction_step.reduce_turn = real_reduce
             StoredStateExecutor.apply = real_apply  # type: ignore[method-assign]
 
     # turns ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
-import turnframe.runtime.prepare as prepare
+import turnframe.runtime.steps.reduction as reduction_step
 from conftest import ACTOR, travel_runtime
 from turnframe.core import Exact, TurnInput
 from turnframe.core.commands import ConfirmedInteraction, DirectUserAct
@@ -39,7 +39,7 @@ TEXTS = [
 
 
 def _checked_reduce(violations: list[str]) -> Any:
-    original = prepare.reduce_turn
+    original = reduction_step.reduce_turn
 
     def reduce(inp: ReductionInput, registry: Any) -> Plan:
         plan = original(inp, registry)
@@ -82,7 +82,7 @@ async def _hostile_turns(turns: int, seed: int) -> tuple[int, int, list[str]]:
     runtime, store, _ = await travel_runtime(ModelUnderstanding(provider, effort="low"))
     commands = 0
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(prepare, "reduce_turn", _checked_reduce(violations))
+        patch.setattr(reduction_step, "reduce_turn", _checked_reduce(violations))
         for n in range(turns):
             conversation = f"c{n // 25}"
             result = await runtime.run_turn(

@@ -9,7 +9,7 @@ Two guards, both structural (docs/invariants.md I15, docs/adr/0017-no-claim-in-m
   word of the language; a word that asserts an effect (:class:`ClaimVocabulary`) is
   allowed only where a cited receipt (or, in a question, the cited thing to ask) says it
   with the same word before it, and only about one record. A sentence that fails is
-  dropped; the code-written words stand (the runtime, ``runtime/finish.py``).
+  dropped; the code-written words stand (the runtime, ``runtime/steps/reply.py``).
 
 Pure and synchronous.
 """

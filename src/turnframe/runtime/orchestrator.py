@@ -1,60 +1,42 @@
-"""The turn pipeline (guide §2 steps 1–3 and 5–12): :class:`Runtime`.
+"""The turn pipeline's facade (guide §2 steps 1–3 and 5–12): :class:`Runtime`.
 
 One turn: accept the input → load and project → brief and understand → resolve targets →
 reduce the whole turn (pure) → apply commands (pure) → persist the plan (phase
 ``committing``) → commit each batch atomically with its expected revision and idempotency
 key → close and create cards → re-project → compose the reply from committed events →
 claim guard → persist the reply exactly as returned.
+
+:class:`Runtime` holds the parts and delegates: each step is a module of
+:mod:`turnframe.runtime.steps`, composed by :mod:`turnframe.runtime.pipeline`
+(docs/architecture.md "The pipeline in the code").
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from turnframe.core.canonical import digest, to_json_value
-from turnframe.core.commands import PolicyDecision, VerifiedCallback
 from turnframe.core.errors import UsageError
-from turnframe.core.events import EventDraft
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import CaseDirectory
 from turnframe.core.reply import ReplyBlock
-from turnframe.core.turn import (
-    TurnBlocks,
-    TurnEvent,
-    TurnFinished,
-    TurnInput,
-    TurnPhase,
-    TurnPhaseChanged,
-)
+from turnframe.core.turn import TurnBlocks, TurnEvent, TurnFinished, TurnInput
 from turnframe.core.workflow import Execution, WorkflowRegistry
+from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
-from turnframe.runtime.errors import TurnIdReused, TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
+from turnframe.runtime.parts import RuntimeParts, handle
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
-from turnframe.runtime.serial import load_result
-from turnframe.runtime.turn import PreparedTurn, TurnResult
-from turnframe.store.base import CommitRequest, CommitResult, TurnRecord, TurnStore
-from turnframe.store.errors import (
-    StoreError,
-    TurnIdTaken,
-)
+from turnframe.runtime.turn import TurnResult
+from turnframe.store.base import CommitResult, TurnStore
 from turnframe.understand.base import Understander
 from turnframe.understand.reply import ReplyWriter
 
 __all__ = ["Runtime"]
 
-from turnframe.runtime.finish import _Finishing
-from turnframe.runtime.prepare import _handle, _Preparing
 
-_PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
-
-
-class Runtime(_Preparing, _Finishing):
+class Runtime:
     """Runs turns of one application over one store (guide §2).
 
     Args:
@@ -99,7 +81,26 @@ class Runtime(_Preparing, _Finishing):
         self.metrics: Metrics = metrics or InMemoryMetrics()
         self._listeners: list[Callable[[TurnEvent], None]] = []
 
-    # ----------------------------------------------------------------- public API
+    def _parts(self) -> RuntimeParts:
+        """Return the runtime's parts as they are now (read once per turn by every step).
+
+        Built on each call, so an attribute set after construction (``reply_writer``,
+        ``understander``, ``narration``, ``store``) is what the next turn runs with.
+        """
+        return RuntimeParts(
+            app=self.app,
+            registry=self.registry,
+            store=self.store,
+            understander=self.understander,
+            reply_writer=self.reply_writer,
+            narration=self.narration,
+            clock=self.clock,
+            ids=self.ids,
+            directory=self.directory,
+            metrics=self.metrics,
+            listeners=self._listeners,
+        )
+
     async def seed(
         self, account: str, workflow: str, state: JSONObject, case_id: str | None = None
     ) -> CaseRef:
@@ -112,22 +113,7 @@ class Runtime(_Preparing, _Finishing):
             RegistryError: for an unknown workflow.
             RevisionConflict: when the case already exists.
         """
-        erased = self.registry.workflow(workflow)
-        typed = erased.typed(state)
-        case = CaseRef(workflow, case_id or self.ids.new_id(workflow))
-        request = CommitRequest(
-            account=account,
-            case=case,
-            expected_revision=0,
-            state=erased.definition.dump_state(typed),
-            events=(EventDraft(type=f"{workflow}.seeded", data=state, operation="seed"),),
-            idempotency_key=digest(("seed", account, str(case))),
-            request_hash=digest((to_json_value(PolicyDecision(rule="seed")), state)),
-            turn_id="",
-            operations=("seed",),
-        )
-        await self.store.commit(request)
-        return case
+        return await direct.seed(self._parts(), account, workflow, state, case_id)
 
     async def external_update(
         self,
@@ -151,31 +137,9 @@ class Runtime(_Preparing, _Finishing):
             RevisionConflict: when the case changed concurrently.
             UsageError: when the case does not exist.
         """
-        row = await self.store.load_case(case)
-        if row is None or row.account != account:
-            raise UsageError(f"no case {case} for this account")
-        erased = self.registry.workflow(case.workflow)
-        execution = transition(erased.typed(row.state))
-        request = CommitRequest(
-            account=account,
-            case=case,
-            expected_revision=row.revision,
-            state=erased.definition.dump_state(execution.state),
-            events=execution.events,
-            outbox=execution.outbox,
-            idempotency_key=digest(
-                ("callback", account, source, reference, str(case), row.revision)
-            ),
-            request_hash=digest(
-                (
-                    to_json_value(VerifiedCallback(source=source, reference=reference)),
-                    execution.events,
-                )
-            ),
-            turn_id="",
-            operations=tuple(dict.fromkeys(e.operation for e in execution.events)),
+        return await direct.external_update(
+            self._parts(), account, case, source=source, reference=reference, transition=transition
         )
-        return await self.store.commit(request)
 
     async def run_turn(
         self,
@@ -211,85 +175,15 @@ class Runtime(_Preparing, _Finishing):
         """
         if turn.text and self.understander is None:
             raise UsageError("a text turn needs an understander; pass one to Runtime")
-        given = turn_id or self.ids.new_id("turn")
-        record = TurnRecord(
-            turn_id=given,
-            account=actor.account,
+        request = pipeline.TurnRequest(
+            actor=actor,
             conversation_id=conversation_id,
-            input=_input_json(turn, actor, in_view),
+            turn=turn,
+            in_view=in_view,
+            turn_id=turn_id or self.ids.new_id("turn"),
+            given_by_caller=turn_id is not None,
         )
-        try:
-            key, existing = await self._begin(record, given_by_caller=turn_id is not None)
-        except StoreError as exc:
-            raise TurnInterrupted(given, TurnPhase.RECEIVED.value, str(exc)) from exc
-        if existing is not None:
-            if existing.phase != TurnPhase.REPLIED.value:
-                raise TurnIdReused(given, "unfinished")
-            if existing.conversation_id != conversation_id or existing.input != record.input:
-                raise TurnIdReused(given, "different_input")
-            return replace(await self._stored(actor, existing), turn_id=given)
-        try:
-            result = await self._run(actor, conversation_id, turn, in_view, key)
-        except TurnInterrupted as exc:
-            if key == given:
-                raise
-            cause = exc.__cause__ or exc
-            raise TurnInterrupted(given, exc.phase, str(cause)) from exc
-        return result if key == given else replace(result, turn_id=given)
-
-    async def _begin(
-        self, record: TurnRecord, *, given_by_caller: bool = True
-    ) -> tuple[str, TurnRecord | None]:
-        """Persist ``record`` as a new turn, or find the account's turn with its id.
-
-        Returns ``(storage id, None)`` for a new turn, ``(storage id, record)`` when the
-        account already has a turn under the id or its alias. The id is tried first;
-        when another account's turn holds it (``TurnIdTaken`` and not this account's),
-        the account-scoped alias is used, so a foreign id behaves like a free one. A
-        freshly minted id (``given_by_caller=False``) skips the look-up: nobody has it.
-
-        Raises:
-            StoreError: the store failed (nothing about another account's turn leaks).
-        """
-        account = record.account
-        for key in (record.turn_id, _alias(account, record.turn_id)) if given_by_caller else ():
-            existing = await self.store.get_turn(account, key)
-            if existing is not None:
-                return key, existing
-        for key in (record.turn_id, _alias(account, record.turn_id)):
-            try:
-                await self.store.begin_turn(replace(record, turn_id=key))
-            except TurnIdTaken:
-                existing = await self.store.get_turn(account, key)
-                if existing is not None:  # a concurrent run of the same id won
-                    return key, existing
-                continue
-            return key, None
-        raise StoreError(f"turn {record.turn_id} could not be started")
-
-    async def _run(
-        self,
-        actor: Actor,
-        conversation_id: str,
-        turn: TurnInput,
-        in_view: Sequence[CaseRef] | None,
-        turn_id: str,
-    ) -> TurnResult:
-        """Understand, plan, journal the plan and finish the begun turn ``turn_id``."""
-        today = self.clock.today()
-        locale = turn.locale or self.app.default_locale
-        phase = TurnPhase.RECEIVED
-        try:
-            self._emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
-            prepared, handles = await self._prepare(
-                actor, conversation_id, turn, turn_id, today, locale, in_view
-            )
-            # The plan is written with its commits (TurnStore.commit_plan, in _finish).
-            self._emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.COMMITTING))
-        except StoreError as exc:
-            raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
-        result = await self._finish(prepared)
-        return _with_handles(result, handles)
+        return await pipeline.run_turn(self._parts(), request)
 
     async def stream_turn(
         self,
@@ -330,36 +224,7 @@ class Runtime(_Preparing, _Finishing):
             UnknownTurn: no such turn for this account.
             TurnInterrupted: a store boundary failed again.
         """
-        record = await self.store.get_turn(actor.account, turn_id)
-        if record is None:
-            record = await self.store.get_turn(actor.account, _alias(actor.account, turn_id))
-        if record is None:
-            raise UnknownTurn(f"no turn {turn_id}")
-        if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
-            prepared = _PREPARED.validate_python(record.data)
-            result = await self._finish(prepared, resumed=True)
-        elif record.phase == TurnPhase.REPLIED.value:
-            result = await self._stored(actor, record)
-        else:
-            turn, in_view = _input_from_json(record.input)
-            result = await self._run(actor, record.conversation_id, turn, in_view, record.turn_id)
-        return result if record.turn_id == turn_id else replace(result, turn_id=turn_id)
-
-    async def _stored(self, actor: Actor, record: TurnRecord) -> TurnResult:
-        """Return a replied turn's stored reply and results (nothing runs again)."""
-        stored = record.data.get("results")
-        results = (
-            [load_result(r) for r in stored if isinstance(r, dict)]
-            if isinstance(stored, list)
-            else []
-        )
-        blocks = await self.store.load_reply(actor.account, record.turn_id) or ()
-        return TurnResult(
-            turn_id=record.turn_id,
-            conversation_id=record.conversation_id,
-            blocks=blocks,
-            results={r.item_id: r for r in results},
-        )
+        return await pipeline.recover(self._parts(), actor, turn_id)
 
     async def reload(
         self, account: str, conversation_id: str
@@ -373,80 +238,8 @@ class Runtime(_Preparing, _Finishing):
         Scripted understanding uses it to name records the way a model would see them;
         the brief itself never carries a case id (I1).
         """
-        return _handle(turn_id, case)
+        return handle(turn_id, case)
 
     def subscribe(self, listener: Callable[[TurnEvent], None]) -> None:
         """Call ``listener`` with every :data:`TurnEvent` of later turns."""
         self._listeners.append(listener)
-
-    # -------------------------------------------------------------- preparation
-
-
-def _input_json(turn: TurnInput, actor: Actor, in_view: Sequence[CaseRef] | None) -> JSONObject:
-    data = to_json_value(
-        {
-            "text": turn.text,
-            "interaction_response": turn.interaction_response,
-            "origin_ref": turn.origin_ref,
-            "effort": turn.effort,
-            "locale": turn.locale,
-            "attachments": [{"name": a.name, "media_type": a.media_type} for a in turn.attachments],
-            "in_view": None if in_view is None else [str(c) for c in in_view],
-            "user": actor.user,
-        }
-    )
-    assert isinstance(data, dict)
-    return data
-
-
-def _input_from_json(data: JSONObject) -> tuple[TurnInput, list[CaseRef] | None]:
-    from turnframe.core.turn import Effort, InteractionResponse
-
-    def ref(value: object) -> CaseRef | None:
-        if not isinstance(value, str):
-            return None
-        workflow, _, case_id = value.partition("/")
-        return CaseRef(workflow, case_id)
-
-    response = data.get("interaction_response")
-    click = None
-    if isinstance(response, dict):
-        expected = response.get("expected_revision")
-        free = response.get("free_value")
-        click = InteractionResponse(
-            interaction_id=str(response["interaction_id"]),
-            option_id=str(response["option_id"]),
-            expected_revision=expected if isinstance(expected, int) else None,
-            free_value=free if isinstance(free, str) else None,
-        )
-    effort = data.get("effort")
-    text = data.get("text")
-    locale = data.get("locale")
-    in_view_raw = data.get("in_view")
-    in_view = None
-    if isinstance(in_view_raw, list):
-        in_view = [c for c in (ref(v) for v in in_view_raw) if c is not None]
-    return (
-        TurnInput(
-            text=text if isinstance(text, str) else None,
-            interaction_response=click,
-            origin_ref=ref(data.get("origin_ref")),
-            effort=Effort(effort) if isinstance(effort, str) else None,
-            locale=locale if isinstance(locale, str) else "en",
-        ),
-        in_view,
-    )
-
-
-def _alias(account: str, turn_id: str) -> str:
-    """Return the account-scoped id a turn is stored under when another account holds ``turn_id``.
-
-    ``"turn-"`` + the first 24 hex digits of ``digest(("turn_id", account, turn_id))``: a
-    fixed function of the account and the id, so the account finds its turn again, and
-    no other account's id can be read from it (docs/adr/0016-races-and-turn-ids.md).
-    """
-    return "turn-" + digest(("turn_id", account, turn_id))[:24]
-
-
-def _with_handles(result: TurnResult, handles: dict[str, CaseRef]) -> TurnResult:
-    return replace(result, handles=handles)

@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
-from turnframe.core.acts import Understanding
-from turnframe.core.events import DomainEvent
+from turnframe.core.acts import SemanticAct, Understanding
+from turnframe.core.events import DomainEvent, Receipt
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
-from turnframe.core.reply import ReplyBlock
+from turnframe.core.ports import DirectoryEntry
+from turnframe.core.reply import AnswerBlock, ReplyBlock
 from turnframe.core.results import PlannedActResult
-from turnframe.runtime.plan import CardClose, PlannedCard, WaitingAct
-from turnframe.store.base import CommitRequest, CommitResult
+from turnframe.core.targets import TargetResolution
+from turnframe.runtime.compose import AskNext
+from turnframe.runtime.plan import CardClose, CaseSnapshot, PlannedCard, WaitingAct
+from turnframe.store.base import CaseRow, CommitRequest, CommitResult
 
-__all__ = ["BatchRequest", "PreparedTurn", "QuestionRef", "TurnResult"]
+__all__ = [
+    "BatchRequest",
+    "Committed",
+    "Composed",
+    "Compiled",
+    "Loaded",
+    "PersistedCards",
+    "PreparedTurn",
+    "QuestionRef",
+    "Reprojected",
+    "ResolvedAct",
+    "TurnResult",
+    "Understood",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,3 +166,155 @@ class TurnResult:
     handles: Mapping[str, CaseRef] = field(default_factory=dict)
     commands: tuple[tuple[str, CaseRef], ...] = ()
     reply_calls: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Loaded:
+    """The turn's context after loading and projecting.
+
+    Attributes:
+        standing_before: a standing "do not submit" held before this turn (D1).
+        asked: what the last reply asked for (conversation state JSON), text turns only.
+        waiting: acts waiting for a record, carried from earlier turns (D6).
+        entries: the directory entries in view.
+        handles: handle → case, for the records in view (I1).
+        labels: case → the directory's label.
+        snapshots: case → snapshot; the turn's snapshot cache, which later steps extend
+            (every case a step reads is snapshotted once).
+        cards: the conversation's open cards (on screen).
+    """
+
+    standing_before: bool
+    asked: Any
+    waiting: tuple[WaitingAct, ...]
+    entries: Sequence[DirectoryEntry]
+    handles: dict[str, CaseRef]
+    labels: dict[CaseRef, str]
+    snapshots: dict[CaseRef, CaseSnapshot]
+    cards: tuple[Interaction, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedAct:
+    """One act with its target resolved and its record arguments read (resolve step).
+
+    Attributes:
+        act: the act (completed with what the last reply asked for, when it answers it).
+        resolution: its target's resolution (``None`` for an act with no operation).
+        record_args: argument → case, named by a handle in view (or carried).
+        bad_args: argument → why it names no record (``"unknown_handle"``, ``"closed"``).
+    """
+
+    act: SemanticAct
+    resolution: TargetResolution | None
+    record_args: dict[str, CaseRef]
+    bad_args: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Understood:
+    """What understanding proposed (empty for a click-only turn).
+
+    Attributes:
+        understanding: the checked proposal (acts, questions, links, card answers).
+        model_calls: model calls understanding made.
+        calls: one record per model call (I20).
+        reading: how understanding read the turn (effort, brief, steps, typed error).
+    """
+
+    understanding: Understanding = field(default_factory=Understanding)
+    model_calls: int = 0
+    calls: tuple[JSONObject, ...] = ()
+    reading: JSONObject = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compiled:
+    """The commits to make and every act's result so far.
+
+    Attributes:
+        results: item id → its result (a rejected batch's acts rejected).
+        batches: one atomic commit request per batch the domain accepted.
+    """
+
+    results: dict[str, PlannedActResult]
+    batches: tuple[BatchRequest, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Committed:
+    """What the commit step did, with the results and notices it leaves for the reply.
+
+    Attributes:
+        prepared: the turn's plan; with the cards a lost card's acts would draw left out
+            (docs/adr/0016-races-and-turn-ids.md).
+        results: item id → its one result after the commits (I11).
+        notices: the plan's notices plus the commit step's (code, sentence, item id).
+        commits: commits this turn wrote (replayed ones of other turns left out).
+        commands: (operation, case) of every command committed this turn, in order.
+        events: every event the commits returned (replayed ones included).
+        lost: cards another turn closed first, by id (their resolution is reported).
+        rows: the rows this turn's commits wrote, by case (replayed commits left out):
+            the later steps read them here, not again from the store.
+        resumed: recovery is finishing a plan stored before (it was not written now).
+    """
+
+    prepared: PreparedTurn
+    results: dict[str, PlannedActResult]
+    notices: list[tuple[str, str, str | None]]
+    commits: tuple[CommitResult, ...]
+    commands: tuple[tuple[str, CaseRef], ...]
+    events: tuple[DomainEvent, ...]
+    lost: Mapping[str, Interaction]
+    rows: Mapping[CaseRef, CaseRow] = field(default_factory=dict)
+    resumed: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PersistedCards:
+    """The cards the turn persisted after its commits (I5, I6).
+
+    Attributes:
+        created: the cards now stored (an existing one on recovery), in plan order.
+        results: item id → its result, carrying the card it waits on (or ``card_failed``).
+        notices: the notices so far, with ``card_failed`` / ``card_replaced`` added.
+    """
+
+    created: tuple[Interaction, ...]
+    results: dict[str, PlannedActResult]
+    notices: list[tuple[str, str, str | None]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reprojected:
+    """The turn's outcome re-read from the store after commit: what the reply is built from.
+
+    Attributes:
+        results: item id → its one result (a second click's original results added).
+        notices: every notice the reply carries (code, sentence, item id).
+        receipts: one receipt per committed event the workflow renders (I15).
+        answers: one answer per question, on the state after commit.
+        ask_next: the one thing to ask next, if any.
+    """
+
+    results: dict[str, PlannedActResult]
+    notices: list[tuple[str, str, str | None]]
+    receipts: tuple[Receipt, ...]
+    answers: tuple[AnswerBlock, ...]
+    ask_next: AskNext | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Composed:
+    """The reply as it will be persisted and returned.
+
+    Attributes:
+        blocks: the blocks the claim guard kept (I15), exactly as persisted.
+        refused: the blocks the claim guard refused.
+        record: the reply writer's record for the replay record (words, calls, guard;
+            empty without a writer or for a click-only turn).
+    """
+
+    blocks: tuple[ReplyBlock, ...]
+    refused: tuple[ReplyBlock, ...]
+    record: dict[str, Any]

@@ -1,0 +1,894 @@
+"""Peers: the CPU time of a three-act turn on Turnframe, LangGraph and Pydantic AI.
+
+What is measured
+    The CPU time of one conversational turn that makes three low-risk changes to two
+    records kept in SQLite (add a seat extra to the May Lisbon trip, set who pays its
+    extra E2, rename the Porto trip), on three systems in one process:
+
+    * ``turnframe``: the ``three_act`` shape of ``benchmarks/turn_overhead.py`` (its
+      ``Bench``, imported from that file) on :class:`~turnframe.store.sqlite.SqliteStore`,
+      understanding scripted (no model call). The timed span is ``Runtime.run_turn``.
+    * ``langgraph``: a ``StateGraph`` of three nodes in a row, each doing one of the three
+      updates on a ``records`` table (one row per trip, its state as JSON, a revision
+      counter), compiled with the SQLite checkpointer (``SqliteSaver``, default
+      durability), one thread per conversation, so the thread's state (its message log)
+      is checkpointed at every step of every turn. There is no model in this graph. The
+      timed span is ``graph.invoke``, which loads the thread's last checkpoint itself.
+    * ``langgraph_async``: the same graph with async nodes on ``AsyncSqliteSaver``
+      (aiosqlite), timed around ``graph.ainvoke``: what an asyncio service, as
+      Turnframe's runtime is, would use. The synchronous pairing is the lighter of the
+      two; both are reported, so the ratio to the cheaper one is there to read.
+    * ``pydantic_ai``: an ``Agent`` on a ``FunctionModel`` (a local function, no network)
+      that answers the user's message with three tool calls, one per update on the same
+      ``records`` table, then with a text answer once the tools have returned. Pydantic AI
+      keeps no state between runs, so the conversation's message history lives in a
+      ``messages`` table of the same SQLite file: the timed span loads the history,
+      runs the agent with it and appends the run's new messages in one transaction.
+
+    The peers' row updates are what an application would write: each update reads the
+    row, changes one field of its JSON state and writes it back with the revision bumped,
+    in its own committed transaction. Every peer connection uses WAL journaling and
+    ``synchronous=NORMAL``, as Turnframe's SQLite store does. Every system has its own
+    database file in one temporary directory; LangGraph's checkpoints have a second file
+    beside its records (with one shared file, an async checkpoint write holding the write
+    lock stalls the nodes' inline writes).
+
+    The timer is ``time.process_time_ns`` (CPU time of every thread of the process), not
+    ``thread_time_ns``: LangGraph writes its checkpoints on a background thread during the
+    run and Pydantic AI runs synchronous callables on worker threads, and that work is
+    part of their turn; a per-thread clock would leave it out. CPU time rather than wall
+    time because the machine is shared: a process waiting for a core is not charged. The
+    wall time (``perf_counter_ns``) of the same span is reported beside it.
+
+How
+    Each system gets a warm-up, then the systems take turns in rounds of ``ROUND`` timed
+    turns until each has ``--turns``, so a burst of load from elsewhere hits all alike.
+    State growth is bounded alike: every ``TURNS_PER_ACCOUNT`` turns each system starts a
+    fresh account (Turnframe: the demo records; the peers: the same two trips, from the
+    same seed) and a fresh conversation (a new LangGraph thread, a new message history).
+    Every turn is checked untimed to have done its writes, through a second SQLite
+    connection (which sees only committed data) for the peers: the three field changes
+    on the two rows and one more checkpoint of the thread (LangGraph) or one more stored
+    message batch (Pydantic AI); for Turnframe, the three committed results and the two
+    cases as the store reads them back. A failed check ends the run (status 1). The
+    report gives, per system, the median, p90 and mean CPU and wall milliseconds, the
+    ratio of Turnframe's CPU median to each peer's, and a table of what each system
+    guarantees per turn (yes / partial / no, with its basis).
+
+Target (from the issue): Turnframe's CPU per turn at most 0.25x either peer's, measured
+in the same run. Reported, never asserted.
+
+Needs the ``bench`` extra: ``pip install -e ".[bench]"``.
+
+Usage: ``python benchmarks/peers.py [--json] [--turns N] [--warmup N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.metadata
+import importlib.util
+import json
+import operator
+import platform
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any, Protocol, TypedDict
+
+import anyio
+
+from turnframe.core import CaseRef
+from turnframe.samples.travel import DEMO_RECORDS, seed_all
+from turnframe.store.sqlite import SqliteStore
+
+
+def _load_turn_overhead() -> ModuleType:
+    """Load ``benchmarks/turn_overhead.py`` by path (``benchmarks/`` is not a package)."""
+    name = "_turnframe_benchmarks_turn_overhead"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(__file__).resolve().with_name("turn_overhead.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+overhead = _load_turn_overhead()
+
+SYSTEMS = ("turnframe", "langgraph", "langgraph_async", "pydantic_ai")
+PEERS = ("langgraph", "langgraph_async", "pydantic_ai")
+TARGET_RATIO = 0.25
+ROUND: int = overhead.ROUND
+TURNS_PER_ACCOUNT: int = overhead.TURNS_PER_ACCOUNT
+EXTRA_PACKAGES = {
+    "langgraph": "langgraph",
+    "langgraph.checkpoint.sqlite": "langgraph-checkpoint-sqlite",
+    "pydantic_ai": "pydantic-ai-slim",
+}
+"""Module to import -> the distribution of the ``bench`` extra that provides it."""
+INSTALL_HINT = 'pip install -e ".[bench]"'
+
+GUARANTEES: tuple[dict[str, str], ...] = (
+    {
+        "guarantee": "expected-revision check in the write",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe's commit compares the revision in the UPDATE (I12); the peers "
+        "write what the tool code writes, and SqliteSaver inserts a checkpoint without "
+        "checking the thread's head",
+    },
+    {
+        "guarantee": "idempotency key per command",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe journals a derived key and replays the first outcome (I13); "
+        "a repeated turn re-runs the peers' nodes and tools",
+    },
+    {
+        "guarantee": "whole turn decided before any effect",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe reduces every act before committing (I10); a node or a tool "
+        "writes as soon as it runs",
+    },
+    {
+        "guarantee": "commands to one record commit as one unit",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe commits a case's batch in one transaction (I14); the peers "
+        "commit each update on its own unless the application groups them",
+    },
+    {
+        "guarantee": "recovery plan for an interrupted turn",
+        "turnframe": "yes",
+        "langgraph": "partial",
+        "pydantic_ai": "no",
+        "basis": "Turnframe stores the plan before committing and recovers from each "
+        "phase; LangGraph resumes a thread from its last checkpoint but re-runs a node "
+        "that wrote before its checkpoint; Pydantic AI keeps nothing of an unfinished "
+        "run (durable execution needs an outside engine, not used here)",
+    },
+    {
+        "guarantee": "confirmation cards bound to a revision",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe refuses a click on a card whose record changed (I16); "
+        "LangGraph's interrupt/resume and Pydantic AI's tool approval are not checked "
+        "against the record",
+    },
+    {
+        "guarantee": "receipts from committed events",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe's receipts cite event ids of the commit (I15); the peers' "
+        "reply is whatever the nodes or the model write",
+    },
+    {
+        "guarantee": "claim guard on the reply",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe drops any outcome claim no receipt backs (I15); neither peer "
+        "checks reply text against what was written",
+    },
+    {
+        "guarantee": "model sees opaque handles, holds no write tool",
+        "turnframe": "yes",
+        "langgraph": "no",
+        "pydantic_ai": "no",
+        "basis": "Turnframe briefs per-turn handles and sends no tools (I1); a Pydantic "
+        "AI model calls the write tools itself; LangGraph leaves it to the graph's code",
+    },
+    {
+        "guarantee": "replay record of the turn",
+        "turnframe": "yes",
+        "langgraph": "partial",
+        "pydantic_ai": "partial",
+        "basis": "Turnframe records each step and model call and replays the plan (I20); "
+        "LangGraph keeps the state at every step (time travel), not the calls that led "
+        "there; the stored Pydantic AI history holds model requests, responses and tool "
+        "calls, with no replay to the same effects",
+    },
+    {
+        "guarantee": "turn state persisted in SQLite, committed",
+        "turnframe": "yes",
+        "langgraph": "yes",
+        "pydantic_ai": "partial",
+        "basis": "Turnframe's store and LangGraph's checkpointer commit per turn; "
+        "Pydantic AI persists nothing itself (this benchmark's code stores the history)",
+    },
+)
+"""What each system guarantees per turn, as configured here (yes / partial / no)."""
+
+
+class BenchFailure(RuntimeError):
+    """A turn did not do its writes (the benchmark's figures would not mean anything)."""
+
+
+class System(Protocol):
+    """One system under test: runs one timed turn at a time and checks it untimed."""
+
+    name: str
+    cpu_ns: list[int]
+    wall_ns: list[int]
+    verified: int
+
+    async def turn(self) -> None:
+        """Run one turn, append its CPU and wall nanoseconds, check its writes."""
+
+    async def close(self) -> None:
+        """Release the system's connections."""
+
+
+def missing_extra() -> list[str]:
+    """Return the distributions of the ``bench`` extra that cannot be imported (``[]``: none)."""
+    missing = []
+    for module, dist in EXTRA_PACKAGES.items():
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ModuleNotFoundError, ValueError):  # a parent missing, or a stub in sys.modules
+            found = False
+        if not found:
+            missing.append(dist)
+    return missing
+
+
+def _timed_sync(fn: Callable[[], Any], cpu: list[int], wall: list[int]) -> Any:
+    start_cpu, start_wall = time.process_time_ns(), time.perf_counter_ns()
+    result = fn()
+    cpu.append(time.process_time_ns() - start_cpu)
+    wall.append(time.perf_counter_ns() - start_wall)
+    return result
+
+
+async def _timed(fn: Callable[[], Awaitable[Any]], cpu: list[int], wall: list[int]) -> Any:
+    start_cpu, start_wall = time.process_time_ns(), time.perf_counter_ns()
+    result = await fn()
+    cpu.append(time.process_time_ns() - start_cpu)
+    wall.append(time.perf_counter_ns() - start_wall)
+    return result
+
+
+# Turnframe ----------------------------------------------------------------------------------
+class _CpuTimedRuntime:
+    """Stands in for a ``Runtime``: times ``run_turn`` on both clocks, delegates the rest."""
+
+    def __init__(self, inner: Any, cpu: list[int], wall: list[int]) -> None:
+        self._inner = inner
+        self._cpu = cpu
+        self._wall = wall
+
+    async def run_turn(self, *args: Any, **kwargs: Any) -> Any:
+        return await _timed(lambda: self._inner.run_turn(*args, **kwargs), self._cpu, self._wall)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class TurnframeSystem:
+    """``turn_overhead.Bench`` in its ``three_act`` shape on SQLite, timed by CPU."""
+
+    name = "turnframe"
+
+    def __init__(self, bench: Any) -> None:
+        self.bench = bench
+        self.cpu_ns: list[int] = []
+        self.wall_ns: list[int] = []
+        self.verified = 0
+        bench.runtime = _CpuTimedRuntime(bench.runtime, self.cpu_ns, self.wall_ns)
+
+    @classmethod
+    async def open(cls, workdir: Path) -> TurnframeSystem:
+        store = await SqliteStore.open(workdir / "turnframe.db")
+        return cls(overhead.Bench("three_act", store))
+
+    async def turn(self) -> None:
+        await self.bench.run()  # checks that the three acts committed
+        step, store, refs = self.bench.step, self.bench.store, self.bench.refs
+        lisbon, porto = await store.load_case(refs["T1"]), await store.load_case(refs["T3"])
+        extras = lisbon.state["extras"] if lisbon else []
+        payer = extras[1].get("payer") if len(extras) > 1 else None
+        want_payer = "company" if step % 2 else str(refs["P1"])
+        if (
+            porto is None
+            or porto.state["name"] != f"Porto {step}"
+            or len(extras) != 2 + TURNS_PER_ACCOUNT - self.bench.turns_left
+            or str(payer) != want_payer
+        ):
+            raise BenchFailure(f"turnframe turn {step}: the store does not hold its writes")
+        self.verified += 1
+
+    async def close(self) -> None:
+        await self.bench.store.close()
+
+
+# the peers' records -------------------------------------------------------------------------
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+class Records:
+    """The peers' application table: one row per trip, its state as JSON, a revision.
+
+    The three updates are the three low-risk acts of Turnframe's three-act turn, written
+    the way a tool or a graph node would: read the row, change one field, write it back
+    with the revision bumped, commit.
+    """
+
+    SEED = {
+        key: state
+        for key, _case, state in seed_all(DEMO_RECORDS, lambda w, k: CaseRef(w, k.lower()))
+        if key in ("T1", "T3")
+    }
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn = _connect(path)
+        with self.conn:
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS records (account TEXT NOT NULL, "
+                "record TEXT NOT NULL, state TEXT NOT NULL, revision INTEGER NOT NULL, "
+                "PRIMARY KEY (account, record))"
+            )
+
+    def seed(self, account: str) -> None:
+        """Insert the account's two trips (T1, T3) at revision 1, from the demo seed."""
+        with self.conn:
+            self.conn.executemany(
+                "INSERT INTO records VALUES (?, ?, ?, 1)",
+                [(account, key, json.dumps(state)) for key, state in self.SEED.items()],
+            )
+
+    def _update(self, account: str, record: str, change: Callable[[dict[str, Any]], str]) -> str:
+        with self.conn:
+            row = self.conn.execute(
+                "SELECT state FROM records WHERE account = ? AND record = ?", (account, record)
+            ).fetchone()
+            if row is None:
+                raise BenchFailure(f"no record {record} in account {account}")
+            state = json.loads(row[0])
+            said = change(state)
+            self.conn.execute(
+                "UPDATE records SET state = ?, revision = revision + 1 "
+                "WHERE account = ? AND record = ?",
+                (json.dumps(state), account, record),
+            )
+        return said
+
+    def add_extra(self, account: str, trip: str, kind: str, payer: str) -> str:
+        """Append an extra (next id ``E<n>``) to the trip; return what was done, in words."""
+
+        def change(state: dict[str, Any]) -> str:
+            extra_id = f"E{state['next_extra']}"
+            state["next_extra"] += 1
+            state["extras"].append(
+                {"id": extra_id, "kind": kind, "details": None, "payer": payer, "nights": None}
+            )
+            return f"added {kind} {extra_id} to {trip}"
+
+        return self._update(account, trip, change)
+
+    def set_extra_payer(self, account: str, trip: str, extra: str, payer: str) -> str:
+        """Set who pays the trip's extra; raises :class:`BenchFailure` if there is none."""
+
+        def change(state: dict[str, Any]) -> str:
+            for item in state["extras"]:
+                if item["id"] == extra:
+                    item["payer"] = payer
+                    return f"{extra} of {trip} is paid by {payer}"
+            raise BenchFailure(f"no extra {extra} on {trip}")
+
+        return self._update(account, trip, change)
+
+    def rename(self, account: str, trip: str, name: str) -> str:
+        """Rename the trip; return what was done, in words."""
+
+        def change(state: dict[str, Any]) -> str:
+            state["name"] = name
+            return f"renamed {trip} to {name}"
+
+        return self._update(account, trip, change)
+
+    def close(self) -> None:
+        """Close the writing connection."""
+        self.conn.close()
+
+
+def _check_records(
+    reader: sqlite3.Connection, system: str, account: str, turn_in_account: int, step: int
+) -> None:
+    """Check, on a second connection, the committed result of the account's turns so far."""
+    rows = dict(
+        reader.execute("SELECT record, state FROM records WHERE account = ?", (account,)).fetchall()
+    )
+    lisbon, porto = json.loads(rows["T1"]), json.loads(rows["T3"])
+    extras = lisbon["extras"]
+    if (
+        porto["name"] != f"Porto {step}"
+        or len(extras) != 2 + turn_in_account
+        or extras[1]["payer"] != _payer(account, step)
+    ):
+        raise BenchFailure(f"{system} turn {step}: SQLite does not hold its three updates")
+
+
+def _payer(account: str, step: int) -> str:
+    # E2 alternates between the company and Ana, as in turn_overhead's three_act shape.
+    return "company" if step % 2 else f"traveler/p1-{account}"
+
+
+@dataclass
+class _Conversation:
+    """Where a peer is: the account, its conversation and the turn counters."""
+
+    account: str = ""
+    conversation: str = ""
+    accounts: int = 0
+    turn_in_account: int = 0
+    step: int = 0
+
+    def next_turn(self, records: Records) -> None:
+        """Advance one turn; every ``TURNS_PER_ACCOUNT`` turns seed a fresh account."""
+        if self.accounts == 0 or self.turn_in_account >= TURNS_PER_ACCOUNT:
+            self.accounts += 1
+            self.account = f"acct-{self.accounts}"
+            self.conversation = f"conv-{self.accounts}"
+            self.turn_in_account = 0
+            records.seed(self.account)
+        self.turn_in_account += 1
+        self.step += 1
+
+    def acts(self) -> dict[str, dict[str, str]]:
+        """The turn's three acts, as a scripted understanding would hand them over."""
+        return {
+            "add_extra": {"trip": "T1", "kind": "seat", "payer": "company"},
+            "set_extra_payer": {
+                "trip": "T1",
+                "extra": "E2",
+                "payer": _payer(self.account, self.step),
+            },
+            "rename": {"trip": "T3", "name": f"Porto {self.step}"},
+        }
+
+
+# LangGraph ----------------------------------------------------------------------------------
+# The functional form keeps the annotations objects (this module's are strings, and
+# LangGraph reads a state's types by evaluating them in the module, which a file loaded
+# by path may no longer have in sys.modules).
+_GraphState = TypedDict(  # noqa: UP013 (see above)
+    "_GraphState",
+    {
+        "account": str,
+        "acts": dict[str, dict[str, str]],
+        "log": Annotated[list[str], operator.add],  # the thread's log: one line per update
+    },
+)
+
+
+def _graph_nodes(records: Records) -> dict[str, Callable[[_GraphState], dict[str, list[str]]]]:
+    """The three nodes: each does one update and logs what it did in the thread's state."""
+
+    def add_extra(state: _GraphState) -> dict[str, list[str]]:
+        a = state["acts"]["add_extra"]
+        return {"log": [records.add_extra(state["account"], a["trip"], a["kind"], a["payer"])]}
+
+    def set_extra_payer(state: _GraphState) -> dict[str, list[str]]:
+        a = state["acts"]["set_extra_payer"]
+        return {
+            "log": [records.set_extra_payer(state["account"], a["trip"], a["extra"], a["payer"])]
+        }
+
+    def rename(state: _GraphState) -> dict[str, list[str]]:
+        a = state["acts"]["rename"]
+        return {"log": [records.rename(state["account"], a["trip"], a["name"])]}
+
+    return {"add_extra": add_extra, "set_extra_payer": set_extra_payer, "rename": rename}
+
+
+def _as_async(
+    node: Callable[[_GraphState], dict[str, list[str]]],
+) -> Callable[[_GraphState], Awaitable[dict[str, list[str]]]]:
+    # An async graph runs a plain function node on a worker thread; an async node runs on
+    # the event loop, as an async application would write it (and as Turnframe's store
+    # calls run).
+    async def run(state: _GraphState) -> dict[str, list[str]]:
+        return node(state)
+
+    return run
+
+
+class LangGraphSystem:
+    """Three nodes in a row over :class:`Records`, one checkpointed thread per conversation.
+
+    ``langgraph``: ``SqliteSaver`` and ``graph.invoke`` (LangGraph's lightest SQLite path).
+    ``langgraph_async``: ``AsyncSqliteSaver`` (aiosqlite) and ``graph.ainvoke`` with async
+    nodes, the pairing an asyncio service such as Turnframe's runtime would use.
+    """
+
+    def __init__(self, name: str, records: Records, graph: Any, reader: sqlite3.Connection) -> None:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        self.name = name
+        self.records = records
+        self.graph = graph
+        self.reader = reader
+        self.records_reader = sqlite3.connect(records.path)
+        self.check_saver = SqliteSaver(reader)  # reads checkpoints on the second connection
+        self.asynchronous = name.endswith("_async")
+        self.where = _Conversation()
+        self.cpu_ns: list[int] = []
+        self.wall_ns: list[int] = []
+        self.verified = 0
+        self.closers: list[Callable[[], Awaitable[Any]]] = []
+
+    @classmethod
+    async def open(cls, workdir: Path, *, asynchronous: bool) -> LangGraphSystem:
+        """Create the records table, the checkpointer and the compiled graph."""
+        from langgraph.graph import END, START, StateGraph
+
+        name = "langgraph_async" if asynchronous else "langgraph"
+        # The checkpointer has a file of its own: an async checkpoint write holding the
+        # write lock of a shared file would block the inline node writes (and vice versa).
+        path = workdir / f"{name}-checkpoints.db"
+        records = Records(workdir / f"{name}.db")
+        nodes: dict[str, Any] = dict(_graph_nodes(records))
+        closers: list[Callable[[], Awaitable[Any]]] = []
+        saver: Any
+        if asynchronous:
+            import aiosqlite
+            from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+            conn = await aiosqlite.connect(path, timeout=10)
+            await conn.execute("PRAGMA journal_mode=WAL")
+            await conn.execute("PRAGMA synchronous=NORMAL")
+            saver = AsyncSqliteSaver(conn)
+            await saver.setup()
+            nodes = {key: _as_async(node) for key, node in nodes.items()}
+            closers.append(conn.close)
+        else:
+            from langgraph.checkpoint.sqlite import SqliteSaver
+
+            sync_conn = _connect(path)
+            saver = SqliteSaver(sync_conn)
+            saver.setup()
+
+            async def close_sync() -> None:
+                sync_conn.close()
+
+            closers.append(close_sync)
+        builder = StateGraph(_GraphState)
+        for key, node in nodes.items():
+            builder.add_node(key, node)
+        builder.add_edge(START, "add_extra")
+        builder.add_edge("add_extra", "set_extra_payer")
+        builder.add_edge("set_extra_payer", "rename")
+        builder.add_edge("rename", END)
+        system = cls(name, records, builder.compile(checkpointer=saver), sqlite3.connect(path))
+        system.closers = closers
+        return system
+
+    def _checkpoints(self, thread: str) -> int:
+        (count,) = self.reader.execute(
+            "SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread,)
+        ).fetchone()
+        return int(count)
+
+    async def turn(self) -> None:
+        where = self.where
+        where.next_turn(self.records)
+        config = {"configurable": {"thread_id": where.conversation}}
+        before = self._checkpoints(where.conversation)
+        state = {"account": where.account, "acts": where.acts(), "log": []}
+        if self.asynchronous:
+            out = await _timed(lambda: self.graph.ainvoke(state, config), self.cpu_ns, self.wall_ns)
+        else:
+            out = _timed_sync(lambda: self.graph.invoke(state, config), self.cpu_ns, self.wall_ns)
+        _check_records(
+            self.records_reader, self.name, where.account, where.turn_in_account, where.step
+        )
+        # The thread's newest committed checkpoint holds this turn's whole log.
+        stored = self.check_saver.get_tuple(config)
+        log = stored.checkpoint["channel_values"].get("log", []) if stored else []
+        want = 3 * where.turn_in_account
+        if (
+            len(out["log"]) != want
+            or len(log) != want
+            or self._checkpoints(where.conversation) <= before
+        ):
+            raise BenchFailure(f"{self.name} turn {where.step}: the thread was not checkpointed")
+        self.verified += 1
+
+    async def close(self) -> None:
+        self.reader.close()
+        self.records_reader.close()
+        for close in self.closers:
+            await close()
+        self.records.close()
+
+
+# Pydantic AI --------------------------------------------------------------------------------
+class PydanticAISystem:
+    """An ``Agent`` on a ``FunctionModel`` with three tools over :class:`Records`."""
+
+    name = "pydantic_ai"
+
+    def __init__(self, workdir: Path) -> None:
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import (
+            ModelMessage,
+            ModelMessagesTypeAdapter,
+            ModelRequest,
+            ModelResponse,
+            TextPart,
+            ToolCallPart,
+            ToolReturnPart,
+        )
+        from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+        path = workdir / "pydantic_ai.db"
+        self.records = Records(path)
+        with self.records.conn:
+            self.records.conn.execute(
+                "CREATE TABLE IF NOT EXISTS messages (conversation TEXT NOT NULL, "
+                "seq INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (conversation, seq))"
+            )
+        self.reader = sqlite3.connect(path)
+        self.where = _Conversation()
+        self.cpu_ns: list[int] = []
+        self.wall_ns: list[int] = []
+        self.verified = 0
+        self.adapter = ModelMessagesTypeAdapter
+        where = self.where
+
+        async def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            last = messages[-1]
+            if isinstance(last, ModelRequest) and any(
+                isinstance(part, ToolReturnPart) for part in last.parts
+            ):
+                said = [p.content for p in last.parts if isinstance(p, ToolReturnPart)]
+                return ModelResponse(parts=[TextPart("Done: " + "; ".join(map(str, said)))])
+            return ModelResponse(
+                parts=[
+                    ToolCallPart(tool, args, tool_call_id=f"{tool}-{where.step}")
+                    for tool, args in where.acts().items()
+                ]
+            )
+
+        agent = Agent(FunctionModel(model))
+        records = self.records
+
+        # The tools close over the conversation's account (what a deployment would take
+        # from its session); they are async so they run on the event loop, as Turnframe's
+        # store calls do.
+        @agent.tool_plain
+        async def add_extra(trip: str, kind: str, payer: str) -> str:
+            """Add an extra to a trip."""
+            return records.add_extra(where.account, trip, kind, payer)
+
+        @agent.tool_plain
+        async def set_extra_payer(trip: str, extra: str, payer: str) -> str:
+            """Set who pays an extra of a trip."""
+            return records.set_extra_payer(where.account, trip, extra, payer)
+
+        @agent.tool_plain
+        async def rename(trip: str, name: str) -> str:
+            """Rename a trip."""
+            return records.rename(where.account, trip, name)
+
+        self.agent = agent
+
+    async def _run(self, text: str) -> Any:
+        """One turn: load the history, run the agent with it, append its new messages."""
+        conn, conversation = self.records.conn, self.where.conversation
+        history: list[Any] = []
+        rows = conn.execute(
+            "SELECT body FROM messages WHERE conversation = ? ORDER BY seq", (conversation,)
+        ).fetchall()
+        for (body,) in rows:
+            history.extend(self.adapter.validate_json(body))
+        result = await self.agent.run(text, message_history=history)
+        with conn:
+            conn.execute(
+                "INSERT INTO messages VALUES (?, ?, ?)",
+                (conversation, len(rows), result.new_messages_json()),
+            )
+        return result
+
+    async def turn(self) -> None:
+        where = self.where
+        where.next_turn(self.records)
+        text = "add a seat to Lisbon, E2 is paid by Ana, rename Porto"
+        result = await _timed(lambda: self._run(text), self.cpu_ns, self.wall_ns)
+        _check_records(self.reader, self.name, where.account, where.turn_in_account, where.step)
+        (stored,) = self.reader.execute(
+            "SELECT COUNT(*) FROM messages WHERE conversation = ?", (where.conversation,)
+        ).fetchone()
+        if stored != where.turn_in_account or not str(result.output).startswith("Done: "):
+            raise BenchFailure(f"pydantic_ai turn {where.step}: the history was not stored")
+        self.verified += 1
+
+    async def close(self) -> None:
+        self.reader.close()
+        self.records.close()
+
+
+# the run ------------------------------------------------------------------------------------
+async def _measure(turns: int, warmup: int, workdir: Path) -> dict[str, System]:
+    """Time every system, interleaved in rounds so load spikes hit all alike."""
+    systems: dict[str, System] = {}
+    try:
+        systems["turnframe"] = await TurnframeSystem.open(workdir)
+        systems["langgraph"] = await LangGraphSystem.open(workdir, asynchronous=False)
+        systems["langgraph_async"] = await LangGraphSystem.open(workdir, asynchronous=True)
+        systems["pydantic_ai"] = PydanticAISystem(workdir)
+        for system in systems.values():
+            for _ in range(warmup):
+                await system.turn()
+            system.cpu_ns.clear()
+            system.wall_ns.clear()
+        gc.collect()
+        done = 0
+        while done < turns:
+            chunk = min(ROUND, turns - done)
+            for system in systems.values():
+                for _ in range(chunk):
+                    await system.turn()
+            done += chunk
+        return systems
+    finally:
+        for system in systems.values():
+            await system.close()
+
+
+def _versions() -> dict[str, str]:
+    names = ("turnframe", "langgraph", "langgraph-checkpoint-sqlite", "pydantic-ai-slim")
+    found = {}
+    for name in names:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
+    """Run the three systems and return the report (the ``--json`` object).
+
+    Raises:
+        BenchFailure: a turn did not do its writes.
+        ImportError: the ``bench`` extra is not installed.
+    """
+    with tempfile.TemporaryDirectory(prefix="turnframe-peers-") as tmp:
+        systems = await _measure(turns, warmup, Path(tmp))
+    figures: dict[str, Any] = {
+        name: {
+            "cpu": overhead._summary(system.cpu_ns),
+            "wall": overhead._summary(system.wall_ns),
+            "turns_verified": system.verified,
+        }
+        for name, system in systems.items()
+    }
+    ours = figures["turnframe"]["cpu"]["median_ms"]
+    ratios = {
+        f"turnframe_over_{peer}": round(ours / figures[peer]["cpu"]["median_ms"], 3)
+        for peer in PEERS
+    }
+    return {
+        "systems": figures,
+        "ratios": ratios,
+        "targets": {
+            "turnframe_over_peer_max": TARGET_RATIO,
+            "met": all(ratio <= TARGET_RATIO for ratio in ratios.values()),
+        },
+        "guarantees": [dict(row) for row in GUARANTEES],
+        "config": {
+            "turns": turns,
+            "warmup": warmup,
+            "round": ROUND,
+            "turns_per_account": TURNS_PER_ACCOUNT,
+            "timer": "time.process_time_ns (CPU of all threads), wall: time.perf_counter_ns",
+            "reference_loop_ms": overhead._reference_ms(),
+            "versions": _versions(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+    }
+
+
+def _table(report: dict[str, Any]) -> str:
+    config = report["config"]
+    versions = ", ".join(f"{k} {v}" for k, v in config["versions"].items())
+    lines = [
+        f"Three-act turn on SQLite: {config['turns']} timed turns per system "
+        f"(+{config['warmup']} warm-up), interleaved in rounds of {config['round']}, "
+        f"Python {config['python']}, reference loop {config['reference_loop_ms']} ms",
+        versions,
+        "CPU ms per turn (process_time, all threads); wall ms beside it",
+        "",
+        f"{'system':<16} {'cpu med':>8} {'cpu p90':>8} {'cpu mean':>8} {'wall med':>9} "
+        f"{'verified':>8}",
+    ]
+    for name, f in report["systems"].items():
+        cpu = f["cpu"]
+        lines.append(
+            f"{name:<16} {cpu['median_ms']:>8.3f} {cpu['p90_ms']:>8.3f} {cpu['mean_ms']:>8.3f} "
+            f"{f['wall']['median_ms']:>9.3f} {f['turns_verified']:>8}"
+        )
+    lines.append("")
+    for key, ratio in report["ratios"].items():
+        lines.append(f"{key.replace('_over_', ' / ')} (CPU median): {ratio:.3f}")
+    targets = report["targets"]
+    lines += [
+        f"target: Turnframe <= {targets['turnframe_over_peer_max']}x each peer; "
+        f"met: {'yes' if targets['met'] else 'NO'}",
+        "",
+        "What each system guarantees per turn, as configured here "
+        "(langgraph: both checkpointers alike)",
+        f"{'guarantee':<48} {'turnframe':<10} {'langgraph':<10} {'pydantic_ai':<11}",
+    ]
+    for row in report["guarantees"]:
+        lines.append(
+            f"{row['guarantee']:<48} {row['turnframe']:<10} {row['langgraph']:<10} "
+            f"{row['pydantic_ai']:<11}"
+        )
+        lines.append(f"    {row['basis']}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print a table (or one JSON object with ``--json``).
+
+    Returns:
+        0; 1 when a turn did not do its writes; 2 when the ``bench`` extra is missing.
+    """
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--turns", type=int, default=300, help="timed turns per system (default 300)"
+    )
+    parser.add_argument(
+        "--warmup", type=int, default=None, help="untimed warm-up turns (default turns/10, >= 2)"
+    )
+    args = parser.parse_args(argv)
+    if args.turns < 1:
+        parser.error("--turns must be at least 1")
+    if args.warmup is not None and args.warmup < 0:
+        parser.error("--warmup must not be negative")
+    missing = missing_extra()
+    if missing:
+        print(
+            f"peers benchmark needs {', '.join(missing)}: {INSTALL_HINT}",
+            file=sys.stderr,
+        )
+        return 2
+    warmup = args.warmup if args.warmup is not None else max(2, args.turns // 10)
+    try:
+        report = anyio.run(run_benchmark, args.turns, warmup)
+    except BenchFailure as exc:
+        print(f"peers benchmark: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(report) if args.json else _table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,890 @@
+"""Scaling: a turn's cost against account size and conversation length (issue 9, item 1).
+
+What is measured
+    One three-act turn of the travel sample (like ``three_act`` in
+    ``benchmarks/turn_overhead.py``: ``trip.add_extra`` and ``trip.set_extra_payer`` on one
+    trip, ``trip.rename`` on another, all low-risk and all committing), with understanding
+    scripted (:class:`~turnframe.understand.ScriptedUnderstanding`, no model call), in two
+    series, on SQLite (a file in a temporary directory) and on PostgreSQL (a fresh schema
+    per store, dropped afterwards):
+
+    * **account size**: the actor's account holds 10 / 1,000 / 10,000 / 100,000 records
+      (``--sizes``): the turn's four records (the "Lisbon" and "Porto" trips, travelers
+      "Ana Costa" and "Kim Lee") plus filler trips and travelers.
+    * **conversation length**: turn 5 against turn 50,000 of one conversation, in an
+      account of the smallest size.
+
+    Per row: the median and p90 CPU milliseconds of ``Runtime.run_turn``
+    (``time.process_time_ns``: this process only, so on PostgreSQL the server's own work
+    is not in it) and of wall time (``time.perf_counter_ns``); the bytes per turn by which
+    the database grew (SQLite: pages in use, ``(page_count - freelist_count) * page_size``
+    after a ``wal_checkpoint(TRUNCATE)``, so rows overwritten within the turn count once;
+    PostgreSQL: ``pg_total_relation_size`` summed over the store's schema, dead row
+    versions included until vacuum), measured around every timed turn and averaged, so
+    page granularity averages out; and the ratio of the CPU median to the first row's.
+
+How
+    The records are realistic and their words never meet the turn's: filler trips are
+    named ``<city> <purpose> <month> <year>`` (e.g. "Oslo Client Workshop March 2027",
+    with dates in that month and one or two filler travelers), filler travelers
+    ``<first> <initial>. <last>`` with a birth date and an email; every name is distinct
+    and no word of one is a word of the turn's message (checked when the words are
+    built). The message names its targets in words, as a user would ("add a seat to the
+    Lisbon trip, Ana Costa pays the baggage, and rename the Porto trip to Porto Autumn"),
+    so a directory that finds records by the user's words finds them; the scripted acts
+    name the records by ``Runtime.handle_for(turn_id, case)``. Records are seeded
+    untimed with the public ``Runtime.seed`` (eight at a time: PostgreSQL's pool serves
+    them in parallel; 100,000 records took about 1.5 minutes on SQLite and 5.5 on
+    PostgreSQL on a loaded 2-core machine, reported per row as ``seed_s``). Before each round the Lisbon trip's extras are reset (untimed,
+    with ``Runtime.external_update``) to its two seeded ones, so the trip does not grow
+    with the repetition count.
+
+    Each row has its own store and runtime. After ``--warmup`` untimed turns per row, the
+    rows take turns in rounds of ``ROUND`` timed turns until each has ``--turns``, so a
+    burst of load elsewhere on the machine hits every row alike. Every timed turn is
+    checked, untimed, to have committed all three acts (the run stops with an error
+    otherwise).
+
+    Turn 5: every sample opens a new conversation and runs four untimed turns first.
+    Turn 50,000: running 50,000 real turns takes too long, so the history is written in
+    bulk (:func:`_bulk_history`, the one place that reads the store's tables): four real
+    turns run first, then their stored per-turn rows (SQLite ``turns`` and ``replays``,
+    PostgreSQL ``tf_turn`` and ``tf_replay``) are copied in one ``INSERT … SELECT`` per
+    table, with fresh turn ids and consecutive ``seq`` numbers, up to the turn before the
+    first warm-up turn; the timed turns are turns 50,000, 50,001, … The copies are what
+    the store holds for replied turns (phase, input, data, reply and replay record, byte
+    for byte as the real turns stored them; a copy's own data still names its template's
+    turn id). The per-case rows those turns would have left (events, journal rows, case
+    revisions) are not copied: no per-conversation read touches them, and the trips'
+    revisions grow with the real turns anyway. Every table with a ``turn_id`` column must
+    be classified in :data:`_PER_TURN_TABLES` or :data:`_PER_CASE_TABLES`, and the
+    conversation row may hold only its keys and state, so a store that gains a per-turn
+    table or a per-conversation counter fails here instead of giving a history that
+    lacks it; the copy is then checked with the public ``conversation_replies``.
+
+    ``config.reference_loop_ms`` times a fixed pure-Python loop, to compare figures
+    across machines; ``config.git`` is the commit measured. The machine this runs on in
+    development is shared and noisy: compare rows of one run, never figures across runs.
+
+Targets (issue 9; reported, never asserted): on SQLite the 10,000-record turn's CPU median
+is at most 1.2x the 10-record turn's (``ratio_10000_over_10``), and turn 50,000 at most
+1.2x turn 5 (``ratio_turn50000_over_turn5``), medians of the same run.
+
+Usage::
+
+    python benchmarks/scaling.py [--json] [--turns N] [--warmup N] [--sizes 10,1000,...]
+        [--history-turns N] [--stores sqlite,postgres] [--postgres-dsn DSN] [--quick]
+
+Defaults: 20 timed turns and 2 warm-up turns per row, both stores. The PostgreSQL rows
+need ``--postgres-dsn`` or ``TURNFRAME_TEST_POSTGRES_DSN``; without either they are
+skipped with a message. ``--quick`` (sizes 10 and 200, a 300-turn history, 3 turns, 1
+warm-up) is for the smoke test. The exit status is 0; a turn that does not commit stops
+the run with ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import json
+import math
+import os
+import platform
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from turnframe.core import Actor, CaseRef
+from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
+from turnframe.core.events import EventDraft
+from turnframe.core.results import ResultStatus
+from turnframe.core.turn import TurnInput
+from turnframe.core.workflow import Execution
+from turnframe.runtime import FixedClock, Runtime, TurnResult
+from turnframe.samples.travel import TripState, seed_all, travel_application
+from turnframe.store import TurnStore
+from turnframe.understand import Brief, ScriptedUnderstanding
+
+SIZES = (10, 1_000, 10_000, 100_000)
+HISTORY_TURNS = 50_000
+SHORT_TURN = 5
+QUICK = {"sizes": (10, 200), "history_turns": 300, "turns": 3, "warmup": 1}
+TARGET_RATIO = 1.2
+ROUND = 5
+"""Timed turns a row runs before the next row takes its turn."""
+TEMPLATE_TURNS = SHORT_TURN - 1
+"""Real turns that open the long conversation; their rows are the bulk history's templates."""
+SEED_CONCURRENCY = 8
+TODAY = date(2026, 5, 1)
+DSN_VAR = "TURNFRAME_TEST_POSTGRES_DSN"
+
+# --------------------------------------------------------------------------- records
+MESSAGES = (
+    "add a seat to the Lisbon trip, the company pays the baggage, "
+    "and rename the Porto trip to Porto Spring",
+    "add a seat to the Lisbon trip, Ana Costa pays the baggage, "
+    "and rename the Porto trip to Porto Autumn",
+)
+"""The turn's message, alternating with the payer and the new name (step parity)."""
+NEW_NAMES = ("Porto Spring", "Porto Autumn")
+
+TARGETS: list[dict[str, Any]] = [
+    {"key": "PA", "workflow": "traveler", "full_name": "Ana Costa", "birth_date": "1985-03-14"},
+    {"key": "PK", "workflow": "traveler", "full_name": "Kim Lee", "birth_date": "1990-07-21"},
+    {
+        "key": "TL",
+        "workflow": "trip",
+        "name": "Lisbon",
+        "destination": "Lisbon",
+        "start": "2026-05-12",
+        "end": "2026-05-15",
+        "travelers": ["PA", "PK"],
+        "extras": [{"kind": "insurance", "payer": "company"}, {"kind": "baggage"}],
+    },
+    {"key": "TP", "workflow": "trip", "name": "Porto", "destination": "Porto"},
+]
+"""The turn's records: acts on TL (extras) and TP (rename); Ana Costa may pay."""
+
+FIRST = (
+    "Maria Jonas Elif Tomasz Ingrid Mateo Yuki Priya Lars Chiara Omar Sofia Henrik Amara "
+    "Dmitri Freya Rafael Noor Emil Lucia Viktor Hana Bruno Selin Tariq Greta Paolo Leila "
+    "Anton Mirela Felix Zora Gustav Ines Karim Vera Oskar Dalia Nils Rosa Milan Aylin "
+    "Hugo Marta Ivan Petra Samir Clara Jakob Nadia Stefan Lotte Arjun Eva Teodor Maja "
+    "Cyrus Agnes Lukas Irene"
+).split()
+INITIALS = tuple("BCDEFGHJMNOPQRSTUVWXYZ")
+LAST = (
+    "Schmidt Nowak Yilmaz Johansson Rossi Garcia Tanaka Sharma Novak Moreau Haddad Berg "
+    "Kowalski Fischer Silva Andersen Romano Petrov Dubois Weber Horvat Jansen Lindqvist "
+    "Marin Okafor Sato Keller Popescu Varga Hansen Meyer Bianchi Kaya Duarte Nielsen "
+    "Wagner Ivanova Laurent Brandt Svoboda Ferrari Aziz Eriksen Vogel Moretti Kovacs "
+    "Richter Lund Torres Fontaine Sokolov Engel Castillo Hoffmann Rahman Ortega Bauer "
+    "Nakamura Ricci Lehmann"
+).split()
+CITIES = (
+    "Berlin Oslo Vienna Madrid Dublin Prague Warsaw Zurich Munich Helsinki Athens Seville "
+    "Krakow Geneva Lyon Milan Budapest Brussels Antwerp Gdansk Tallinn Riga Vilnius "
+    "Bergen Gothenburg Malmo Hamburg Cologne Bologna Turin Valencia Bilbao Nantes "
+    "Bordeaux Salzburg Graz Ljubljana Zagreb Split Sofia"
+).split()
+PURPOSES = (
+    "Sales Visit",
+    "Client Workshop",
+    "Offsite",
+    "Conference",
+    "Training",
+    "Trade Fair",
+    "Board Meeting",
+    "Site Inspection",
+    "Partner Summit",
+    "Audit",
+    "Hackathon",
+    "Recruiting Days",
+)
+MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+YEARS = tuple(range(2026, 2032))
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(",.").lower() for w in text.split() if w.strip(",.")}
+
+
+def _check_vocabulary() -> None:
+    """Raise ``ValueError`` when a filler word is a word of a message or a target's name."""
+    taken = set().union(*(_words(m) for m in MESSAGES))
+    taken |= {"ana", "costa", "kim", "lee", "lisbon", "porto"}
+    parts = [*FIRST, *LAST, *CITIES, *MONTHS, *(w for p in PURPOSES for w in p.split())]
+    clash = sorted({p.lower() for p in parts} & taken)
+    if clash:
+        raise ValueError(f"filler words collide with the turn's words: {clash}")
+
+
+def filler_records(count: int) -> list[dict[str, Any]]:
+    """Return ``count`` filler records: two travelers for every trip, names all distinct.
+
+    Every third record is a trip ``<city> <purpose> <month> <year>`` with dates in that
+    month and the two filler travelers seeded just before it; the others are travelers
+    ``<first> <initial>. <last>`` with a birth date and an email.
+
+    Raises:
+        ValueError: ``count`` exceeds the distinct names the word lists give, or a
+            filler word is one of the turn's words.
+    """
+    _check_vocabulary()
+    trips, people = (count + 2) // 3, count - (count + 2) // 3
+    if people > len(FIRST) * len(INITIALS) * len(LAST) or trips > (
+        len(CITIES) * len(PURPOSES) * len(MONTHS) * len(YEARS)
+    ):
+        raise ValueError(f"{count} filler records exceed the distinct names available")
+    records: list[dict[str, Any]] = []
+    person = trip = 0
+    while len(records) < count:
+        if len(records) % 3 == 2:
+            city, rest = CITIES[trip % len(CITIES)], trip // len(CITIES)
+            purpose, rest = PURPOSES[rest % len(PURPOSES)], rest // len(PURPOSES)
+            month, rest = rest % len(MONTHS), rest // len(MONTHS)
+            year = YEARS[rest % len(YEARS)]
+            start = date(year, month + 1, 1 + trip % 20)
+            records.append(
+                {
+                    "key": f"FT{trip}",
+                    "workflow": "trip",
+                    "name": f"{city} {purpose} {MONTHS[month]} {year}",
+                    "destination": city,
+                    "start": start.isoformat(),
+                    "end": (start + timedelta(days=2 + trip % 5)).isoformat(),
+                    "travelers": [f"FP{person - 2}", f"FP{person - 1}"][trip % 2 :],
+                }
+            )
+            trip += 1
+        else:
+            first, rest = FIRST[person % len(FIRST)], person // len(FIRST)
+            initial, rest = INITIALS[rest % len(INITIALS)], rest // len(INITIALS)
+            last = LAST[rest % len(LAST)]
+            records.append(
+                {
+                    "key": f"FP{person}",
+                    "workflow": "traveler",
+                    "full_name": f"{first} {initial}. {last}",
+                    "birth_date": date(
+                        1950 + person % 50, 1 + person % 12, 1 + person % 28
+                    ).isoformat(),
+                    "email": f"{first}.{initial}.{last}.{person}@example.com".lower(),
+                }
+            )
+            person += 1
+    return records
+
+
+# --------------------------------------------------------------------------- stores
+class Stores:
+    """Opens the stores of one run and closes (and, on PostgreSQL, drops) them all."""
+
+    def __init__(self, stack: AsyncExitStack, workdir: Path, dsn: str | None) -> None:
+        self.stack = stack
+        self.workdir = workdir
+        self.dsn = dsn
+        self.opened = 0
+
+    async def open(self, kind: str) -> TurnStore:
+        """Open a fresh, empty store of ``kind`` (``sqlite`` or ``postgres``)."""
+        self.opened += 1
+        if kind == "sqlite":
+            from turnframe.store.sqlite import SqliteStore
+
+            sqlite_store = await SqliteStore.open(self.workdir / f"scaling-{self.opened}.db")
+            self.stack.push_async_callback(sqlite_store.close)
+            return sqlite_store
+        from turnframe.store.postgres import PostgresStore, migrate
+        from turnframe.testing.postgres import drop_schema, new_schema_name
+
+        assert self.dsn is not None
+        dsn, schema = self.dsn, new_schema_name("tf_scaling")
+        await migrate(dsn, schema=schema)
+        self.stack.push_async_callback(drop_schema, dsn, schema)
+        pg_store = await PostgresStore.open(dsn, schema=schema, max_size=SEED_CONCURRENCY + 2)
+        self.stack.push_async_callback(pg_store.close)
+        return pg_store
+
+
+async def _db_bytes(store: TurnStore) -> int:
+    """Return the bytes the store's database holds (see the module docstring)."""
+    from turnframe.store.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        conn = sqlite3.connect(str(store.path), timeout=30, isolation_level=None)
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            pages, free, size = (
+                conn.execute(f"PRAGMA {p}").fetchone()[0]
+                for p in ("page_count", "freelist_count", "page_size")
+            )
+            return int((pages - free) * size)
+        finally:
+            conn.close()
+    import psycopg
+
+    pg_store = _postgres(store)
+    async with await psycopg.AsyncConnection.connect(pg_store.dsn, autocommit=True) as pg:
+        cur = await pg.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = %s AND c.relkind = 'r'",
+            (pg_store.schema,),
+        )
+        row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+
+def _postgres(store: TurnStore) -> Any:
+    """Return ``store`` as a PostgreSQL store (its ``dsn`` and ``schema``).
+
+    Raises:
+        RuntimeError: the store is neither SQLite (handled by the callers) nor PostgreSQL.
+    """
+    from turnframe.store.postgres import PostgresStore
+
+    if not isinstance(store, PostgresStore):
+        raise RuntimeError(f"the scaling benchmark does not know {type(store).__name__}")
+    return store
+
+
+_PER_TURN_TABLES = {"sqlite": ("turns", "replays"), "postgres": ("tf_turn", "tf_replay")}
+"""Tables holding one row per turn: the bulk history copies them (turn table first)."""
+_PER_CASE_TABLES = {
+    "sqlite": {"interactions", "events", "journal"},
+    "postgres": {"tf_interaction", "tf_event", "tf_command"},
+}
+"""Tables with a ``turn_id`` column whose rows belong to cases or cards, not copied."""
+_CONVERSATION_TABLE = {"sqlite": "conversations", "postgres": "tf_conversation"}
+_CONVERSATION_COLUMNS = {"account", "conversation_id", "state"}
+"""The conversation row's columns the copies leave as the real turns left them; a store
+that adds one (a turn counter, say) fails :func:`_copy_statements` until it is handled."""
+
+
+async def _bulk_history(
+    store: TurnStore, account: str, conversation: str, first_seq: int, last_seq: int
+) -> None:
+    """Copy the conversation's first turns' rows to turns ``first_seq``…``last_seq``.
+
+    The one function that reads and writes the store's tables directly (see the module
+    docstring): turn ``seq`` s copies template turn ``1 + (s - 1) % (first_seq - 1)``,
+    with turn id ``<conversation>-h<s>``; every column but the row id, the turn id and
+    ``seq`` is copied as stored.
+
+    Raises:
+        RuntimeError: the store has a table with a ``turn_id`` column this function
+            does not classify, its conversation row has a column the copies would leave
+            stale, or the store is neither SQLite nor PostgreSQL.
+    """
+    from turnframe.store.sqlite import SqliteStore
+
+    templates = first_seq - 1
+    if isinstance(store, SqliteStore):
+        conn = sqlite3.connect(str(store.path), timeout=30, isolation_level=None)
+        try:
+            tables = [
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            ]
+            columns = {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
+            statements = _copy_statements("sqlite", columns, "?")
+            params = (first_seq, last_seq, f"{conversation}-h", account, conversation, templates)
+            conn.execute("BEGIN IMMEDIATE")
+            for sql in statements:
+                conn.execute(sql, params)
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        return
+    import psycopg
+
+    pg_store = _postgres(store)
+    schema: str = pg_store.schema
+    async with await psycopg.AsyncConnection.connect(pg_store.dsn) as pg:
+        cur = await pg.execute(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = %s ORDER BY ordinal_position",
+            (schema,),
+        )
+        pg_columns: dict[str, list[str]] = {}
+        for table, column in await cur.fetchall():
+            pg_columns.setdefault(table, []).append(column)
+        await pg.execute(f'SET search_path TO "{schema}"')
+        for sql in _copy_statements("postgres", pg_columns, "%s"):
+            await pg.execute(
+                sql, (first_seq, last_seq, f"{conversation}-h", account, conversation, templates)
+            )
+        await pg.commit()
+
+
+def _copy_statements(kind: str, columns: Mapping[str, Sequence[str]], mark: str) -> list[str]:
+    """Return the ``INSERT … SELECT`` statements of :func:`_bulk_history` for ``kind``.
+
+    Each takes ``(first seq, last seq, turn id prefix, account, conversation, templates)``.
+    """
+    with_turn_id = {t for t, cols in columns.items() if "turn_id" in cols}
+    unknown = with_turn_id - set(_PER_TURN_TABLES[kind]) - _PER_CASE_TABLES[kind]
+    if unknown:
+        raise RuntimeError(
+            f"the {kind} store has tables {sorted(unknown)} with a turn_id column that the "
+            "scaling benchmark's bulk history does not classify: add each to "
+            "_PER_TURN_TABLES (copied per turn) or _PER_CASE_TABLES"
+        )
+    extra = set(columns.get(_CONVERSATION_TABLE[kind], ())) - _CONVERSATION_COLUMNS
+    if extra:
+        raise RuntimeError(
+            f"the {kind} store's conversation row has columns {sorted(extra)} that the "
+            "scaling benchmark's bulk history does not update for the copied turns"
+        )
+    if kind == "sqlite":
+        series = (
+            f"WITH RECURSIVE n(i) AS (SELECT {mark} UNION ALL SELECT i + 1 FROM n WHERE i < {mark})"
+        )
+        new_id, template_seq = f"{mark} || n.i", f"1 + (n.i - 1) % {mark}"
+    else:  # psycopg reads a bare percent sign as a placeholder: mod() instead
+        series = f"WITH n(i) AS (SELECT generate_series({mark}::int, {mark}::int))"
+        new_id, template_seq = f"{mark}::text || n.i::text", f"1 + mod(n.i - 1, {mark}::int)"
+    source = "n"
+    turn_table, *others = (t for t in _PER_TURN_TABLES[kind] if t in columns)
+    template = (
+        f"JOIN {turn_table} AS t ON t.account = {mark} AND t.conversation_id = {mark}"
+        f" AND t.seq = {template_seq}"
+    )
+    statements = []
+    cols = [c for c in columns[turn_table] if c not in ("pos",)]
+    exprs = [new_id if c == "turn_id" else "n.i" if c == "seq" else f"t.{c}" for c in cols]
+    statements.append(
+        f"{series} INSERT INTO {turn_table} ({', '.join(cols)})"
+        f" SELECT {', '.join(exprs)} FROM {source} {template}"
+    )
+    for table in others:
+        cols = [c for c in columns[table] if c != "pos"]
+        exprs = [new_id if c == "turn_id" else f"r.{c}" for c in cols]
+        statements.append(
+            f"{series} INSERT INTO {table} ({', '.join(cols)})"
+            f" SELECT {', '.join(exprs)} FROM {source} {template}"
+            f" JOIN {table} AS r ON r.account = t.account AND r.turn_id = t.turn_id"
+        )
+    return statements
+
+
+# --------------------------------------------------------------------------- turns
+class Account:
+    """One seeded account on one store, with its runtime; runs the three-act turn."""
+
+    def __init__(self, store: TurnStore, name: str) -> None:
+        self.store = store
+        self.script = ScriptedUnderstanding()
+        self.runtime = Runtime(travel_application(), store, self.script, clock=FixedClock(TODAY))
+        self.actor = Actor(account=name, user=f"{name}-user")
+        self.refs: dict[str, CaseRef] = {}
+        self.records = 0
+        self.step = 0
+        self.resets = 0
+        self.conversations = 0
+
+    async def seed(self, size: int) -> float:
+        """Seed the turn's records and ``size - 4`` fillers; return the seconds it took.
+
+        Raises:
+            ValueError: ``size`` is smaller than the turn's four records.
+        """
+        if size < len(TARGETS):
+            raise ValueError(f"an account needs at least {len(TARGETS)} records, not {size}")
+        name = self.actor.account
+        seeded = seed_all(
+            [*TARGETS, *filler_records(size - len(TARGETS))],
+            lambda workflow, key: CaseRef(workflow, f"{key.lower()}-{name}"),
+        )
+        self.refs = {key: case for key, case, _ in seeded if key in {r["key"] for r in TARGETS}}
+        rows = iter(seeded)
+        start = time.perf_counter()
+
+        async def worker() -> None:
+            for _, case, state in rows:  # the workers share one iterator
+                await self.runtime.seed(name, case.workflow, state, case.case_id)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(SEED_CONCURRENCY):
+                group.start_soon(worker)
+        self.records = size
+        return time.perf_counter() - start
+
+    async def reset(self) -> None:
+        """Keep only the Lisbon trip's two seeded extras (untimed; ``external_update``)."""
+        self.resets += 1
+
+        def transition(state: TripState) -> Execution[TripState]:
+            return Execution(
+                state=dataclasses.replace(state, extras=state.extras[:2]),
+                events=(
+                    EventDraft(
+                        type="trip.extras_reset", data={"kept": 2}, operation="benchmark.reset"
+                    ),
+                ),
+            )
+
+        await self.runtime.external_update(
+            self.actor.account,
+            self.refs["TL"],
+            source="scaling-benchmark",
+            reference=f"reset-{self.resets}",
+            transition=transition,
+        )
+
+    def new_conversation(self) -> str:
+        """Return a fresh conversation id of this account."""
+        self.conversations += 1
+        return f"{self.actor.account}-conv-{self.conversations}"
+
+    def _act(self, brief: Brief, act_id: str, operation: str, key: str, **args: str) -> SemanticAct:
+        handle = self.runtime.handle_for(brief.turn_id, self.refs[key])
+        return SemanticAct(
+            id=act_id,
+            operation=operation,
+            target=ProposedTarget(handles=(handle,)),
+            args=args,
+            evidence=dict(args),
+        )
+
+    async def turn(self, conversation: str) -> tuple[int, int]:
+        """Run one three-act turn; return its (CPU ns, wall ns) after checking it committed.
+
+        Raises:
+            RuntimeError: an act did not commit.
+        """
+        self.step += 1
+        parity = self.step % 2
+
+        def build(brief: Brief) -> Understanding:
+            payer = (
+                "company"
+                if parity == 0
+                else self.runtime.handle_for(brief.turn_id, self.refs["PA"])
+            )
+            return Understanding(
+                acts=(
+                    self._act(brief, "a1", "trip.add_extra", "TL", kind="seat", payer="company"),
+                    self._act(brief, "a2", "trip.set_extra_payer", "TL", extra="E2", payer=payer),
+                    self._act(brief, "a3", "trip.rename", "TP", name=NEW_NAMES[parity]),
+                )
+            )
+
+        self.script.push(build)
+        turn = TurnInput(text=MESSAGES[parity])
+        cpu, wall = time.process_time_ns(), time.perf_counter_ns()
+        result = await self.runtime.run_turn(self.actor, conversation, turn)
+        wall, cpu = time.perf_counter_ns() - wall, time.process_time_ns() - cpu
+        _expect_committed(result, ("a1", "a2", "a3"))
+        return cpu, wall
+
+
+def _expect_committed(result: TurnResult, act_ids: Sequence[str]) -> None:
+    for act_id in act_ids:
+        got = result.results.get(act_id)
+        if got is None or got.status is not ResultStatus.COMMITTED:
+            raise RuntimeError(f"act {act_id} did not commit: {got}")
+
+
+@dataclasses.dataclass
+class Row:
+    """One row of the report: an account, and which turn of which conversation is timed.
+
+    ``mode``: ``"size"`` (one conversation, every turn timed), ``"short"`` (a new
+    conversation per sample, turns 1–4 untimed, turn 5 timed) or ``"long"`` (the
+    bulk-built conversation).
+    """
+
+    kind: str
+    series: str
+    account: Account
+    mode: str
+    turn_number: int
+    conversation: str = ""
+    seed_s: float = 0.0
+    cpu: list[int] = dataclasses.field(default_factory=list)
+    wall: list[int] = dataclasses.field(default_factory=list)
+    grown: list[int] = dataclasses.field(default_factory=list)
+    committed: int = 0
+
+    async def sample(self, *, timed: bool) -> None:
+        """Run one turn of this row (timed or warm-up); record its figures when timed."""
+        conversation = self.conversation
+        if self.mode == "short":
+            conversation = self.account.new_conversation()
+            for _ in range(SHORT_TURN - 1):
+                await self.account.turn(conversation)
+        before = await _db_bytes(self.account.store) if timed else 0
+        cpu, wall = await self.account.turn(conversation)
+        if timed:
+            self.grown.append(await _db_bytes(self.account.store) - before)
+            self.cpu.append(cpu)
+            self.wall.append(wall)
+            self.committed += 1
+
+
+async def _rows(
+    stores: Stores, kind: str, sizes: Sequence[int], history: int, warmup: int
+) -> list[Row]:
+    """Open, seed and prepare the rows of one store kind (untimed)."""
+    rows = []
+    for size in sizes:
+        account = Account(await stores.open(kind), f"size{size}")
+        seed_s = await account.seed(size)
+        rows.append(Row(kind, "records", account, "size", size, account.new_conversation(), seed_s))
+    account = Account(await stores.open(kind), "history")
+    seed_s = await account.seed(sizes[0])
+    rows.append(Row(kind, "turn", account, "short", SHORT_TURN, seed_s=seed_s))
+    long = Row(kind, "turn", account, "long", history, account.new_conversation(), seed_s)
+    for _ in range(TEMPLATE_TURNS):
+        await account.turn(long.conversation)
+    last = history - 1 - warmup
+    if last >= TEMPLATE_TURNS + 1:
+        await _bulk_history(
+            account.store, account.actor.account, long.conversation, TEMPLATE_TURNS + 1, last
+        )
+    replied = len(
+        await account.store.conversation_replies(account.actor.account, long.conversation)
+    )
+    if replied != max(last, TEMPLATE_TURNS):
+        raise RuntimeError(f"the bulk history holds {replied} replied turns, not {last}")
+    rows.append(long)
+    return rows
+
+
+async def _measure(
+    kinds: Sequence[str],
+    sizes: Sequence[int],
+    history: int,
+    turns: int,
+    warmup: int,
+    dsn: str | None,
+) -> list[Row]:
+    """Prepare every row, warm up, then time them interleaved in rounds of ``ROUND``."""
+    with tempfile.TemporaryDirectory(prefix="turnframe-scaling-") as tmp:
+        async with AsyncExitStack() as stack:
+            stores = Stores(stack, Path(tmp), dsn)
+            rows: list[Row] = []
+            for kind in kinds:
+                rows += await _rows(stores, kind, sizes, history, warmup)
+            accounts = list({id(r.account): r.account for r in rows}.values())
+            for account in accounts:
+                await account.reset()
+            for row in rows:
+                for _ in range(warmup):
+                    await row.sample(timed=False)
+            gc.collect()
+            done = 0
+            while done < turns:
+                chunk = min(ROUND, turns - done)
+                for account in accounts:
+                    await account.reset()
+                for row in rows:
+                    for _ in range(chunk):
+                        await row.sample(timed=True)
+                done += chunk
+            return rows
+
+
+# --------------------------------------------------------------------------- report
+def _p90(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)]
+
+
+def _figures(row: Row, base: Row | None) -> dict[str, Any]:
+    cpu = [c / 1e6 for c in row.cpu]
+    wall = [w / 1e6 for w in row.wall]
+    median = statistics.median(cpu)
+    base_median = statistics.median([c / 1e6 for c in base.cpu]) if base else median
+    return {
+        row.series: row.turn_number,
+        "cpu_median_ms": round(median, 3),
+        "cpu_p90_ms": round(_p90(cpu), 3),
+        "wall_median_ms": round(statistics.median(wall), 3),
+        "wall_p90_ms": round(_p90(wall), 3),
+        "bytes_per_turn": round(statistics.fmean(row.grown)),
+        "ratio_to_smallest": round(median / base_median, 3) if base_median else None,
+        "n": len(row.cpu),
+        "committed": row.committed,
+        "seed_s": round(row.seed_s, 2),
+    }
+
+
+def _report(
+    rows: Sequence[Row], kinds: Sequence[str], skipped: Mapping[str, str]
+) -> dict[str, Any]:
+    stores: dict[str, Any] = {}
+    for kind in kinds:
+        mine = [r for r in rows if r.kind == kind]
+        by_size = [r for r in mine if r.mode == "size"]
+        by_turn = [r for r in mine if r.mode != "size"]
+        stores[kind] = {
+            "records": [_figures(r, by_size[0]) for r in by_size],
+            "conversation": [_figures(r, by_turn[0]) for r in by_turn],
+        }
+    for kind, reason in skipped.items():
+        stores[kind] = {"skipped": reason}
+
+    def median_of(kind: str, mode: str, number: int) -> float | None:
+        for r in rows:
+            if r.kind == kind and r.mode == mode and r.turn_number == number:
+                return statistics.median(r.cpu)
+        return None
+
+    def ratio(top: float | None, bottom: float | None) -> float | None:
+        return round(top / bottom, 3) if top is not None and bottom else None
+
+    sq_10k, sq_10 = median_of("sqlite", "size", 10_000), median_of("sqlite", "size", 10)
+    long_rows = [r for r in rows if r.kind == "sqlite" and r.mode == "long"]
+    sq_long = median_of("sqlite", "long", long_rows[0].turn_number) if long_rows else None
+    sq_short = median_of("sqlite", "short", SHORT_TURN)
+    sizes_ratio = ratio(sq_10k, sq_10)
+    turns_ratio = ratio(sq_long, sq_short)
+    is_50k = bool(long_rows) and long_rows[0].turn_number == HISTORY_TURNS
+    return {
+        "stores": stores,
+        "ratio_10000_over_10": sizes_ratio,
+        "ratio_turn50000_over_turn5": turns_ratio if is_50k else None,
+        "ratio_long_over_short_turn": turns_ratio,
+        "targets": {
+            "ratio_max": TARGET_RATIO,
+            "records_met": None if sizes_ratio is None else sizes_ratio <= TARGET_RATIO,
+            "turns_met": None if turns_ratio is None or not is_50k else turns_ratio <= TARGET_RATIO,
+        },
+    }
+
+
+def _git() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def _reference_ms() -> float:
+    """Return the median time of a fixed pure-Python workload (to compare machines)."""
+    times = []
+    for _ in range(15):
+        start = time.perf_counter_ns()
+        sum(i * i for i in range(20_000))
+        times.append(time.perf_counter_ns() - start)
+    return round(statistics.median(times) / 1e6, 3)
+
+
+def _table(report: dict[str, Any]) -> str:
+    config = report["config"]
+    lines = [
+        f"Turnframe scaling: three-act turn, {config['turns']} timed turns per row "
+        f"(+{config['warmup']} warm-up), git {config['git']}, Python {config['python']}, "
+        f"reference loop {config['reference_loop_ms']} ms",
+        "CPU = time.process_time of run_turn (this process only); bytes = database growth per turn",
+        "",
+        f"{'store':<9}{'row':<17}{'cpu med':>9}{'cpu p90':>9}{'wall med':>10}{'wall p90':>10}"
+        f"{'bytes':>10}{'ratio':>8}{'seed s':>8}",
+    ]
+    for kind, figures in report["stores"].items():
+        if "skipped" in figures:
+            lines.append(f"{kind:<9}skipped: {figures['skipped']}")
+            continue
+        for series, label in (("records", "records"), ("conversation", "turn")):
+            for f in figures[series]:
+                name = f"{label} {f[label]:,}"
+                lines.append(
+                    f"{kind:<9}{name:<17}{f['cpu_median_ms']:>9.2f}{f['cpu_p90_ms']:>9.2f}"
+                    f"{f['wall_median_ms']:>10.2f}{f['wall_p90_ms']:>10.2f}"
+                    f"{f['bytes_per_turn']:>10,}{f['ratio_to_smallest']:>8.2f}{f['seed_s']:>8.1f}"
+                )
+    targets = report["targets"]
+
+    def met(value: bool | None) -> str:
+        return "not measured" if value is None else "yes" if value else "NO"
+
+    lines += [
+        "",
+        f"SQLite 10,000 / 10 records (CPU median): {report['ratio_10000_over_10']} "
+        f"(target <= {targets['ratio_max']}): {met(targets['records_met'])}",
+        f"SQLite turn {config['history_turns']:,} / turn {SHORT_TURN} (CPU median): "
+        f"{report['ratio_long_over_short_turn']} (target <= {targets['ratio_max']} at turn "
+        f"{HISTORY_TURNS:,}): {met(targets['turns_met'])}",
+    ]
+    return "\n".join(lines)
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v.replace("_", "")) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of integers: {text!r}"
+        ) from None
+    if not values or any(v < len(TARGETS) for v in values):
+        raise argparse.ArgumentTypeError(f"sizes must be at least {len(TARGETS)}: {text!r}")
+    return values
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print a table (or one JSON object with ``--json``).
+
+    Returns:
+        0 (every timed turn committed; a turn that does not raises ``RuntimeError``).
+    """
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--turns", type=int, help="timed turns per row (default 20)")
+    parser.add_argument("--warmup", type=int, help="untimed turns per row first (default 2)")
+    parser.add_argument("--sizes", type=_int_list, help="records per account (10,1000,...)")
+    parser.add_argument(
+        "--history-turns", type=int, help=f"the long conversation's turn (default {HISTORY_TURNS})"
+    )
+    parser.add_argument("--stores", default="sqlite,postgres", help="sqlite,postgres")
+    parser.add_argument(
+        "--postgres-dsn", default=os.environ.get(DSN_VAR) or None, help=f"default ${DSN_VAR}"
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    args = parser.parse_args(argv)
+    defaults: dict[str, Any] = (
+        dict(QUICK)
+        if args.quick
+        else {"sizes": SIZES, "history_turns": HISTORY_TURNS, "turns": 20, "warmup": 2}
+    )
+    sizes = sorted(set(args.sizes or defaults["sizes"]))
+    history = args.history_turns or defaults["history_turns"]
+    turns = args.turns if args.turns is not None else defaults["turns"]
+    warmup = args.warmup if args.warmup is not None else defaults["warmup"]
+    kinds = [k.strip() for k in args.stores.split(",") if k.strip()]
+    if not kinds or any(k not in ("sqlite", "postgres") for k in kinds):
+        parser.error(f"--stores takes sqlite and/or postgres, not {args.stores!r}")
+    if turns < 1 or warmup < 0:
+        parser.error("--turns must be at least 1 and --warmup at least 0")
+    if history <= SHORT_TURN + warmup:
+        parser.error(f"--history-turns must exceed {SHORT_TURN} + --warmup")
+    skipped: dict[str, str] = {}
+    if "postgres" in kinds and not args.postgres_dsn:
+        skipped["postgres"] = f"no DSN: set {DSN_VAR} or pass --postgres-dsn"
+        print(f"PostgreSQL rows skipped: {skipped['postgres']}", file=sys.stderr)
+        kinds.remove("postgres")
+    rows = anyio.run(_measure, kinds, sizes, history, turns, warmup, args.postgres_dsn)
+    report = _report(rows, kinds, skipped)
+    report["config"] = {
+        "turns": turns,
+        "warmup": warmup,
+        "round": ROUND,
+        "sizes": sizes,
+        "history_turns": history,
+        "history_build": "bulk copy of the first turns' stored rows (see the docstring)",
+        "bytes": "database growth per timed turn (sqlite: pages in use after a WAL "
+        "checkpoint; postgres: pg_total_relation_size of the schema)",
+        "cpu": "time.process_time_ns around run_turn (client process only)",
+        "git": _git(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "reference_loop_ms": _reference_ms(),
+    }
+    print(json.dumps(report) if args.json else _table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

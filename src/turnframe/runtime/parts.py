@@ -1,0 +1,135 @@
+"""The runtime's parts every pipeline step is handed (docs/architecture.md, "One turn").
+
+:class:`RuntimeParts` is a frozen bundle of what a :class:`~turnframe.runtime.Runtime`
+holds; each step of :mod:`turnframe.runtime.pipeline` takes it with the step's own input.
+The helpers here (snapshots, handles, conversation-state keys) are shared by several steps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from turnframe.core.ids import CaseRef
+from turnframe.core.ports import CaseDirectory
+from turnframe.core.results import PlannedActResult, ResultStatus
+from turnframe.core.turn import TurnEvent
+from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.app import Application, NarrationConfig
+from turnframe.runtime.metrics import Metrics
+from turnframe.runtime.plan import CaseSnapshot
+from turnframe.runtime.ports import Clock, IdSource
+from turnframe.store.base import CaseRow, TurnStore
+from turnframe.understand.base import Understander
+from turnframe.understand.reply import ReplyWriter
+
+__all__ = [
+    "ASKED",
+    "STANDING",
+    "WAITING",
+    "RuntimeParts",
+    "handle",
+    "log",
+    "rejected",
+    "with_status",
+]
+
+
+log = logging.getLogger("turnframe.runtime")
+
+STANDING = "standing_do_not_submit"
+"""Conversation state: a standing "do not submit" holds (D1)."""
+ASKED = "asked"
+"""Conversation state: what the last reply asked for (the next message answers it)."""
+WAITING = "waiting_for_records"
+"""Conversation state: acts waiting for a record the user named (D6), oldest first."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuntimeParts:
+    """What one turn runs with: the runtime's parts, read when the turn starts.
+
+    Attributes:
+        app: the application (workflows and knowledge).
+        registry: ``app.registry``.
+        store: persistence.
+        understander: reads text turns (``None``: click-only turns only).
+        reply_writer: writes the reply's words of a text turn (``None``: code's words).
+        narration: what is said while a turn is read.
+        clock: the turn's today.
+        ids: mints turn, case and card ids.
+        directory: lists, finds and authorises records.
+        metrics: counters sink.
+        listeners: called with every :data:`~turnframe.core.turn.TurnEvent` (the
+            runtime's own list, so a subscription made during a turn is honoured).
+    """
+
+    app: Application
+    registry: WorkflowRegistry
+    store: TurnStore
+    understander: Understander | None
+    reply_writer: ReplyWriter | None
+    narration: NarrationConfig
+    clock: Clock
+    ids: IdSource
+    directory: CaseDirectory
+    metrics: Metrics
+    listeners: list[Callable[[TurnEvent], None]]
+
+    def emit(self, event: TurnEvent) -> None:
+        """Call every listener with ``event`` (a copy of the list: one may unsubscribe)."""
+        for listener in list(self.listeners):
+            listener(event)
+
+    async def snapshot(self, case: CaseRef, today: date, locale: str) -> CaseSnapshot:
+        """Read ``case`` from the store and return its projected snapshot.
+
+        A case with no row (a case this turn mints) projects the workflow's empty state.
+
+        Raises:
+            StoreError: the read failed.
+            RegistryError: ``case`` names an unknown workflow.
+        """
+        row = await self.store.load_case(case)
+        typed = self.registry.workflow(case.workflow).typed(row.state if row else None)
+        return self.snapshot_of(case, row, typed, today, locale)
+
+    def snapshot_of(
+        self, case: CaseRef, row: CaseRow | None, typed: Any, today: date, locale: str
+    ) -> CaseSnapshot:
+        """Return the snapshot of ``case`` from its row and the typed state read from it."""
+        definition = self.registry.workflow(case.workflow).definition
+        return CaseSnapshot(
+            case=case,
+            state=typed,
+            state_json=row.state if row else None,
+            revision=row.revision if row else 0,
+            view=definition.project(typed, today),
+            label=definition.candidate_label(case, typed, locale),
+        )
+
+
+def handle(turn_id: str, case: CaseRef) -> str:
+    """Mint the opaque per-turn handle of ``case`` (I1): no record id can be read from it.
+
+    The handle is ``"h"`` + the first 10 hex digits of ``digest(("handle", turn_id,
+    str(case)))``; a list of strings is its own canonical JSON, so the text is hashed
+    directly (one handle per listed record per turn).
+    """
+    text = json.dumps(["handle", turn_id, str(case)], separators=(",", ":"))
+    return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def with_status(result: PlannedActResult, status: ResultStatus, **changes: Any) -> PlannedActResult:
+    """Return ``result`` with ``status`` and the other fields in ``changes`` replaced."""
+    return replace(result, status=status, **changes)
+
+
+def rejected(result: PlannedActResult, code: str, sentence: str) -> PlannedActResult:
+    """Return ``result`` rejected with ``code`` and the user's ``sentence`` (I11)."""
+    return with_status(result, ResultStatus.REJECTED, code=code, sentence=sentence)

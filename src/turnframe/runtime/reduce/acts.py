@@ -1,0 +1,175 @@
+"""One act: checks, target, arguments, compile (domain check), policy; one result each.
+
+A hypothetical act never becomes an action; an ungrounded one is rejected (D4). Only an
+Exact target is compiled (I8); an act whose policy the origin satisfies is ready to
+commit, any other waits on its record's Confirm card (D3) or, once confirmed, on a
+Review card.
+"""
+
+from __future__ import annotations
+
+from turnframe.core.acts import EvidenceSource
+from turnframe.core.commands import ConfirmedInteraction, DirectUserAct, Origin
+from turnframe.core.interactions import InteractionKind, PendingAct
+from turnframe.core.operations import ArgumentKind
+from turnframe.core.results import ResultStatus
+from turnframe.core.workflow import CompileRequest, Refusal
+from turnframe.runtime.plan import ActInput
+from turnframe.runtime.policy import origin_satisfies
+from turnframe.runtime.reduce.cards import plan_review_card, propose
+from turnframe.runtime.reduce.constraints import submission_blocked
+from turnframe.runtime.reduce.links import reduce_cancellation
+from turnframe.runtime.reduce.results import record, reject
+from turnframe.runtime.reduce.state import Awaiting, Ready, Reduction
+from turnframe.runtime.reduce.targets import argument_values, resolve_target, target_snapshot
+
+__all__ = ["reduce_act"]
+
+
+def reduce_act(
+    r: Reduction,
+    item: ActInput,
+    *,
+    origin: Origin | None,
+    card: tuple[str, str] | None,
+    reissue: bool = False,
+) -> None:
+    """Reduce one act: resolve, evaluate, compile (domain check), policy; one result.
+
+    ``reissue``: the act comes from a stale card and is compiled again against the
+    record as it is now; whatever passes goes on a fresh Confirm card (never runs
+    from the stale click), whatever the domain now refuses gets its refusal
+    (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
+    """
+    act = item.act
+    if act.operation is None:
+        reduce_cancellation(r, act)
+        return
+    if act.hypothetical:
+        record(
+            r,
+            act.id,
+            ResultStatus.NO_CHANGE,
+            code="hypothetical",
+            sentence=r.say("hypothetical"),
+            operation=act.operation,
+        )
+        return
+    if act.evidence_source is not EvidenceSource.USER:
+        reject(r, act, "ungrounded", r.say("ungrounded"))
+        return
+    spec = r.registry.operation(act.operation)
+    if spec is None:
+        reject(r, act, "unknown_operation", r.say("unknown_operation"))
+        return
+    target = resolve_target(r, item, act)
+    if target is None:
+        return
+    case, new = target
+    snap = target_snapshot(r, act, spec, case, new)
+    if snap is None:
+        return
+    workflow = r.registry.workflow(spec.workflow)
+    if submission_blocked(r, spec, origin, reissue=reissue):
+        reject(r, act, "do_not_submit", r.say("do_not_submit"), case=case)
+        return
+    values = argument_values(r, item, act, spec, case, snap)
+    if values is None:
+        return
+    compiled = workflow.definition.compile(
+        CompileRequest(
+            act=act,
+            operation=spec,
+            case=case,
+            state=snap.state,
+            view=snap.view,
+            values=values,
+            prior=tuple(r.prior[case]),
+            actor=r.inp.actor,
+            today=r.inp.today,
+            locale=r.inp.locale,
+        )
+    )
+    if isinstance(compiled, Refusal):
+        reject(r, act, compiled.code, compiled.sentence, case=case)
+        return
+    if not compiled.commands:
+        record(
+            r,
+            act.id,
+            ResultStatus.NO_CHANGE,
+            code="already_so",
+            sentence=r.say("already_so"),
+            operation=act.operation,
+            case=case,
+        )
+        return
+    for command in compiled.commands:
+        refusal = workflow.definition.validate(snap.state, command, r.inp.today, r.inp.locale)
+        if refusal is not None and not r.prior[case]:
+            reject(r, act, refusal.code, refusal.sentence, case=case)
+            return
+    policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
+    chosen = origin or DirectUserAct(turn_id=r.inp.turn_id)
+    if not reissue and all(origin_satisfies(p, chosen) for p in policies):
+        r.prior[case].extend(compiled.commands)
+        r.ready.append(
+            Ready(
+                act_id=act.id,
+                case=case,
+                new_case=new,
+                commands=compiled.commands,
+                policies=policies,
+                origin=chosen,
+                card=card,
+            )
+        )
+        record(r, act.id, ResultStatus.READY, operation=act.operation, case=case)
+        return
+    # D3: later acts on this case are checked against these commands too.
+    r.prior[case].extend(compiled.commands)
+    review = next((p.review_role for p in policies if p.review_role), None)
+    parts = {
+        a.name: str(values[a.name])
+        for a in spec.arguments
+        if a.kind is ArgumentKind.PART and a.name in values
+    }
+    pending = PendingAct(
+        act=act,
+        case=case,
+        record_args=dict(item.record_args),
+        new_case=new,
+        part_args=parts,
+    )
+    confirmed_first = isinstance(origin, ConfirmedInteraction) and (
+        origin.interaction_kind == InteractionKind.CONFIRM.value
+    )
+    proposed = propose(r, workflow, snap.state, compiled.commands)
+    if review and confirmed_first:
+        assert isinstance(origin, ConfirmedInteraction)
+        plan_review_card(r, pending, compiled.commands, review, origin, snap.label, proposed)
+        record(
+            r,
+            act.id,
+            ResultStatus.AWAITING_CONFIRMATION,
+            code="awaiting_review",
+            operation=act.operation,
+            case=case,
+        )
+        return
+    r.awaiting.setdefault(case, []).append(
+        Awaiting(
+            pending=pending,
+            operations=tuple(c.operation for c in compiled.commands),
+            review_role=review,
+            commands=proposed,
+        )
+    )
+    record(
+        r,
+        act.id,
+        ResultStatus.AWAITING_CONFIRMATION,
+        code="reissued" if reissue else None,
+        operation=act.operation,
+        case=case,
+    )

@@ -1,0 +1,96 @@
+"""The shared state of one turn's reduction: what every rule family reads and writes.
+
+One :class:`Reduction` lives for one call of ``reduce_turn`` and is never shared between
+turns; the rule families (``links``, ``constraints``, ``targets``, ``acts``, ``cards``,
+``clicks``, ``waiting``, ``results``) are functions over it. Nothing here performs I/O
+(import-linter contract ``reducer-is-pure``; docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from turnframe.core.commands import Command, CommandPolicy, Origin
+from turnframe.core.ids import CaseRef
+from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
+from turnframe.core.results import PlannedActResult
+from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.copy import say
+from turnframe.runtime.plan import CardClose, PlannedCard, ReductionInput, WaitingAct
+
+__all__ = ["Awaiting", "Constraints", "Ready", "Reduction"]
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    """The turn's "do not submit" constraints as the reducer applies them (D1).
+
+    Attributes:
+        turn_dns: this turn's words say "do not submit" (either scope).
+        standing: the standing constraint the plan records: ``True`` set now, ``False``
+            lifted now, ``None`` unchanged.
+        standing_active: a standing constraint holds for this turn's submissions.
+    """
+
+    turn_dns: bool = False
+    standing: bool | None = None
+    standing_active: bool = False
+
+
+@dataclass(slots=True)
+class Ready:
+    """An act whose compiled commands commit in this turn (one per act, I14)."""
+
+    act_id: str
+    case: CaseRef
+    new_case: bool
+    commands: tuple[Command, ...]
+    policies: tuple[CommandPolicy, ...]
+    origin: Origin
+    card: tuple[str, str] | None = None
+
+
+@dataclass(slots=True)
+class Awaiting:
+    """An act waiting on this turn's Confirm card for its record (D3)."""
+
+    pending: PendingAct
+    operations: tuple[str, ...]
+    review_role: str | None
+    commands: tuple[ProposedCommand, ...] = ()
+
+
+@dataclass(slots=True)
+class Reduction:
+    """One turn's reduction in progress: its input, its constraints and what it decided.
+
+    ``results`` keeps insertion order (the plan lists results in the order they were
+    decided) and holds one result per item id (I11: the first decision stands).
+    """
+
+    inp: ReductionInput
+    registry: WorkflowRegistry
+    constraints: Constraints = field(default_factory=Constraints)
+    results: dict[str, PlannedActResult] = field(default_factory=dict)
+    ready: list[Ready] = field(default_factory=list)
+    awaiting: dict[CaseRef, list[Awaiting]] = field(default_factory=dict)
+    prior: dict[CaseRef, list[Command]] = field(default_factory=lambda: defaultdict(list))
+    cards: list[PlannedCard] = field(default_factory=list)
+    closes: list[CardClose] = field(default_factory=list)
+    notices: list[tuple[str, str, str | None]] = field(default_factory=list)
+    ambiguous: int = 0
+    lift_for_click: bool = False
+    waiting: list[WaitingAct] = field(default_factory=list)
+    earlier: dict[str, str] = field(default_factory=dict)
+    superseded: set[str] = field(default_factory=set)
+    dropped_waiting: set[str] = field(default_factory=set)
+    withdrawn: set[str] = field(default_factory=set)
+    remaining: list[tuple[Interaction, tuple[PendingAct, ...]]] = field(default_factory=list)
+    replayed: Mapping[str, str] | None = None
+    replayed_status: str | None = None
+
+    def say(self, key: str, **params: str) -> str:
+        """Return the runtime's sentence ``key`` in the turn's locale (``runtime.copy``)."""
+        return say(key, self.inp.locale, **params)

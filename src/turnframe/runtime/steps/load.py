@@ -1,0 +1,165 @@
+"""Step 2, load and project: the records in view, their snapshots and the turn's context.
+
+Each case is projected into its workflow view (``CaseSnapshot.view``); the records in
+view get per-turn opaque handles (I1, docs/architecture.md "One turn").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from turnframe.core.acts import Understanding
+from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.interactions import Interaction
+from turnframe.core.ports import DirectoryEntry
+from turnframe.core.turn import TurnInput
+from turnframe.runtime.executor import StoredCaseDirectory
+from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts, handle
+from turnframe.runtime.plan import CaseSnapshot
+from turnframe.runtime.serial import load_waiting
+from turnframe.runtime.turn import Loaded
+from turnframe.store.base import CaseRow
+
+__all__ = ["LinkedInput", "LoadInput", "load", "load_linked_cards"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoadInput:
+    """What the load step needs.
+
+    Attributes:
+        actor: who acts (the listing is scoped to the account).
+        conversation_id: the conversation (its state and open cards).
+        turn: the turn's input (only text turns read what the last reply asked).
+        turn_id: the turn (mints the handles).
+        today: the turn's today (projection).
+        locale: the turn's locale (labels).
+        in_view: the records the brief shows (``None``: every record of the account).
+    """
+
+    actor: Actor
+    conversation_id: str
+    turn: TurnInput
+    turn_id: str
+    today: date
+    locale: str
+    in_view: Sequence[CaseRef] | None
+
+
+async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
+    """Read the conversation state, list and project the records in view, read open cards.
+
+    Raises:
+        StoreError: a read failed (the turn is still ``received``).
+    """
+    actor, today, locale = data.actor, data.today, data.locale
+    conversation = await parts.store.get_conversation_state(actor.account, data.conversation_id)
+    standing_before = bool(conversation.get(STANDING, False))
+    asked = conversation.get(ASKED) if data.turn.text else None
+    waiting = load_waiting(conversation.get(WAITING))
+    entries, listed = await _list_entries(parts, actor)
+    if data.in_view is not None:
+        wanted = set(data.in_view)
+        entries = [e for e in entries if e.case in wanted]
+    handles = {handle(data.turn_id, e.case): e.case for e in entries}
+    labels = {e.case: e.label for e in entries}
+    snapshots: dict[CaseRef, CaseSnapshot] = {}
+    for entry in entries:
+        if entry.case in listed:
+            row, typed = listed[entry.case]
+            snapshots[entry.case] = parts.snapshot_of(entry.case, row, typed, today, locale)
+        else:
+            snapshots[entry.case] = await parts.snapshot(entry.case, today, locale)
+    for carried in waiting:
+        for case in (carried.pending.case, *carried.pending.record_args.values()):
+            if case is not None and case not in snapshots:
+                snapshots[case] = await parts.snapshot(case, today, locale)
+    cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
+    return Loaded(
+        standing_before=standing_before,
+        asked=asked,
+        waiting=waiting,
+        entries=entries,
+        handles=handles,
+        labels=labels,
+        snapshots=snapshots,
+        cards=cards,
+    )
+
+
+async def _list_entries(
+    parts: RuntimeParts, actor: Actor
+) -> tuple[Sequence[DirectoryEntry], dict[CaseRef, tuple[CaseRow, Any]]]:
+    """Return the actor's directory entries, with the rows read for them when known.
+
+    The default directory over this store reads (and types) every case to label it;
+    those rows then serve as the turn's snapshots instead of a second read per case.
+    """
+    directory = parts.directory
+    if type(directory) is StoredCaseDirectory and directory.store is parts.store:
+        listed = await directory.list_with_states(actor)
+        return [e for e, _, _ in listed], {e.case: (row, typed) for e, row, typed in listed}
+    return await directory.list_for_actor(actor), {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LinkedInput:
+    """What loading the cards this turn's links name needs.
+
+    Attributes:
+        actor: who acts.
+        conversation_id: the conversation.
+        understanding: the turn's proposal (its links).
+        loaded: the load step's output (cards on screen, the snapshot cache to extend).
+        today: the turn's today.
+        locale: the turn's locale.
+    """
+
+    actor: Actor
+    conversation_id: str
+    understanding: Understanding
+    loaded: Loaded
+    today: date
+    locale: str
+
+
+async def load_linked_cards(parts: RuntimeParts, data: LinkedInput) -> tuple[Interaction, ...]:
+    """Return the closed cards this turn's links name; load the linked cards' cases.
+
+    A link end ``<card id>:<act id>`` that is not an act of this turn names a pending
+    act of an earlier turn (ADR 0012). A card on screen needs its cases snapshotted
+    (its other acts go on a fresh card); a card no longer open tells the reducer
+    whether the act already committed.
+
+    Raises:
+        StoreError: a read failed.
+    """
+    understanding, snapshots = data.understanding, data.loaded.snapshots
+    own = {a.id for a in understanding.acts}
+    named = {
+        end.partition(":")[0]
+        for link in understanding.links
+        for end in (link.corrects, link.cancels)
+        if end and end not in own and ":" in end
+    }
+    if not named:
+        return ()
+    out: list[Interaction] = []
+    on_screen = {c.id: c for c in data.loaded.cards}
+    for card_id in sorted(named):
+        card = on_screen.get(card_id)
+        if card is None:
+            found = await parts.store.get_interaction(
+                data.actor.account, data.conversation_id, card_id
+            )
+            if found is not None:
+                out.append(found)
+            continue
+        for p in card.spec.pending:
+            for case in (p.case, card.spec.case, *p.record_args.values()):
+                if case is not None and case not in snapshots:
+                    snapshots[case] = await parts.snapshot(case, data.today, data.locale)
+    return tuple(out)

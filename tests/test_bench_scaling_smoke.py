@@ -1,0 +1,125 @@
+"""The scaling benchmark runs, its turns commit, and its report has its shape (never timing)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "scaling.py"
+ROW_KEYS = {
+    "cpu_median_ms",
+    "cpu_p90_ms",
+    "wall_median_ms",
+    "wall_p90_ms",
+    "bytes_per_turn",
+    "ratio_to_smallest",
+    "n",
+    "committed",
+    "seed_s",
+}
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("scaling_bench", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_quick_json_report(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load()
+    assert bench.main(["--quick", "--json", "--stores", "sqlite,postgres"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)  # exactly one JSON object on stdout
+    quick = bench.QUICK
+    measured = ["sqlite"]
+    if os.environ.get("TURNFRAME_TEST_POSTGRES_DSN"):
+        measured.append("postgres")
+    else:
+        assert "skipped" in report["stores"]["postgres"]
+        assert "PostgreSQL rows skipped" in captured.err
+    for kind in measured:
+        figures = report["stores"][kind]
+        assert [row["records"] for row in figures["records"]] == list(quick["sizes"])
+        assert [row["turn"] for row in figures["conversation"]] == [5, quick["history_turns"]]
+        for row in (*figures["records"], *figures["conversation"]):
+            assert set(row) - {"records", "turn"} == ROW_KEYS
+            assert row["n"] == row["committed"] == quick["turns"]
+            for key in ("cpu_median_ms", "cpu_p90_ms", "wall_median_ms", "wall_p90_ms"):
+                assert isinstance(row[key], int | float) and row[key] > 0
+            assert row["cpu_p90_ms"] >= row["cpu_median_ms"]
+            assert isinstance(row["bytes_per_turn"], int) and row["bytes_per_turn"] >= 0
+        assert figures["records"][0]["ratio_to_smallest"] == 1.0
+        assert figures["conversation"][0]["ratio_to_smallest"] == 1.0
+    # the issue's keys are always present; quick sizes measure neither 10,000 nor 50,000
+    assert report["ratio_10000_over_10"] is None
+    assert report["ratio_turn50000_over_turn5"] is None
+    assert isinstance(report["ratio_long_over_short_turn"], float)
+    assert report["targets"]["ratio_max"] == 1.2
+    config = report["config"]
+    for key in ("git", "python", "platform", "history_build", "bytes", "cpu"):
+        assert isinstance(config[key], str) and config[key]
+    assert config["reference_loop_ms"] > 0
+
+
+def test_table_names_the_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load()
+    argv = ["--stores", "sqlite", "--sizes", "10,20", "--history-turns", "12"]
+    assert bench.main([*argv, "--turns", "1", "--warmup", "0"]) == 0
+    out = capsys.readouterr().out
+    for words in ("records 10", "records 20", "turn 5", "turn 12", "reference loop"):
+        assert words in out
+
+
+def test_filler_names_are_distinct_and_never_the_turns_words() -> None:
+    bench = _load()
+    records = bench.filler_records(3_000)
+    names = [r.get("name") or r["full_name"] for r in records]
+    assert len(set(names)) == len(names) == 3_000
+    message_words = set().union(*(bench._words(m) for m in bench.MESSAGES))
+    for name in names:
+        assert not bench._words(name) & message_words, name
+    trips = [r for r in records if r["workflow"] == "trip"]
+    assert len(trips) == 1_000 and all(r["travelers"] for r in trips)
+
+
+def test_vocabulary_check_catches_a_colliding_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _load()
+    monkeypatch.setattr(bench, "CITIES", (*bench.CITIES, "Lisbon"))
+    with pytest.raises(ValueError, match="lisbon"):
+        bench.filler_records(10)
+
+
+def test_bulk_history_refuses_an_unclassified_per_turn_table() -> None:
+    bench = _load()
+    columns = {
+        "turns": ["pos", "turn_id", "account", "conversation_id", "seq", "phase"],
+        "replays": ["account", "turn_id", "record"],
+        "plans": ["turn_id", "plan"],
+    }
+    with pytest.raises(RuntimeError, match="plans"):
+        bench._copy_statements("sqlite", columns, "?")
+    del columns["plans"]
+    statements = bench._copy_statements("sqlite", columns, "?")
+    assert [s.split(" INSERT INTO ")[1].split()[0] for s in statements] == ["turns", "replays"]
+
+
+def test_bulk_history_refuses_a_conversation_column_it_would_leave_stale() -> None:
+    bench = _load()
+    columns = {
+        "turns": ["pos", "turn_id", "account", "conversation_id", "seq"],
+        "conversations": ["account", "conversation_id", "state", "last_seq"],
+    }
+    with pytest.raises(RuntimeError, match="last_seq"):
+        bench._copy_statements("sqlite", columns, "?")
