@@ -1,4 +1,4 @@
-"""A crash at any write point, then recovery, ends as the uninterrupted turn ends (guide §14).
+"""A crash at any write point, then recovery, ends as the uninterrupted turn ends.
 
 docs/adr/0024-four-writes-per-turn.md folds a turn's writes into ``begin_turn``, the plan
 with its commits (``commit_plan``), the cards and the reply (``finish_turn``). Hypothesis

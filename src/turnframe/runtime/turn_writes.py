@@ -1,6 +1,6 @@
 """What a turn writes at its two later recovery points (docs/adr/0024-four-writes-per-turn.md).
 
-A turn persists three phases (guide §14, ``docs/architecture.md`` "Recovery and
+A turn persists three phases (``docs/architecture.md`` "Recovery and
 concurrency"): ``received`` (``begin_turn``), ``committing`` and ``replied``. This module
 builds the store's two folded writes from the turn's records, each value encoded once:
 

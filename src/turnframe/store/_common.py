@@ -77,7 +77,7 @@ REPLIED = "replied"
 """The turn phase after which a turn is finished (guide §14)."""
 
 COMMITTING = "committing"
-"""The phase a stored plan is recorded with (``TurnPhase.COMMITTING``, guide §14)."""
+"""The phase a stored plan is recorded with (``TurnPhase.COMMITTING``, docs/architecture.md "What is persisted")."""
 
 
 def foreign_case_conflict(case: CaseRef, expected: int, actual: int) -> RevisionConflict:

@@ -480,7 +480,7 @@ def _commit_body(
         (
             *(account, key, request.request_hash, request.turn_id),
             codec.dumps(list(request.operations)),
-            codec.dumps(codec.commit_result_to_json(result)),
+            codec.commit_result_text(result, event_texts),
         ),
     )
     return result

@@ -185,7 +185,7 @@ CommitRefusal = RevisionConflict | InteractionAlreadyResolved | IdempotencyKeyRe
 class PlanCommit:
     """A turn's committing write: its plan and every commit of it, in one transaction.
 
-    docs/adr/0024-four-writes-per-turn.md; guide §14 recovery point ``committing``.
+    docs/adr/0024-four-writes-per-turn.md; the recovery point ``committing``.
 
     Attributes:
         turn_id: the committing turn (it must exist).
@@ -225,13 +225,13 @@ class PlanOutcome:
 class TurnReply:
     """A turn's last write: phase ``replied`` with everything the reply leaves behind.
 
-    docs/adr/0024-four-writes-per-turn.md; guide §14 recovery point ``replied``.
+    docs/adr/0024-four-writes-per-turn.md; the recovery point ``replied``.
 
     Attributes:
         turn_id: the turn (it must exist).
         account: its account.
         conversation_id: its conversation.
-        blocks: the reply, persisted exactly (guide §9).
+        blocks: the reply, persisted exactly as returned.
         data: the turn's data once replied (its results); replaces the plan.
         replay: the rest of the replay record (what the turn did), merged over the part
             :class:`PlanCommit` stored; ``None`` writes none.

@@ -85,7 +85,7 @@ async def _remember(
     The state records the standing constraint, what the reply asked and the acts it
     carries. One read of the conversation state; :func:`record` writes it with the
     reply. A standing "do not submit" holds across replies (D1); the next message is
-    read as the answer to what the reply asked (guide §5); the acts waiting for a record
+    read as the answer to what the reply asked; the acts waiting for a record
     travel to the next reply (D6). Idempotent (recovery).
     """
     actor = prepared.actor

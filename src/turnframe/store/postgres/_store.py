@@ -753,7 +753,7 @@ class PostgresStore:
                 request.request_hash,
                 request.turn_id,
                 codec.dumps(list(request.operations)),
-                codec.dumps(codec.commit_result_to_json(result)),
+                codec.commit_result_text(result, event_texts),
             ),
         )
         if cas is not None and card_cur is not None and await card_cur.fetchone() is None:
