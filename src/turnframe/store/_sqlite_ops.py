@@ -243,12 +243,17 @@ def conversation_replies(conn: sqlite3.Connection, account: str, conv: str) -> l
 def create_interaction(
     conn: sqlite3.Connection, card: Interaction, spec_text: str, resolution_text: str | None
 ) -> int:
-    """Supersede the case's open card (I5) and insert ``card``; return its ``seq``."""
+    """Supersede the case's open card (I5) and insert ``card``; return its ``seq``.
+
+    ``seq`` is 1 + the conversation's highest card ``seq`` (one probe of the unique
+    index, not a count of the conversation's cards).
+    """
     case = card.spec.case
     with immediate(conn):
         seq = 1 + int(
             conn.execute(
-                "SELECT COUNT(*) FROM interactions WHERE account = ? AND conversation_id = ?",
+                "SELECT COALESCE(MAX(seq), 0) FROM interactions"
+                " WHERE account = ? AND conversation_id = ?",
                 (card.account, card.conversation_id),
             ).fetchone()[0]
         )

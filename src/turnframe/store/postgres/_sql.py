@@ -89,7 +89,7 @@ SUPERSEDE_OPEN = (
 INSERT_CARD = (
     f"INSERT INTO tf_interaction ({CARD_COLS}, case_workflow, case_id)"
     " SELECT %(id)s, %(account)s, %(conv)s, %(turn_id)s, %(spec)s, %(hash)s, %(status)s,"
-    " %(resolution)s, 1 + count(*), %(workflow)s, %(case_id)s"
+    " %(resolution)s, 1 + COALESCE(max(seq), 0), %(workflow)s, %(case_id)s"
     " FROM tf_interaction WHERE account = %(account)s AND conversation_id = %(conv)s"
     " RETURNING seq"
 )
