@@ -40,8 +40,9 @@ How
     (each one transaction). The figures are per timed ``run_turn`` only (a click's setup
     turn is not counted).
 
-Targets (from the issue): a three-act turn takes at most 2 ms median on SQLite; a
-click-only turn makes zero model calls. Timing targets are reported, never asserted.
+Targets (from the issue): a three-act turn takes at most 2 ms median on SQLite, a
+click-only turn at most 1.5 ms and makes zero model calls; no turn writes more than 4
+transactions. Timing targets are reported, never asserted.
 
 Usage: ``python benchmarks/turn_overhead.py [--json] [--turns N] [--warmup N]``
 """
@@ -92,6 +93,9 @@ COUNT_TURNS = 5
 """Untimed turns per (shape, store) whose store work is counted (it is the same each turn)."""
 STORES = ("memory", "sqlite")
 TARGET_THREE_ACT_SQLITE_MS = 2.0
+TARGET_CLICK_SQLITE_MS = 1.5
+TARGET_WRITE_TRANSACTIONS = 4
+"""At most this many write transactions per turn of every shape (docs/adr/0024-four-writes-per-turn.md)."""
 TODAY = date(2026, 5, 1)
 ROUND = 10
 """Turns each (shape, store) pair runs before the next pair takes its turn."""
@@ -375,14 +379,25 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
         shapes[shape] = figures
     click_calls = sum(b.click_model_calls for b in benches.values())
     three = shapes["three_act"]["sqlite"]["median_ms"]
+    click = shapes["click"]["sqlite"]["median_ms"]
+    writes = max(
+        shapes[shape][kind]["write_transactions"] or 0 for shape in SHAPES for kind in STORES
+    )
     return {
         "shapes": shapes,
         "click_model_calls": click_calls,
         "targets": {
             "three_act_sqlite_median_ms_max": TARGET_THREE_ACT_SQLITE_MS,
             "three_act_sqlite_median_ms": three,
+            "click_sqlite_median_ms_max": TARGET_CLICK_SQLITE_MS,
+            "click_sqlite_median_ms": click,
             "click_model_calls_max": 0,
-            "met": three <= TARGET_THREE_ACT_SQLITE_MS and click_calls == 0,
+            "write_transactions_per_turn_max": TARGET_WRITE_TRANSACTIONS,
+            "write_transactions_per_turn": writes,
+            "met": three <= TARGET_THREE_ACT_SQLITE_MS
+            and click <= TARGET_CLICK_SQLITE_MS
+            and click_calls == 0
+            and writes <= TARGET_WRITE_TRANSACTIONS,
         },
         "config": {
             "turns": turns,
@@ -446,6 +461,10 @@ def _table(report: dict[str, Any]) -> str:
         f"model calls in click-only turns: {report['click_model_calls']} (target 0)",
         f"three-act median on SQLite: {targets['three_act_sqlite_median_ms']:.3f} ms "
         f"(target <= {targets['three_act_sqlite_median_ms_max']} ms)",
+        f"click median on SQLite: {targets['click_sqlite_median_ms']:.3f} ms "
+        f"(target <= {targets['click_sqlite_median_ms_max']} ms)",
+        f"write transactions per turn, at most: {targets['write_transactions_per_turn']:g} "
+        f"(target <= {targets['write_transactions_per_turn_max']})",
         f"targets met: {'yes' if targets['met'] else 'NO'}",
     ]
     return "\n".join(lines)
