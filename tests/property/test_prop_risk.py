@@ -25,7 +25,7 @@ from datetime import date
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from turnframe.core import (
@@ -205,6 +205,13 @@ def test_registration_fails_or_a_risky_direct_act_never_commits(declared: Comman
 
 @settings(max_examples=300, deadline=None)
 @given(declared=policies(), runtime=policies())
+# A blank run-time opt-out is no opt-out: it must not hide the declaration's stated one.
+@example(
+    declared=CommandPolicy(
+        risk=RiskClass.MONETARY, opt_out="the desk refunds any mistake within a day"
+    ),
+    runtime=CommandPolicy(risk=RiskClass.LOW, opt_out="  "),
+)
 def test_a_run_time_policy_never_weakens_the_declared_one(
     declared: CommandPolicy, runtime: CommandPolicy
 ) -> None:

@@ -214,6 +214,8 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
     I17).
     """
     risk = policy.risk if policy.risk.rank >= floor.risk.rank else floor.risk
+    # A blank opt-out states no reason: it is no opt-out, and never hides the floor's.
+    own_opt_out = policy.opt_out if policy.opt_out and policy.opt_out.strip() else None
     confirm = ConfirmationRequirement.CONFIRM in (policy.confirmation, floor.confirmation)
     merged = CommandPolicy(
         risk=risk,
@@ -223,7 +225,7 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
         claim_mode=policy.claim_mode,
         opt_out=None
         if confirm
-        else policy.opt_out or (None if policy.risk.requires_confirmation else floor.opt_out),
+        else own_opt_out or (None if policy.risk.requires_confirmation else floor.opt_out),
     )
     return policy if merged == policy else merged
 

@@ -46,6 +46,7 @@ async def seed(
         request_hash=digest((to_json_value(PolicyDecision(rule="seed")), state)),
         turn_id="",
         operations=("seed",),
+        search_text=erased.definition.search_text(typed),
     )
     await parts.store.commit(request)
     return case
@@ -90,5 +91,8 @@ async def external_update(
         ),
         turn_id="",
         operations=tuple(dict.fromkeys(e.operation for e in execution.events)),
+        search_text=None
+        if execution.state is None
+        else erased.definition.search_text(execution.state),
     )
     return await parts.store.commit(request)

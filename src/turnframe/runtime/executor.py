@@ -8,9 +8,10 @@ implements :class:`~turnframe.core.ports.WorkflowExecutor` instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.errors import InvariantBroken
@@ -22,8 +23,16 @@ from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
+from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page, query_words
 
-__all__ = ["StoredCaseDirectory", "StoredStateExecutor"]
+__all__ = [
+    "DirectoryPage",
+    "IndexedTransition",
+    "Listed",
+    "StoredCaseDirectory",
+    "StoredStateExecutor",
+    "search_text_of",
+]
 
 
 class StoredStateExecutor:
@@ -52,6 +61,9 @@ class StoredStateExecutor:
 
     async def apply(self, loaded: LoadedCase, commands: Sequence[CommandEnvelope]) -> Transition:
         """Validate and apply ``commands`` in order to ``loaded``.
+
+        Returns an :class:`IndexedTransition`: the new state's search text rides along
+        for the commit (``search_text_of``).
 
         Raises:
             CommandRejected: when a command does not validate against the state.
@@ -82,16 +94,77 @@ class StoredStateExecutor:
             outbox.extend(execution.outbox)
         if not events:
             raise InvariantBroken(f"{loaded.case}: commands produced no event")
-        return Transition(
-            state=definition.dump_state(state), events=tuple(events), outbox=tuple(outbox)
+        return IndexedTransition(
+            state=definition.dump_state(state),
+            events=tuple(events),
+            outbox=tuple(outbox),
+            search_text=None if state is None else definition.search_text(state),
         )
+
+
+class Listed(NamedTuple):
+    """One case a directory page holds: its entry, the stored row and the typed state.
+
+    Unpacks as ``(entry, row, typed)``, the shape :meth:`StoredCaseDirectory.list_with_states`
+    has always returned, so the runtime builds the turn's snapshots from it without a
+    second read.
+    """
+
+    entry: DirectoryEntry
+    row: CaseRow
+    typed: Any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DirectoryPage:
+    """One page of a directory's answer, in creation order.
+
+    Attributes:
+        items: at most the asked-for ``limit`` cases.
+        more: ``True`` when more cases answer beyond this page. A mention is ambiguous
+            when ``len(items) > 1 or more`` (the no-guess rule holds on a page).
+        cursor: pass as ``after`` for the next page (``None`` when ``items`` is empty).
+    """
+
+    items: tuple[Listed, ...] = ()
+    more: bool = False
+    cursor: str | None = None
+
+    @property
+    def cases(self) -> tuple[CaseRef, ...]:
+        """The page's cases, in order."""
+        return tuple(item.entry.case for item in self.items)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexedTransition(Transition):
+    """A :class:`~turnframe.core.ports.Transition` that also carries the case's search text.
+
+    Attributes:
+        search_text: the workflow's ``search_text`` of the new state, for
+            ``CommitRequest.search_text`` (the store indexes it in the commit's
+            transaction, :mod:`turnframe.store.search`).
+    """
+
+    search_text: str | None = None
+
+
+def search_text_of(transition: Transition) -> str | None:
+    """Return the search text a transition carries (``None`` for a plain ``Transition``)."""
+    return transition.search_text if isinstance(transition, IndexedTransition) else None
 
 
 class StoredCaseDirectory:
     """A case directory over the store's case table (guide §2 step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
-    of ``search_text`` (every word of the query must appear, case-insensitively).
+    of ``search_text`` (every word of the query must appear, case-insensitively, as
+    :mod:`turnframe.store.search` defines). Both are answered by the store a page at a
+    time, filtered and matched in its storage: a turn never reads the whole account.
+
+    Cases the store holds no search text for (committed without ``search_text``, or
+    stored before the index existed) are indexed before each lookup
+    (:meth:`reindex`), so an answer is the same as matching every case's text.
 
     Args:
         registry: the workflows.
@@ -126,16 +199,46 @@ class StoredCaseDirectory:
     async def list_with_states(self, actor: Actor) -> list[tuple[DirectoryEntry, CaseRow, Any]]:
         """Return :meth:`list_for_actor`'s entries with the row and typed state read for each.
 
-        One read of the account's cases: the runtime builds the turn's snapshots from it
-        instead of loading every listed case a second time.
+        Every case of the account, read a page at a time; prefer :meth:`page_with_states`
+        with a filter on the turn path.
         """
-        out = []
-        for row in await self._store.list_cases(actor.account):
-            workflow = self._registry.workflow(row.case.workflow)
-            typed = workflow.typed(row.state)
-            label = workflow.definition.candidate_label(row.case, typed, self.locale)
-            out.append((DirectoryEntry(case=row.case, label=label), row, typed))
-        return out
+        out: list[tuple[DirectoryEntry, CaseRow, Any]] = []
+        after: str | None = None
+        while True:
+            page = await self.page_with_states(actor, limit=MAX_PAGE, after=after)
+            out.extend(page.items)
+            if not page.more:
+                return out
+            after = page.cursor
+
+    async def page_with_states(
+        self,
+        actor: Actor,
+        *,
+        workflow: str | None = None,
+        cases: Collection[CaseRef] | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> DirectoryPage:
+        """Return one page of the actor's cases with labels, rows and typed states.
+
+        Args:
+            actor: whose account is listed.
+            workflow: only this workflow's cases.
+            cases: only these cases (the surface's ``in_view``, the conversation's
+                cases, the cards' cases); a case of another account is left out.
+            limit: the page size, ``1..MAX_PAGE`` of :mod:`turnframe.store.search`.
+            after: a previous page's ``cursor``.
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+            RegistryError: a listed case's workflow is not registered.
+        """
+        page = await self._store.list_cases_page(
+            actor.account, workflow=workflow, cases=cases, limit=limit, after=after
+        )
+        items = tuple(self._listed(row) for row in page.rows)
+        return DirectoryPage(items=items, more=page.more, cursor=page.cursor)
 
     async def find(
         self,
@@ -153,28 +256,122 @@ class StoredCaseDirectory:
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
         operation now and not be terminal; a record argument's value must not be
         terminal (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). ``today``
-        is the day views are projected for (default: the system date).
+        is the day views are projected for (default: the system date). Every match, in
+        creation order (:meth:`find_page` gives one page).
         """
-        wanted = [w for w in words.lower().split() if w]
-        found = []
+        found: list[CaseRef] = []
+        after: str | None = None
+        while True:
+            page = await self.find_page(
+                actor,
+                workflow,
+                words,
+                operation=operation,
+                argument=argument,
+                today=today,
+                limit=DEFAULT_PAGE,
+                after=after,
+            )
+            found.extend(page.cases)
+            if not page.more:
+                return found
+            after = page.cursor
+
+    async def find_page(
+        self,
+        actor: Actor,
+        workflow: str | None,
+        words: str,
+        *,
+        operation: str | None = None,
+        argument: str | None = None,
+        today: date | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> DirectoryPage:
+        """Return one page of :meth:`find`'s answer, with the rows and typed states read.
+
+        The store seeks its word index (``TurnStore.find_cases``); only the cases it
+        returns are decoded and, with ``operation``, projected to check they fit. With
+        ``limit=1``, ``more`` still tells one match from several (no-guess rule).
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+            RegistryError: a matching case's workflow is not registered.
+        """
+        check_page(limit, after)
+        if not query_words(words):
+            return DirectoryPage()
+        await self.reindex(actor.account)
         day = today or self._clock.today()
-        for row in await self._store.list_cases(actor.account):
-            if workflow is not None and row.case.workflow != workflow:
-                continue
-            erased = self._registry.workflow(row.case.workflow)
-            typed = erased.typed(row.state)
-            text = erased.definition.search_text(typed).lower()
-            if not (wanted and all(w in text for w in wanted)):
-                continue
-            if operation is not None:
-                view = erased.definition.project(typed, day)
-                if argument is not None:
-                    if erased.terminal(view):
-                        continue
-                elif not erased.fits(view, actor, operation):
-                    continue
-            found.append(row.case)
-        return found
+        items: list[Listed] = []
+        cursors: list[str] = []
+        while len(items) <= limit:
+            page = await self._store.find_cases(
+                actor.account,
+                words,
+                workflow=workflow,
+                limit=min(MAX_PAGE, limit + 1 - len(items)),
+                after=after,
+            )
+            for row, cursor in zip(page.rows, page.cursors, strict=True):
+                listed = self._listed(row)
+                if operation is None or self._fits(listed, actor, operation, argument, day):
+                    items.append(listed)
+                    cursors.append(cursor)
+            if not page.more:
+                break
+            after = page.cursor
+        kept = items[:limit]
+        return DirectoryPage(
+            items=tuple(kept),
+            more=len(items) > limit,
+            cursor=cursors[len(kept) - 1] if kept else None,
+        )
+
+    async def reindex(self, account: str, *, batch: int = 500) -> int:
+        """Index every case of ``account`` the store holds no search text for.
+
+        Computes each one's ``search_text`` from its typed state and stores it if the
+        case has not moved on meanwhile (its newer commit then carries its own). The
+        cost is one indexed read when nothing is missing.
+
+        Returns:
+            How many cases were indexed.
+
+        Raises:
+            RegistryError: an unindexed case's workflow is not registered.
+        """
+        done = 0
+        tried: set[tuple[CaseRef, int]] = set()
+        while True:
+            rows = [
+                r
+                for r in await self._store.unindexed_cases(account, limit=batch)
+                if (r.case, r.revision) not in tried
+            ]
+            if not rows:
+                return done
+            for row in rows:
+                tried.add((row.case, row.revision))
+                erased = self._registry.workflow(row.case.workflow)
+                text = erased.definition.search_text(erased.typed(row.state))
+                done += await self._store.index_case(row.case, row.revision, text)
+
+    def _listed(self, row: CaseRow) -> Listed:
+        workflow = self._registry.workflow(row.case.workflow)
+        typed = workflow.typed(row.state)
+        label = workflow.definition.candidate_label(row.case, typed, self.locale)
+        return Listed(DirectoryEntry(case=row.case, label=label), row, typed)
+
+    def _fits(
+        self, listed: Listed, actor: Actor, operation: str, argument: str | None, day: date
+    ) -> bool:
+        erased = self._registry.workflow(listed.row.case.workflow)
+        view = erased.definition.project(listed.typed, day)
+        if argument is not None:
+            return not erased.terminal(view)
+        return erased.fits(view, actor, operation)
 
     async def authorize(self, actor: Actor, case: CaseRef) -> bool:
         """Return whether the case exists and belongs to the actor's account.

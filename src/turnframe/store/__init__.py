@@ -1,8 +1,8 @@
 """Persistence: the :class:`TurnStore` protocol, its records, errors and bundled stores.
 
 The facade re-exports the protocol and records (:mod:`turnframe.store.base`), the error
-types (:mod:`turnframe.store.errors`), :class:`InMemoryStore` and boundary fault
-injection (guide §11, §14). Two modules are imported by their full path only:
+types (:mod:`turnframe.store.errors`), :class:`InMemoryStore`, boundary fault
+injection (guide §11, §14) and the paged listing's records (:mod:`turnframe.store.search`). Two modules are imported by their full path only:
 :mod:`turnframe.store.sqlite` (the embedded default store) and
 :mod:`turnframe.store.conformance` (the pytest suite every store must pass).
 """
@@ -33,9 +33,12 @@ from turnframe.store.errors import (
 )
 from turnframe.store.faults import FaultInjectingStore, FaultPlan
 from turnframe.store.memory import InMemoryStore
+from turnframe.store.search import BadPageRequest, CasePage
 
 __all__ = [
     "BOUNDARIES",
+    "BadPageRequest",
+    "CasePage",
     "CaseRow",
     "CommitOutcomeUnknown",
     "CommitRefusal",

@@ -17,6 +17,7 @@ from typing import Any
 from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import (
     CARD_COLS,
@@ -130,7 +131,7 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
                 )
             if found is not None:
                 _migrate(conn, found)
-            for statement in SCHEMA.split(";"):
+            for statement in (SCHEMA + search.SEARCH_SCHEMA).split(";"):
                 if statement.strip():
                     conn.execute(statement)
             if found is None:
@@ -142,9 +143,14 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
 
 
 def _migrate(conn: sqlite3.Connection, found: int) -> None:
-    """Apply :data:`MIGRATIONS` above version ``found`` and record the new version."""
+    """Apply every migration above version ``found`` and record each version reached.
+
+    Version 2 is :data:`MIGRATIONS`'s (the two-part replay record), version 3 the
+    word-search index (:data:`turnframe.store._sqlite_search.MIGRATION`).
+    """
+    steps = {**MIGRATIONS, 3: search.MIGRATION}
     for version in range(found + 1, SCHEMA_VERSION + 1):
-        for statement in MIGRATIONS.get(version, ()):
+        for statement in steps.get(version, ()):
             conn.execute(statement)
         conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
 
@@ -424,6 +430,8 @@ def _commit_body(
             raise IdempotencyKeyReused(key)
         return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
     revision = _write_case(conn, request, state_text)
+    # The word-search index, in the same transaction (turnframe.store._sqlite_search).
+    search.write_search(conn, case, account, request.search_text)
     if request.interaction is not None:
         _resolve_card(conn, account, request.interaction, resolution_text)
     for withdrawal in request.withdraw:

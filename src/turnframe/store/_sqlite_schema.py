@@ -14,8 +14,9 @@ from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 2
-"""The version this release writes and reads."""
+SCHEMA_VERSION = 3
+"""The version this release writes and reads (3: the word-search index,
+:mod:`turnframe.store._sqlite_search`; version 2 is the ``writes`` change)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -118,8 +119,10 @@ when the turn replies; ``record`` holds the first, written with the plan
 (docs/adr/0024-four-writes-per-turn.md)."""
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
-    # version 2 (writes slice): the replay record is stored in two parts, each once.
+    # version 2: the replay record is stored in two parts, each once (ADR 0024).
     2: ("ALTER TABLE replays ADD COLUMN outcome TEXT",),
+    # version 3: the word-search index (turnframe.store._sqlite_search.MIGRATION, added
+    # in turnframe.store._sqlite_ops, which imports both modules).
 }
 """Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
 

@@ -12,9 +12,9 @@ row, interaction resolution, withdrawn cards and outbox rows in one transaction
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject
@@ -26,6 +26,9 @@ from turnframe.store.errors import (
     InteractionAlreadyResolved,
     RevisionConflict,
 )
+
+if TYPE_CHECKING:
+    from turnframe.store.search import CasePage
 
 __all__ = [
     "BOUNDARIES",
@@ -142,6 +145,12 @@ class CommitRequest:
             (status ``withdrawn``: a later turn cancelled or corrected an act they
             carry, ADR 0012). A card no longer open is left as it is and does not
             fail the commit; read it back to learn its resolution.
+        search_text: the words the case may be found by after this commit (its
+            workflow's ``search_text`` of ``state``); the store indexes them in the
+            same transaction (:mod:`turnframe.store.search`). ``None``: not known to
+            the committer; the case is then left out of :meth:`TurnStore.find_cases`
+            and listed by :meth:`TurnStore.unindexed_cases` until
+            :meth:`TurnStore.index_case` indexes it.
     """
 
     account: str
@@ -156,6 +165,7 @@ class CommitRequest:
     outbox: tuple[OutboxDraft, ...] = ()
     interaction: InteractionCas | None = None
     withdraw: tuple[InteractionCas, ...] = ()
+    search_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -350,7 +360,70 @@ class TurnStore(Protocol):
         ...
 
     async def list_cases(self, account: str) -> Sequence[CaseRow]:
-        """Return the account's cases in creation order."""
+        """Return the account's cases in creation order (all of them: prefer a page)."""
+        ...
+
+    # paged listing and the word-search index (turnframe.store.search) -------------------
+    async def list_cases_page(
+        self,
+        account: str,
+        *,
+        workflow: str | None = None,
+        cases: Collection[CaseRef] | None = None,
+        limit: int = 100,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return one page of the account's cases in creation order, filtered in storage.
+
+        Args:
+            account: the owning account (another account's case never appears).
+            workflow: only this workflow's cases.
+            cases: only these cases (an unknown or foreign id is left out).
+            limit: the page size, ``1..MAX_PAGE``.
+            after: a previous page's ``cursor``.
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+        """
+        ...
+
+    async def find_cases(
+        self,
+        account: str,
+        words: str,
+        *,
+        workflow: str | None = None,
+        limit: int = 100,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return one page of the indexed cases whose search text holds every word.
+
+        The rule of :mod:`turnframe.store.search` (lower-cased substrings; no words: an
+        empty page), answered from the index: no case outside the answer is decoded.
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+        """
+        ...
+
+    async def unindexed_cases(self, account: str, *, limit: int = 100) -> Sequence[CaseRow]:
+        """Return up to ``limit`` of the account's cases with no search text, oldest first.
+
+        Those are the cases committed with ``search_text=None`` and, after an upgrade,
+        the cases stored before the index existed.
+
+        Raises:
+            BadPageRequest: ``limit`` is not in ``1..MAX_PAGE``.
+        """
+        ...
+
+    async def index_case(self, case: CaseRef, revision: int, search_text: str) -> bool:
+        """Index ``search_text`` for the case if it is still at ``revision``.
+
+        Returns:
+            ``True`` when indexed; ``False`` when the case is missing or has moved on
+            (its newer commit carries its own search text, or none).
+        """
         ...
 
     async def commit(self, request: CommitRequest) -> CommitResult:

@@ -17,7 +17,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from turnframe.core.errors import UsageError
@@ -39,6 +39,7 @@ from turnframe.store.base import (
     TurnStore,
 )
 from turnframe.store.errors import InjectedFault
+from turnframe.store.search import DEFAULT_PAGE, CasePage
 
 __all__ = ["FaultInjectingStore", "FaultPlan"]
 
@@ -275,6 +276,44 @@ class FaultInjectingStore:
     async def list_cases(self, account: str) -> Sequence[CaseRow]:
         """Delegate (no boundary)."""
         return await self.inner.list_cases(account)
+
+    async def list_cases_page(
+        self,
+        account: str,
+        *,
+        workflow: str | None = None,
+        cases: Collection[CaseRef] | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Delegate (no boundary)."""
+        return await self.inner.list_cases_page(
+            account, workflow=workflow, cases=cases, limit=limit, after=after
+        )
+
+    async def find_cases(
+        self,
+        account: str,
+        words: str,
+        *,
+        workflow: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Delegate (no boundary)."""
+        return await self.inner.find_cases(
+            account, words, workflow=workflow, limit=limit, after=after
+        )
+
+    async def unindexed_cases(
+        self, account: str, *, limit: int = DEFAULT_PAGE
+    ) -> Sequence[CaseRow]:
+        """Delegate (no boundary)."""
+        return await self.inner.unindexed_cases(account, limit=limit)
+
+    async def index_case(self, case: CaseRef, revision: int, search_text: str) -> bool:
+        """Delegate (no boundary: a lost index write leaves the case unindexed, not wrong)."""
+        return await self.inner.index_case(case, revision, search_text)
 
     async def commit(self, request: CommitRequest) -> CommitResult:
         """Fail at ``commit`` before delegating, or at ``commit.ack_lost`` after it.

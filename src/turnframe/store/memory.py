@@ -7,7 +7,7 @@ aliases stored data and a value that a database could not hold fails here too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage
@@ -22,6 +22,7 @@ from turnframe.store._common import (
     foreign_case_conflict,
     new_lock,
 )
+from turnframe.store._memory_search import MemorySearchIndex
 from turnframe.store.base import (
     CaseRow,
     CommitRefusal,
@@ -42,6 +43,7 @@ from turnframe.store.errors import (
     TurnIdTaken,
 )
 from turnframe.store.faults import FaultPlan
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
 
 __all__ = ["InMemoryStore"]
 
@@ -116,6 +118,7 @@ class InMemoryStore:
         self._outbox: dict[str, OutboxMessage] = {}
         self._journal: dict[tuple[str, str], JournalEntry] = {}
         self._replays: dict[tuple[str, str], JSONObject] = {}
+        self._search = MemorySearchIndex()  # positions, search texts, postings
 
     def _trip(self, boundary: str, *, performed: bool = False) -> None:
         if self.faults is not None:
@@ -310,6 +313,75 @@ class InMemoryStore:
         """Return the account's cases in creation order."""
         return [_copy_case(self._cases[c]) for c in self._cases_by_account.get(account, ())]
 
+    # paged listing and the word-search index (turnframe.store.search) -------------------
+    async def list_cases_page(
+        self,
+        account: str,
+        *,
+        workflow: str | None = None,
+        cases: Collection[CaseRef] | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return a page of the account's cases in creation order (see ``TurnStore``).
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+        """
+        start = check_page(limit, after)
+        return self._search.page(
+            self._cases_by_account.get(account, []),
+            self._row,
+            owned=lambda c: c in self._cases and self._cases[c].account == account,
+            workflow=workflow,
+            only=cases,
+            limit=limit,
+            start=start,
+        )
+
+    async def find_cases(
+        self,
+        account: str,
+        words: str,
+        *,
+        workflow: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return a page of the indexed cases holding every word (see ``TurnStore``).
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+        """
+        start = check_page(limit, after)
+        return self._search.find(
+            account, words, self._row, workflow=workflow, limit=limit, start=start
+        )
+
+    async def unindexed_cases(
+        self, account: str, *, limit: int = DEFAULT_PAGE
+    ) -> Sequence[CaseRow]:
+        """Return up to ``limit`` of the account's cases with no search text, oldest first.
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+        """
+        check_page(limit, None)
+        found = self._search.unindexed(account, limit)
+        return [self._row(c) for c in found]
+
+    async def index_case(self, case: CaseRef, revision: int, search_text: str) -> bool:
+        """Index ``search_text`` for the case if it is still at ``revision``."""
+        async with self._lock:
+            row = self._cases.get(case)
+            if row is None or row.revision != revision:
+                return False
+            self._search.put(row.account, case, search_text)
+            return True
+
+    def _row(self, case: CaseRef) -> CaseRow:
+        return _copy_case(self._cases[case])
+
     async def commit(self, request: CommitRequest) -> CommitResult:
         """Commit one batch atomically: every check runs before any write (I12–I16).
 
@@ -369,9 +441,11 @@ class InMemoryStore:
         revision = actual + 1
         if row is None:
             self._cases_by_account.setdefault(request.account, []).append(request.case)
+            self._search.created(request.account, request.case)
         self._cases[request.case] = CaseRow(
             case=request.case, account=request.account, state=state, revision=revision
         )
+        self._search.put(request.account, request.case, request.search_text)
         if cas is not None and card is not None:
             self._interactions[card.id] = replace(card, status=cas.status, resolution=resolution)
         for withdrawal in request.withdraw:

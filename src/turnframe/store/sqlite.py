@@ -22,7 +22,7 @@ Driver errors never escape: an unopenable path or a lock held too long is
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -37,6 +37,7 @@ from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
 from turnframe.store import _sqlite_ops as ops
+from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import new_lock
 from turnframe.store._sqlite_tally import StatementTally, TallyingConnection
@@ -52,6 +53,7 @@ from turnframe.store.base import (
     TurnReply,
 )
 from turnframe.store.errors import StoreError, StoreUnavailable
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
 
 __all__ = ["MEMORY", "SqliteStore", "default_path"]
 
@@ -336,6 +338,72 @@ class SqliteStore:
     async def list_cases(self, account: str) -> Sequence[CaseRow]:
         """Return the account's cases in creation order."""
         return await self._call(lambda c: ops.list_cases(c, account))
+
+    # paged listing and the word-search index (turnframe.store.search) -------------------
+    async def list_cases_page(
+        self,
+        account: str,
+        *,
+        workflow: str | None = None,
+        cases: Collection[CaseRef] | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return a page of the account's cases in creation order, filtered in SQL.
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+            StoreUnavailable: the database cannot be read.
+        """
+        start = check_page(limit, after)
+        return await self._call(
+            lambda c: search.list_page(c, account, workflow, cases, limit, start)
+        )
+
+    async def find_cases(
+        self,
+        account: str,
+        words: str,
+        *,
+        workflow: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return a page of the indexed cases holding every word (``case_terms`` seeks).
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+            StoreUnavailable: the database cannot be read.
+        """
+        start = check_page(limit, after)
+        return await self._call(
+            lambda c: search.find_page(c, account, words, workflow, limit, start)
+        )
+
+    async def unindexed_cases(
+        self, account: str, *, limit: int = DEFAULT_PAGE
+    ) -> Sequence[CaseRow]:
+        """Return up to ``limit`` of the account's cases with no search text, oldest first.
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+            StoreUnavailable: the database cannot be read.
+        """
+        check_page(limit, None)
+        return await self._call(lambda c: search.unindexed(c, account, limit))
+
+    async def index_case(self, case: CaseRef, revision: int, search_text: str) -> bool:
+        """Index the case's search text if it is still at ``revision`` (one transaction).
+
+        Raises:
+            StoreUnavailable: the database cannot be written.
+        """
+
+        def run(conn: sqlite3.Connection) -> bool:
+            with ops.immediate(conn):
+                return search.index_case(conn, case, revision, search_text)
+
+        return await self._call(run)
 
     async def commit(self, request: CommitRequest) -> CommitResult:
         """Commit one batch in a single ``BEGIN IMMEDIATE`` transaction (I12–I16).

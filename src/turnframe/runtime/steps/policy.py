@@ -16,7 +16,7 @@ from turnframe.core.interactions import InteractionResolution, InteractionStatus
 from turnframe.core.ports import LoadedCase
 from turnframe.core.results import ResultStatus
 from turnframe.runtime.errors import CommandRejected
-from turnframe.runtime.executor import StoredStateExecutor
+from turnframe.runtime.executor import StoredStateExecutor, search_text_of
 from turnframe.runtime.parts import RuntimeParts, rejected
 from turnframe.runtime.plan import CaseSnapshot, Plan
 from turnframe.runtime.turn import BatchRequest, Compiled
@@ -102,6 +102,7 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
             turn_id=turn_id,
             operations=tuple(e.operation for e in batch.envelopes),
             interaction=cas,
+            search_text=search_text_of(transition),
         )
         batches.append(BatchRequest(request=request, act_ids=batch.act_ids))
     return Compiled(results=results, batches=tuple(batches))

@@ -48,6 +48,7 @@ from turnframe.store.errors import (
 )
 from turnframe.store.faults import FaultPlan
 from turnframe.store.outbox import ClaimedMessage, OutboxRow
+from turnframe.store.postgres import _search as search
 from turnframe.store.postgres import _sql as q
 from turnframe.store.postgres._errors import (
     connection_lost,
@@ -57,6 +58,7 @@ from turnframe.store.postgres._errors import (
     translate,
 )
 from turnframe.store.postgres._migrations import _where, check_schema_name, migrate
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
 from turnframe.store.takeover import DeadTurn
 
 __all__ = ["PostgresStore"]
@@ -553,6 +555,88 @@ class PostgresStore:
         """Return the account's cases in creation order."""
         return [_case(r) for r in await self._fetchall(q.LIST_CASES, (account,))]
 
+    # paged listing and the word-search index (turnframe.store.search) -------------------
+    async def list_cases_page(
+        self,
+        account: str,
+        *,
+        workflow: str | None = None,
+        cases: Collection[CaseRef] | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return a page of the account's cases in creation order, filtered in SQL.
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+            StoreUnavailable: the database cannot be reached.
+        """
+        start = check_page(limit, after)
+        sql, params = search.list_sql(account, workflow, cases, limit, start)
+        return search.page_of(await self._fetchall(sql, params), limit)
+
+    async def find_cases(
+        self,
+        account: str,
+        words: str,
+        *,
+        workflow: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        after: str | None = None,
+    ) -> CasePage:
+        """Return a page of the indexed cases holding every word (``tf_case_term`` seeks).
+
+        Two statements: the postings of every key counted up to ``PROBE``, then the
+        rarest key's postings joined with the texts that hold every word.
+
+        Raises:
+            BadPageRequest: ``limit`` or ``after`` is malformed.
+            StoreUnavailable: the database cannot be reached.
+        """
+        start = check_page(limit, after)
+        wanted, sql, params = search.probe_sql(account, words)
+        if not wanted:
+            return CasePage(rows=())
+        counts = [(int(n), str(k)) for k, n in await self._fetchall(sql, params)]
+        if not counts or min(counts)[0] == 0:
+            return CasePage(rows=())
+        seek = min(counts)[1]
+        sql, params = search.find_sql(account, seek, wanted, workflow, limit, start)
+        return search.page_of(await self._fetchall(sql, params), limit)
+
+    async def unindexed_cases(
+        self, account: str, *, limit: int = DEFAULT_PAGE
+    ) -> Sequence[CaseRow]:
+        """Return up to ``limit`` of the account's cases with no search text, oldest first.
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+            StoreUnavailable: the database cannot be reached.
+        """
+        check_page(limit, None)
+        return [search.row_of(r) for r in await self._fetchall(search.UNINDEXED, (account, limit))]
+
+    async def index_case(self, case: CaseRef, revision: int, search_text: str) -> bool:
+        """Index the case's search text if it is still at ``revision`` (one transaction).
+
+        The case row is locked (``FOR UPDATE``) first, so a concurrent commit either
+        precedes (the revision moved: ``False``) or waits.
+
+        Raises:
+            StoreUnavailable: the database cannot be reached.
+        """
+        async with self.connection() as conn:
+            with translate(self.where):
+                async with conn.transaction():
+                    cur = await conn.execute(search.CASE_FOR_INDEX, (case.workflow, case.case_id))
+                    row = await cur.fetchone()
+                    if row is None or int(row[1]) != revision:
+                        return False
+                    await conn.execute(
+                        search.WRITE_SEARCH, search.search_params(case, str(row[0]), search_text)
+                    )
+                    return True
+
     async def commit(self, request: CommitRequest) -> CommitResult:
         """Commit one batch in one transaction (I12–I16; reliability research §3.3).
 
@@ -686,6 +770,10 @@ class PostgresStore:
         if row is None:
             raise _CaseMissed()
         revision, event_pos, outbox_pos = int(row[0]), list(row[2]), list(row[3])
+        # The word-search index, in the same transaction (turnframe.store.postgres._search).
+        await conn.execute(
+            search.WRITE_SEARCH, search.search_params(case, account, request.search_text)
+        )
         cas = request.interaction
         card_cur = None
         if cas is not None:

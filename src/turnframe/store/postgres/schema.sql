@@ -121,3 +121,21 @@ CREATE TABLE tf_replay (
     outcome text,
     PRIMARY KEY (account, turn_id)
 );
+
+-- The paged case listing and the word-search index (turnframe.store.search; migration
+-- 0003): each case's folded search text (NULL: unindexed) and terms, and the postings.
+CREATE INDEX tf_case_by_account_workflow ON tf_case (account, workflow, pos);
+CREATE TABLE tf_case_search (
+    pos bigint PRIMARY KEY REFERENCES tf_case (pos),
+    account text NOT NULL,
+    workflow text NOT NULL,
+    text text,
+    terms text[] NOT NULL DEFAULT '{}'
+);
+CREATE INDEX tf_case_search_unindexed ON tf_case_search (account, pos) WHERE text IS NULL;
+CREATE TABLE tf_case_term (
+    account text NOT NULL,
+    term text COLLATE "C" NOT NULL,
+    pos bigint NOT NULL,
+    PRIMARY KEY (account, term, pos)
+);

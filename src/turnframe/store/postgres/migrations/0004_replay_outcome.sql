@@ -1,4 +1,4 @@
--- Turnframe PostgreSQL store, migration 0003: the replay record in two parts, each written
+-- Turnframe PostgreSQL store, migration 0004: the replay record in two parts, each written
 -- once (docs/adr/0024-four-writes-per-turn.md): `record` with the plan, `outcome` when the
 -- turn replies. A record saved whole keeps `outcome` NULL.
 

@@ -1,0 +1,157 @@
+"""The PostgreSQL store's paged listing and word-search index (:mod:`turnframe.store.search`).
+
+Tables (migration 0004): ``tf_case_search`` (one row per case: its folded search text,
+``NULL`` when unindexed, and its terms) and ``tf_case_term`` (the postings
+``(account, term, pos)``, whose primary key a lookup seeks). :data:`WRITE_SEARCH` is one
+statement sent in the commit's pipeline, after the case write and inside its
+transaction: it rewrites the text only when it changed, and the postings by difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from turnframe.core.ids import CaseRef
+from turnframe.store import codec
+from turnframe.store.base import CaseRow
+from turnframe.store.search import PROBE, CasePage, fold, query_keys, query_words, terms
+
+__all__ = [
+    "CASE_FOR_INDEX",
+    "UNINDEXED",
+    "WRITE_SEARCH",
+    "find_sql",
+    "list_sql",
+    "page_of",
+    "probe_sql",
+    "row_of",
+    "search_params",
+]
+
+_COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision"
+
+WRITE_SEARCH = """
+WITH c AS (
+    SELECT pos FROM tf_case WHERE workflow = %(workflow)s AND case_id = %(case_id)s
+), prev AS (
+    SELECT s.terms FROM tf_case_search s JOIN c ON s.pos = c.pos
+), up AS (
+    INSERT INTO tf_case_search AS s (pos, account, workflow, text, terms)
+    SELECT c.pos, %(account)s, %(workflow)s, %(search)s, %(terms)s::text[] FROM c
+    ON CONFLICT (pos) DO UPDATE SET text = excluded.text, terms = excluded.terms
+    WHERE s.text IS DISTINCT FROM excluded.text
+), gone AS (
+    DELETE FROM tf_case_term t USING c
+    WHERE t.account = %(account)s AND t.pos = c.pos AND t.term = ANY (ARRAY(
+        SELECT unnest(terms) FROM prev EXCEPT SELECT unnest(%(terms)s::text[])
+    ))
+)
+INSERT INTO tf_case_term (account, term, pos)
+SELECT %(account)s, x, c.pos FROM c, unnest(%(terms)s::text[]) AS x
+WHERE x <> ALL (COALESCE((SELECT terms FROM prev), '{}'))
+ON CONFLICT DO NOTHING
+"""
+"""Store one case's folded search text and postings; parameters from :func:`search_params`."""
+
+CASE_FOR_INDEX = (
+    "SELECT account, revision FROM tf_case WHERE workflow = %s AND case_id = %s FOR UPDATE"
+)
+UNINDEXED = (
+    f"SELECT {_COLS} FROM tf_case_search s JOIN tf_case c ON c.pos = s.pos"
+    " WHERE s.account = %s AND s.text IS NULL ORDER BY s.pos LIMIT %s"
+)
+
+
+def search_params(case: CaseRef, account: str, search_text: str | None) -> dict[str, Any]:
+    """Return :data:`WRITE_SEARCH`'s parameters (folded text and sorted terms)."""
+    folded = None if search_text is None else fold(search_text)
+    return {
+        "workflow": case.workflow,
+        "case_id": case.case_id,
+        "account": account,
+        "search": folded,
+        "terms": [] if folded is None else sorted(terms(folded)),
+    }
+
+
+def list_sql(
+    account: str, workflow: str | None, cases: Collection[CaseRef] | None, limit: int, start: int
+) -> tuple[str, tuple[Any, ...]]:
+    """Return the listing query and parameters (one SQL text per filter shape)."""
+    where = "c.account = %s AND c.pos > %s"
+    params: tuple[Any, ...] = (account, start)
+    if workflow is not None:
+        where += " AND c.workflow = %s"
+        params += (workflow,)
+    if cases is None:
+        return (
+            f"SELECT {_COLS} FROM tf_case c WHERE {where} ORDER BY c.pos LIMIT %s",
+            (*params, limit + 1),
+        )
+    ids = sorted({(c.workflow, c.case_id) for c in cases})
+    return (
+        f"SELECT {_COLS} FROM unnest(%s::text[], %s::text[]) AS i (w, id)"
+        f" JOIN tf_case c ON c.workflow = i.w AND c.case_id = i.id WHERE {where}"
+        " ORDER BY c.pos LIMIT %s",
+        ([w for w, _ in ids], [i for _, i in ids], *params, limit + 1),
+    )
+
+
+def probe_sql(account: str, words: str) -> tuple[tuple[str, ...], str, tuple[Any, ...]]:
+    """Return the folded words, and the query counting each key's postings up to PROBE."""
+    wanted = query_words(words)
+    keys = list(query_keys(wanted))
+    sql = (
+        "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM tf_case_term t"
+        " WHERE t.account = %s AND t.term = k LIMIT %s) AS x)"
+        " FROM unnest(%s::text[]) AS k"
+    )
+    return wanted, sql, (account, PROBE, keys)
+
+
+def find_sql(
+    account: str,
+    seek: str,
+    wanted: tuple[str, ...],
+    workflow: str | None,
+    limit: int,
+    start: int,
+) -> tuple[str, tuple[Any, ...]]:
+    """Return the lookup seeking ``seek``'s postings and checking every word on the text."""
+    where = "t.account = %s AND t.term = %s AND t.pos > %s"
+    params: tuple[Any, ...] = (account, seek, start)
+    if workflow is not None:
+        where += " AND s.workflow = %s"
+        params += (workflow,)
+    # LATERAL … LIMIT 1 keeps the plan a walk of the postings in ``pos`` order with one
+    # primary-key probe per posting (never a hash join over the account's cases), and the
+    # page's LIMIT stops the walk.
+    return (
+        f"SELECT {_COLS} FROM tf_case_term t"
+        " CROSS JOIN LATERAL (SELECT s.text, s.workflow FROM tf_case_search s"
+        " WHERE s.pos = t.pos LIMIT 1) AS s"
+        " CROSS JOIN LATERAL (SELECT * FROM tf_case c WHERE c.pos = t.pos LIMIT 1) AS c"
+        f" WHERE {where} AND s.text IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM unnest(%s::text[]) AS w WHERE strpos(s.text, w) = 0)"
+        " ORDER BY t.pos LIMIT %s",
+        (*params, list(wanted), limit + 1),
+    )
+
+
+def row_of(row: Any) -> CaseRow:
+    """Return a ``CaseRow`` from a ``(pos, workflow, case_id, account, state, revision)`` row."""
+    return CaseRow(
+        case=CaseRef(row[1], row[2]), account=row[3], state=codec.loads(row[4]), revision=row[5]
+    )
+
+
+def page_of(rows: list[Any], limit: int) -> CasePage:
+    """Return the page of the first ``limit`` rows (``more`` when one more was read)."""
+    page = rows[:limit]
+    return CasePage(
+        rows=tuple(row_of(r) for r in page),
+        more=len(rows) > limit,
+        cursor=str(page[-1][0]) if page else None,
+        cursors=tuple(str(r[0]) for r in page),
+    )

@@ -1,0 +1,152 @@
+"""Paged case listing and the word-search index every store keeps (docs/architecture.md, "Store").
+
+A turn must not read the whole account to find the records it is about, so every store
+answers two paged queries in its own storage: the account's cases filtered by workflow
+and by a set of case ids (:meth:`~turnframe.store.base.TurnStore.list_cases_page`), and
+the cases whose search text holds every word of a mention
+(:meth:`~turnframe.store.base.TurnStore.find_cases`).
+
+The matching rule is the one :class:`~turnframe.runtime.executor.StoredCaseDirectory`
+has always applied: the search text and the words are lower-cased with ``str.lower``
+(no accent folding, no locale: ``"jose"`` does not find ``"José"``), the words are split
+on whitespace, and a case matches when every word is a substring of its search text
+(``"sil"`` finds ``"Ana Silva"``; ``"ana"`` also finds ``"Mariana"``). No words: no match.
+
+The index holds, per case, its folded text and its *terms*: every substring of one to
+three characters of each whitespace-separated token of that text (:func:`terms`). A
+word of up to three characters is itself a term of every case that holds it; a longer
+word's trigrams are terms of every case that holds it. A store seeks the postings of
+one such *key* (:func:`query_keys`), which every match carries, then checks the whole
+rule on the folded text, so an answer is exact whatever key it starts from, and it
+never reads or decodes a case that does not match. Which key: the one with the fewest
+postings, counted up to :data:`PROBE` per key, so the cost of a lookup is bounded by
+the rarest key's postings and the page, not by the account.
+
+The one departure from ``str.lower``: a NUL character is stored as a space (PostgreSQL
+text cannot hold NUL), in the text and in the words alike.
+
+Pages are in creation order. A cursor is opaque text: pass a page's ``cursor`` as the
+next call's ``after``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from turnframe.store.base import CaseRow
+from turnframe.store.errors import StoreError
+
+__all__ = [
+    "DEFAULT_PAGE",
+    "MAX_PAGE",
+    "PROBE",
+    "BadPageRequest",
+    "CasePage",
+    "check_page",
+    "fold",
+    "matches",
+    "query_keys",
+    "query_words",
+    "terms",
+]
+
+DEFAULT_PAGE = 100
+"""The page size when the caller names none."""
+
+MAX_PAGE = 10_000
+"""The largest page a store returns in one call."""
+
+PROBE = 64
+"""How many postings of each key a store counts at most when choosing the key to seek."""
+
+
+class BadPageRequest(StoreError, ValueError):
+    """A page was asked for with a limit outside ``1..MAX_PAGE`` or a malformed cursor.
+
+    Nothing is read; the message says which argument is wrong.
+    """
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CasePage:
+    """One page of cases, in creation order.
+
+    Attributes:
+        rows: at most the asked-for ``limit`` cases.
+        more: ``True`` when cases beyond this page match (ask again with ``after=cursor``).
+            A mention is ambiguous when ``len(rows) > 1`` or ``more``, whatever the limit.
+        cursor: the position after the last row (``None`` when ``rows`` is empty).
+        cursors: the position after each row (``cursors[-1] == cursor``), for a caller
+            that keeps only some rows and must resume after the last one it kept.
+    """
+
+    rows: tuple[CaseRow, ...]
+    more: bool = False
+    cursor: str | None = None
+    cursors: tuple[str, ...] = ()
+
+
+def fold(text: str) -> str:
+    """Return ``text`` as the index holds it: ``str.lower``, NUL stored as a space."""
+    return text.lower().replace("\x00", " ")
+
+
+def query_words(words: str) -> tuple[str, ...]:
+    """Return the distinct folded words of a mention, in order (``()``: nothing to find)."""
+    return tuple(dict.fromkeys(fold(words).split()))
+
+
+def terms(folded: str) -> frozenset[str]:
+    """Return the index terms of a folded search text.
+
+    Args:
+        folded: the output of :func:`fold`.
+
+    Returns:
+        Every substring of one to three characters of each whitespace-separated token.
+    """
+    out: set[str] = set()
+    for token in folded.split():
+        n = len(token)
+        for i in range(n):
+            out.add(token[i])
+            if i + 2 <= n:
+                out.add(token[i : i + 2])
+            if i + 3 <= n:
+                out.add(token[i : i + 3])
+    return frozenset(out)
+
+
+def query_keys(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the terms every case matching all of ``words`` carries (sorted, distinct).
+
+    A word of up to three characters is its own key; a longer word gives its trigrams.
+    """
+    keys: set[str] = set()
+    for word in words:
+        if len(word) <= 3:
+            keys.add(word)
+        else:
+            keys.update(word[i : i + 3] for i in range(len(word) - 2))
+    return tuple(sorted(keys))
+
+
+def matches(folded: str, words: tuple[str, ...]) -> bool:
+    """Return whether a folded search text holds every word (the directory's rule)."""
+    return bool(words) and all(w in folded for w in words)
+
+
+def check_page(limit: int, after: str | None) -> int:
+    """Return the position encoded by ``after`` (0 for the start) after checking ``limit``.
+
+    Raises:
+        BadPageRequest: ``limit`` is not an int in ``1..MAX_PAGE``, or ``after`` is not
+            a cursor a store returned.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise BadPageRequest(f"limit must be an int from 1 to {MAX_PAGE}, got {limit!r}")
+    if after is None:
+        return 0
+    if not isinstance(after, str) or not after.isascii() or not after.isdigit():
+        raise BadPageRequest(f"after must be a cursor from a previous page, got {after!r}")
+    return int(after)
