@@ -46,6 +46,7 @@ from turnframe.core.errors import (
     UsageError,
 )
 from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage, Receipt
+from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import (
     Interaction,
@@ -127,6 +128,7 @@ __all__ = [
     "ArgValue",
     "ArgumentKind",
     "ArgumentSpec",
+    "GlossaryEntry",
     "ArtifactBlock",
     "AtomicityScope",
     "Attachment",

@@ -10,7 +10,7 @@ Every method here is synchronous and pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -25,6 +25,7 @@ from turnframe.core.commands import (
 )
 from turnframe.core.errors import RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
+from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import ProposedCommand, RenderedArgument
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
@@ -220,6 +221,11 @@ class WorkflowDefinition(Protocol[S]):
     - ``no_candidate(operation, argument, locale) -> str``: the domain's sentence when
       the user's words name records of this workflow but none on which ``operation``
       (or its record ``argument``) is on offer now.
+    - ``glossary(locale) -> Mapping[str, str] | Sequence[GlossaryEntry]``: what the
+      domain's own words mean, in ``locale`` (server-authored copy); it reaches the
+      understanding tasks that map words to the domain through the brief, beside the
+      operation summaries and argument labels (docs/adr/0020-what-a-brief-shows.md).
+      Registration checks it in every declared locale.
     A definition may also carry ``locales`` (a tuple of locale tags, ``("en",)`` when
     absent): every operation summary and argument label must exist in each, which
     registration checks, and every code-written sentence it returns is worded in the
@@ -486,6 +492,18 @@ class ErasedWorkflow:
             return found
         return tuple(found)
 
+    def glossary(self, locale: str) -> tuple[GlossaryEntry, ...]:
+        """Return the domain's glossary in ``locale`` (``()`` without a ``glossary`` hook).
+
+        Raises:
+            RegistryError: when the hook answers something that is not a glossary
+                (:func:`~turnframe.core.glossary.checked_glossary`).
+        """
+        hook = getattr(self._def, "glossary", None)
+        if not callable(hook):
+            return ()
+        return checked_glossary(self.name, hook(locale))
+
     def no_candidate(
         self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
     ) -> str | None:
@@ -601,6 +619,8 @@ class WorkflowRegistry:
                     f"operation {op.key!r} has part argument(s) {parts} but workflow "
                     f"{erased.name!r} defines no find_parts to resolve them from words"
                 )
+        for locale in erased.locales:
+            erased.glossary(locale)  # a malformed glossary fails registration, not a turn
         self._workflows[erased.name] = erased
         for op in erased.operations():
             self._operations[op.key] = op
@@ -623,3 +643,21 @@ class WorkflowRegistry:
     def names(self) -> tuple[str, ...]:
         """Return the registered workflow names, in registration order."""
         return tuple(self._workflows)
+
+    def glossary(
+        self, locale: str, workflows: Iterable[str] | None = None
+    ) -> tuple[GlossaryEntry, ...]:
+        """Return the glossary entries of ``workflows`` (default: all), in registration order.
+
+        Args:
+            locale: the turn's locale; a workflow's ``glossary`` hook is asked in it.
+            workflows: the workflow names whose entries to return (unknown names are
+                skipped).
+        """
+        wanted = set(self._workflows) if workflows is None else set(workflows)
+        return tuple(
+            entry
+            for name, erased in self._workflows.items()
+            if name in wanted
+            for entry in erased.glossary(locale)
+        )

@@ -5,7 +5,7 @@ The adopter API is :class:`Runtime` with an :class:`Application`; the determinis
 ``turnframe.runtime.reduce`` holds the pure whole-turn reducer.
 """
 
-from turnframe.runtime.app import Application, NarrationConfig
+from turnframe.runtime.app import Application, BriefLimits, NarrationConfig
 from turnframe.runtime.callbacks import (
     CallbackRejected,
     SignedCallback,
@@ -32,6 +32,7 @@ from turnframe.runtime.turn import PreparedTurn, TurnResult
 __all__ = [
     "AMBIGUOUS_TARGET",
     "Application",
+    "BriefLimits",
     "CallbackRejected",
     "Delivery",
     "DeliveryKind",

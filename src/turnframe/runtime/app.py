@@ -2,12 +2,45 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from turnframe.core.errors import UsageError
 from turnframe.core.ports import KnowledgeSource
 from turnframe.core.workflow import WorkflowRegistry
+from turnframe.understand.brief import BriefingBudget
 
-__all__ = ["Application", "NarrationConfig"]
+__all__ = ["Application", "BriefLimits", "NarrationConfig"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BriefLimits:
+    """How many records a bounded brief may add beyond the surface's (docs/adr/0020-what-a-brief-shows.md).
+
+    A turn run with ``in_view`` gets a brief bounded by these numbers, not by the
+    account: the records in view, the conversation's newest ``conversation`` cases, the
+    cases of the cards on screen and of the carried acts, and for each word of the
+    user's text of at least ``word_chars`` characters the records it finds, when they
+    are at most ``found`` (more, and none of them is listed: a mention of them is found
+    by words and is never resolved to the one that happened to be listed).
+
+    Attributes:
+        conversation: the most cases the conversation remembers it was on (>= 0).
+        found: the most records one word of the text may add (>= 0; 0 adds none).
+        word_chars: the shortest word of the text that is looked up (>= 1).
+
+    Raises:
+        UsageError: when a limit is out of range.
+    """
+
+    conversation: int = 8
+    found: int = 20
+    word_chars: int = 3
+
+    def __post_init__(self) -> None:
+        for name, least in (("conversation", 0), ("found", 0), ("word_chars", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise UsageError(f"BriefLimits.{name} must be an int >= {least}, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -19,12 +52,18 @@ class Application:
         registry: the workflows.
         knowledge: answers read-only questions; ``None`` answers "no information".
         default_locale: the locale used when a turn names none.
+        briefing_budget: how much of the records' briefings travels in a brief; a cut
+            is marked (docs/adr/0020-what-a-brief-shows.md). Deployment-set.
+        brief_limits: how many records a bounded brief adds (turns run with
+            ``in_view``; docs/adr/0020-what-a-brief-shows.md). Deployment-set.
     """
 
     name: str
     registry: WorkflowRegistry
     knowledge: KnowledgeSource | None = None
     default_locale: str = "en"
+    briefing_budget: BriefingBudget = field(default_factory=BriefingBudget)
+    brief_limits: BriefLimits = field(default_factory=BriefLimits)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -209,6 +209,9 @@ async def run_begun(
                 locale=locale,
             ),
         )
+        # The reducer reads through a view that records what it read: the reduction
+        # record keeps only those snapshots (docs/adr/0020-what-a-brief-shows.md rule 4).
+        read = loaded.snapshots.recording()
         reduction = ReductionInput(
             turn_id=turn_id,
             actor=actor,
@@ -216,7 +219,7 @@ async def run_begun(
             locale=locale,
             understanding=understood.understanding,
             acts=tuple(acts),
-            snapshots=dict(loaded.snapshots),
+            snapshots=read,
             click=click,
             cards_on_screen=loaded.cards,
             standing_do_not_submit=loaded.standing_before,
@@ -261,7 +264,7 @@ async def run_begun(
                 turn=turn,
                 understood=understood,
                 acts=acts,
-                reduction=reduction,
+                reduction=replace(reduction, snapshots=read.subset()),
                 plan=plan,
                 compiled=compiled,
                 questions=questions,

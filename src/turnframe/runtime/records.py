@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -16,6 +17,7 @@ from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.copy import say
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import CaseSnapshot
+from turnframe.runtime.snapshots import TurnSnapshots
 
 __all__ = ["HANDLE", "find", "find_hints", "fits", "label", "no_fit", "record_args"]
 
@@ -51,7 +53,7 @@ async def find(
     actor: Actor,
     workflow: str | None,
     words: str,
-    snapshots: dict[CaseRef, CaseSnapshot],
+    snapshots: TurnSnapshots,
     today: date,
     locale: str,
     *,
@@ -78,7 +80,7 @@ async def find(
         if case in out or not await parts.directory.authorize(actor, case):
             continue
         if case not in snapshots:
-            snapshots[case] = await parts.snapshot(case, today, locale)
+            await snapshots.load(case)
         if operation is not None and not fits(
             parts.registry, actor, snapshots[case], operation, argument
         ):
@@ -142,7 +144,9 @@ def record_args(
     return record, bad
 
 
-def label(case: CaseRef, snapshots: dict[CaseRef, CaseSnapshot], labels: dict[CaseRef, str]) -> str:
+def label(
+    case: CaseRef, snapshots: Mapping[CaseRef, CaseSnapshot], labels: dict[CaseRef, str]
+) -> str:
     """Return the candidate label in the turn's locale (the snapshot's), else the directory's."""
     snap = snapshots.get(case)
     return snap.label if snap is not None else labels.get(case, str(case))

@@ -16,7 +16,8 @@ from turnframe.core.reply import AnswerBlock, ReplyBlock
 from turnframe.core.results import PlannedActResult
 from turnframe.core.targets import TargetResolution
 from turnframe.runtime.compose import AskNext
-from turnframe.runtime.plan import CardClose, CaseSnapshot, PlannedCard, WaitingAct
+from turnframe.runtime.plan import CardClose, PlannedCard, WaitingAct
+from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.store.base import CaseRow, CommitRequest, CommitResult
 
 __all__ = [
@@ -179,9 +180,11 @@ class Loaded:
         entries: the directory entries in view.
         handles: handle → case, for the records in view (I1).
         labels: case → the directory's label.
-        snapshots: case → snapshot; the turn's snapshot cache, which later steps extend
-            (every case a step reads is snapshotted once).
+        snapshots: the turn's snapshot cache, which later steps extend (every case a
+            step reads is loaded once, :class:`~turnframe.runtime.snapshots.TurnSnapshots`).
         cards: the conversation's open cards (on screen).
+        unlisted: the words of the message that name more records than the brief may
+            list (docs/adr/0020-what-a-brief-shows.md).
     """
 
     standing_before: bool
@@ -190,8 +193,9 @@ class Loaded:
     entries: Sequence[DirectoryEntry]
     handles: dict[str, CaseRef]
     labels: dict[CaseRef, str]
-    snapshots: dict[CaseRef, CaseSnapshot]
+    snapshots: TurnSnapshots
     cards: tuple[Interaction, ...]
+    unlisted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

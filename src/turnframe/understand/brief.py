@@ -1,28 +1,34 @@
 """What an understanding task may see of a turn (guide §2 step 3, I1, I2).
 
 A :class:`Brief` holds opaque per-turn handles with labels, the operations on offer,
-the cards on screen and each record's phase, obligations and briefing. It never holds a
-database identifier: :class:`~turnframe.core.ids.CaseRef` values stay in the runtime's
-handle table.
+the cards on screen, each record's phase, obligations and briefing, and the glossary of
+the workflows on offer. It never holds a database identifier:
+:class:`~turnframe.core.ids.CaseRef` values stay in the runtime's handle table. Which
+records it holds, and how much of their briefings travels (:class:`BriefingBudget`, a cut
+always marked), is docs/adr/0020-what-a-brief-shows.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from turnframe.core.acts import SemanticAct
 from turnframe.core.canonical import to_json_value
+from turnframe.core.errors import UsageError
+from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import JSONObject
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 
 __all__ = [
+    "BRIEFING_CUT_MARK",
     "AskedFor",
     "Brief",
     "BriefCard",
     "BriefPending",
     "BriefRecord",
+    "BriefingBudget",
     "DomainCheck",
     "StepListener",
     "brief_from_json",
@@ -39,6 +45,65 @@ StepListener = Callable[[str, str, "int | None"], None]
 segment), ``None`` when the step has none; narration reads it, never the detail."""
 
 
+BRIEFING_CUT_MARK = " [cut]"
+"""What ends a briefing the budget cut, as a task is shown it (``BriefRecord.briefing_cut``
+says how many characters were left out)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BriefingBudget:
+    """How much of the records' briefings travels in one brief (guide §2 step 3).
+
+    A deployment sets it on :class:`~turnframe.runtime.app.Application`
+    (``briefing_budget``); the runtime applies it while building the brief, in the
+    brief's record order. A briefing over its share is cut at a word boundary and the cut
+    is marked: ``BriefRecord.briefing_cut`` holds the number of characters left out, the
+    brief records it, and a task sees the briefing end with :data:`BRIEFING_CUT_MARK`
+    (docs/adr/0020-what-a-brief-shows.md). Never silent.
+
+    Attributes:
+        per_record: the most characters of one record's briefing (>= 0).
+        total: the most characters of all the brief's briefings together (>= 0); a
+            record after the total is spent gets an empty briefing, marked as cut.
+
+    Raises:
+        UsageError: when a limit is not a non-negative int.
+    """
+
+    per_record: int = 800
+    total: int = 8000
+
+    def __post_init__(self) -> None:
+        for name in ("per_record", "total"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise UsageError(f"BriefingBudget.{name} must be an int >= 0, got {value!r}")
+
+    def cut(self, briefings: Sequence[str]) -> tuple[tuple[str, int], ...]:
+        """Return, per briefing in order, (the text that travels, characters cut).
+
+        A cut text is the longest prefix that fits, shortened to the last whole word
+        when the limit falls inside one (to nothing when no whole word fits), with
+        trailing space removed; the count is the
+        original length minus the length kept (0 = the whole briefing travels).
+        """
+        left = self.total
+        out: list[tuple[str, int]] = []
+        for text in briefings:
+            limit = min(self.per_record, left)
+            if len(text) <= limit:
+                kept = text
+            else:
+                kept = text[:limit]
+                if not text[limit].isspace():
+                    # Never half a word: back to the last space (none: nothing of it).
+                    kept = kept[: kept.rindex(" ")] if " " in kept else ""
+                kept = kept.rstrip()
+            left -= len(kept)
+            out.append((kept, len(text) - len(kept)))
+        return tuple(out)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefRecord:
     """A record in view, as a model may see it.
@@ -50,7 +115,11 @@ class BriefRecord:
         phase: its phase.
         obligations: ids of its open obligations.
         offered: operation keys it offers.
-        briefing: server-authored guidance for its view (never user text).
+        briefing: server-authored guidance for its view (never user text), as much of
+            it as the :class:`BriefingBudget` let travel.
+        briefing_cut: how many characters of the briefing the budget left out (0: the
+            whole briefing travels); a task sees a cut briefing end with
+            :data:`BRIEFING_CUT_MARK`.
     """
 
     handle: str
@@ -60,6 +129,7 @@ class BriefRecord:
     obligations: tuple[str, ...] = ()
     offered: tuple[str, ...] = ()
     briefing: str = ""
+    briefing_cut: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,6 +204,12 @@ class Brief:
         topics: the knowledge topics questions may name.
         topic_notes: (topic, what it answers) for topics whose source describes them,
             so a question is routed by meaning, not by a bare name (docs/adr/0018).
+        glossary: what the domain's own words mean, from the glossaries of the
+            workflows on offer, in the turn's language (docs/adr/0020).
+        unlisted: the user's words that name more records than the brief lists (their
+            records are not offered as handles; a mention of them is found by words,
+            so it is never resolved to the one record that happened to be listed;
+            docs/adr/0020).
         effort: ``low``, ``medium`` or ``high``; ``None`` for the understander's default.
         check: the runtime's domain check, when it offers one (not data; never shown).
         on_step: the runtime's step listener (not data; never shown).
@@ -153,6 +229,8 @@ class Brief:
     operations: tuple[OperationSpec, ...] = ()
     topics: tuple[str, ...] = ()
     topic_notes: tuple[tuple[str, str], ...] = ()
+    glossary: tuple[GlossaryEntry, ...] = ()
+    unlisted: tuple[str, ...] = ()
     effort: str | None = None
     check: DomainCheck | None = field(default=None, compare=False, repr=False)
     on_step: StepListener | None = field(default=None, compare=False, repr=False)
@@ -215,6 +293,7 @@ def brief_from_json(data: JSONObject) -> Brief:
                 obligations=tuple(r["obligations"]),
                 offered=tuple(r["offered"]),
                 briefing=r["briefing"],
+                briefing_cut=int(r.get("briefing_cut", 0)),
             )
             for r in raw["records"]
         ),
@@ -247,5 +326,7 @@ def brief_from_json(data: JSONObject) -> Brief:
         ),
         topics=tuple(raw["topics"]),
         topic_notes=tuple((n[0], n[1]) for n in raw.get("topic_notes", ())),
+        glossary=tuple(GlossaryEntry(**g) for g in raw.get("glossary", ())),
+        unlisted=tuple(raw.get("unlisted", ())),
         effort=raw["effort"],
     )

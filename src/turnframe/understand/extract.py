@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import JSONObject
 from turnframe.core.operations import ArgumentKind, OperationSpec
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
 from turnframe.understand.brief import BriefRecord
+from turnframe.understand.glossary import glossary_data
 from turnframe.understand.prompts import prompt
 from turnframe.understand.units import Unit, operation_data, owned_by_other, record_data
 from turnframe.understand.words import Words, strip_edges
@@ -52,6 +54,7 @@ def extract_task(
     finding: str | None = None,
     key: str = "",
     asked: tuple[str | None, str] | None = None,
+    glossary: Sequence[GlossaryEntry] = (),
 ) -> Task:
     """Return the extract task for one act of ``unit`` under operation ``spec``.
 
@@ -66,6 +69,8 @@ def extract_task(
         key: the act this extraction is for (distinguishes requests in records).
         asked: (the last reply's question, the argument it asked for) when this act
             takes the answer.
+        glossary: the domain's words the act is read with
+            (:func:`~turnframe.understand.glossary.act_glossary`).
     """
     instructions, prompt_id = prompt("extract")
     own = [unit] + [u for u in units if u.id == unit.continues]
@@ -103,6 +108,7 @@ def extract_task(
             "words": " | ".join(words.numbered(u.start, u.end) for u in own),
         },
         "operation": operation_data(spec, locale),
+        **({"glossary": glossary_data(glossary)} if glossary else {}),
         "data": {
             "record_candidates": {
                 name: record_data(recs, briefing=False) for name, recs in candidates.items()

@@ -43,6 +43,7 @@ from turnframe.understand.contract import on_contract
 from turnframe.understand.coverage import coverage_task, gaps, read_missed
 from turnframe.understand.cross_check import CrossFinding, cross_check_task, read_findings
 from turnframe.understand.extract import extract_task, read_values
+from turnframe.understand.glossary import act_glossary
 from turnframe.understand.locate import locate_task, read_target
 from turnframe.understand.route import Route, read_routes, route_task
 from turnframe.understand.segment import read_units, segment_task
@@ -633,6 +634,7 @@ class _Reading:
             finding=finding,
             key=act.id,
             asked=self._asked_argument(act),
+            glossary=act_glossary(self.brief, act.spec),
         )
         answer = await self._try("extract", lambda: self.runner.run(task, depth=depth))
         if answer is None:
@@ -726,6 +728,7 @@ class _Reading:
             continues=next((u for u in self.units if u.id == act.unit.continues), None),
             labels={r.handle: r.label for r in self.brief.records},
             think_field=not vendor_reasoning.reasoning_effort,
+            glossary=act_glossary(self.brief, act.spec),
         )
 
     async def _verdict(self, task: Task, depth: int) -> Any:

@@ -12,6 +12,7 @@ from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
 from turnframe.understand.brief import Brief
+from turnframe.understand.glossary import glossary_data, offered_glossary
 from turnframe.understand.prompts import prompt
 from turnframe.understand.units import (
     Unit,
@@ -149,6 +150,7 @@ def route_task(
         "topics": [
             {"topic": t, **({"answers": notes[t]} if t in notes else {})} for t in brief.topics
         ],
+        **({"glossary": glossary_data(glossary)} if (glossary := offered_glossary(brief)) else {}),
         "last_reply_asked": brief.asked,
         "data": {
             "records": record_data(brief.records),

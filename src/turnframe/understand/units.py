@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
-from turnframe.understand.brief import Brief, BriefRecord
+from turnframe.understand.brief import BRIEFING_CUT_MARK, Brief, BriefRecord
 from turnframe.understand.words import Words
 
 __all__ = [
@@ -70,7 +70,12 @@ def owned_by_other(unit: Unit, units: Sequence[Unit], start: int, end: int) -> U
 
 
 def record_data(records: Iterable[BriefRecord], *, briefing: bool = True) -> list[JSONValue]:
-    """Return records as a task sees them: handle, label, phase, open items (all data)."""
+    """Return records as a task sees them: handle, label, phase, open items (all data).
+
+    With ``briefing``, a record's briefing too; one the :class:`BriefingBudget` cut ends
+    with :data:`BRIEFING_CUT_MARK` and says how much is not shown
+    (docs/adr/0020-what-a-brief-shows.md).
+    """
     out: list[JSONValue] = []
     for r in records:
         item: JSONObject = {
@@ -80,8 +85,11 @@ def record_data(records: Iterable[BriefRecord], *, briefing: bool = True) -> lis
             "phase": r.phase,
             "open": list(r.obligations),
         }
-        if briefing and r.briefing:
-            item["briefing"] = r.briefing
+        if briefing and (r.briefing or r.briefing_cut):
+            # A cut is marked where the task reads it, never silent (BriefingBudget).
+            item["briefing"] = r.briefing + (BRIEFING_CUT_MARK if r.briefing_cut else "")
+            if r.briefing_cut:
+                item["briefing_cut"] = f"{r.briefing_cut} characters not shown"
         out.append(item)
     return out
 

@@ -6,11 +6,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import JSONObject
 from turnframe.core.operations import OperationSpec
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
 from turnframe.tasks.task import Task
+from turnframe.understand.glossary import glossary_data
 from turnframe.understand.prompts import prompt
 from turnframe.understand.units import Unit
 from turnframe.understand.words import Words
@@ -70,6 +72,7 @@ def verify_task(
     continues: Unit | None = None,
     labels: Mapping[str, str] | None = None,
     think_field: bool = False,
+    glossary: Sequence[GlossaryEntry] = (),
 ) -> Task:
     """Return the verify task for one act, scoped to the act's own unit (docs/adr/0018).
 
@@ -95,6 +98,8 @@ def verify_task(
         labels: record handle → label, for a value that names a record.
         think_field: put a bounded ``reasoning`` field first in the schema (for a model
             with no vendor reasoning setting, so the verifier reasons at every effort).
+        glossary: the domain's words the act was read with
+            (:func:`~turnframe.understand.glossary.act_glossary`).
     """
     instructions, prompt_id = prompt("verify")
     names_of = dict(labels or {})
@@ -141,6 +146,7 @@ def verify_task(
                     for k, (v, w) in values.items()
                 },
             },
+            **({"glossary": glossary_data(glossary)} if glossary else {}),
             "last_reply_asked": asked,
             "data": {"record": _record(record)},
             **({"for": key} if key else {}),

@@ -53,6 +53,10 @@ class BriefInput:
 async def brief(parts: RuntimeParts, data: BriefInput) -> Brief:
     """Return the brief of a text turn: records by handle, offered operations, cards, topics.
 
+    Each record's briefing travels under the application's ``briefing_budget`` (a cut is
+    recorded in ``BriefRecord.briefing_cut``), and the glossary of the workflows on offer
+    comes along in the turn's language (docs/adr/0020-what-a-brief-shows.md).
+
     The open cards carry their pending acts as a link may name them, and the acts waiting
     for a record are listed (ADR 0012, D6). Understanding's steps are narrated through
     the brief's ``on_step`` as :class:`~turnframe.core.turn.TurnStep` events.
@@ -90,18 +94,27 @@ def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
     effort = turn.effort or getattr(parts.understander, "effort", None) or Effort.MEDIUM
     prose = parts.narration.steps and Effort(effort) is not Effort.LOW
     records = []
-    for entry in data.loaded.entries:
-        snap = snapshots[entry.case]
+    entries = data.loaded.entries
+    views = [snapshots[e.case].view for e in entries]
+    # The deployment's budget, in the brief's order; a cut is counted, never silent.
+    briefings = parts.app.briefing_budget.cut(
+        [
+            registry.workflow(e.case.workflow).definition.briefing(v)
+            for e, v in zip(entries, views, strict=True)
+        ]
+    )
+    for entry, view, (briefing, cut) in zip(entries, views, briefings, strict=True):
         definition = registry.workflow(entry.case.workflow).definition
         records.append(
             BriefRecord(
                 handle=by_case[entry.case],
                 workflow=entry.case.workflow,
                 label=entry.label,
-                phase=snap.view.phase,
-                obligations=tuple(o.id for o in snap.view.obligations),
-                offered=definition.offered(snap.view, actor),
-                briefing=definition.briefing(snap.view),
+                phase=view.phase,
+                obligations=tuple(o.id for o in view.obligations),
+                offered=definition.offered(view, actor),
+                briefing=briefing,
+                briefing_cut=cut,
             )
         )
     creatable = tuple(
@@ -109,6 +122,11 @@ def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
         for name in registry.names()
         for op in registry.workflow(name).operations()
         if op.creates_case
+    )
+    operations = tuple(
+        op
+        for key in dict.fromkeys((*creatable, *(k for r in records for k in r.offered)))
+        if (op := registry.operation(key)) is not None
     )
     return Brief(
         turn_id=turn_id,
@@ -127,11 +145,9 @@ def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
             for c in data.loaded.cards
         ),
         handles=tuple(handles),
-        operations=tuple(
-            op
-            for key in dict.fromkeys((*creatable, *(k for r in records for k in r.offered)))
-            if (op := registry.operation(key)) is not None
-        ),
+        operations=operations,
+        glossary=registry.glossary(locale, {op.workflow for op in operations}),
+        unlisted=data.loaded.unlisted,
         topics=tuple(getattr(parts.app.knowledge, "topics", ())),
         topic_notes=tuple(dict(getattr(parts.app.knowledge, "topic_notes", {})).items()),
         asked=str(asked["text"]) if isinstance(asked, dict) else None,

@@ -6,6 +6,7 @@ the domain refuses goes back to extraction with the domain's own sentence.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
@@ -35,7 +36,7 @@ class DomainCheckInput:
 
     actor: Actor
     handles: dict[str, CaseRef]
-    snapshots: dict[CaseRef, CaseSnapshot]
+    snapshots: Mapping[CaseRef, CaseSnapshot]
     today: date
     locale: str
 

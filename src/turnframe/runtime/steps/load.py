@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from turnframe.core.acts import Understanding
 from turnframe.core.ids import Actor, CaseRef
@@ -18,10 +17,10 @@ from turnframe.core.ports import DirectoryEntry
 from turnframe.core.turn import TurnInput
 from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts, handle
-from turnframe.runtime.plan import CaseSnapshot
+from turnframe.runtime.scope import brief_scope, remembered_cases
 from turnframe.runtime.serial import load_waiting
+from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.runtime.turn import Loaded
-from turnframe.store.base import CaseRow
 
 __all__ = ["LinkedInput", "LoadInput", "load", "load_linked_cards"]
 
@@ -37,7 +36,8 @@ class LoadInput:
         turn_id: the turn (mints the handles).
         today: the turn's today (projection).
         locale: the turn's locale (labels).
-        in_view: the records the brief shows (``None``: every record of the account).
+        in_view: the records on screen (``None``: every record of the account; a list:
+            the bounded brief of docs/adr/0020-what-a-brief-shows.md).
     """
 
     actor: Actor
@@ -50,7 +50,13 @@ class LoadInput:
 
 
 async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
-    """Read the conversation state, list and project the records in view, read open cards.
+    """Read the conversation state and open cards; take the snapshots of the records in view.
+
+    With ``in_view=None`` every record of the account is in view (one listing). With
+    ``in_view`` the records are those a turn can be about
+    (:func:`~turnframe.runtime.scope.brief_scope`): the cost follows them, not the
+    account (docs/adr/0020-what-a-brief-shows.md). Every snapshot is taken once, in the
+    turn's :class:`~turnframe.runtime.snapshots.TurnSnapshots`.
 
     Raises:
         StoreError: a read failed (the turn is still ``received``).
@@ -60,24 +66,31 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     standing_before = bool(conversation.get(STANDING, False))
     asked = conversation.get(ASKED) if data.turn.text else None
     waiting = load_waiting(conversation.get(WAITING))
-    entries, listed = await _list_entries(parts, actor)
-    if data.in_view is not None:
-        wanted = set(data.in_view)
-        entries = [e for e in entries if e.case in wanted]
+    snapshots = TurnSnapshots(parts.registry, parts.store, actor.account, today, locale)
+    cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
+    unlisted: tuple[str, ...] = ()
+    if data.in_view is None:
+        entries = await _list_entries(parts, actor, snapshots)
+    else:
+        scope = await brief_scope(
+            registry=parts.registry,
+            directory=parts.directory,
+            snapshots=snapshots,
+            actor=actor,
+            text=data.turn.text or "",
+            in_view=data.in_view,
+            conversation=remembered_cases(conversation),
+            cards=cards,
+            waiting=waiting,
+            limits=parts.app.brief_limits,
+        )
+        entries, unlisted = list(scope.entries), scope.unlisted
     handles = {handle(data.turn_id, e.case): e.case for e in entries}
     labels = {e.case: e.label for e in entries}
-    snapshots: dict[CaseRef, CaseSnapshot] = {}
-    for entry in entries:
-        if entry.case in listed:
-            row, typed = listed[entry.case]
-            snapshots[entry.case] = parts.snapshot_of(entry.case, row, typed, today, locale)
-        else:
-            snapshots[entry.case] = await parts.snapshot(entry.case, today, locale)
     for carried in waiting:
         for case in (carried.pending.case, *carried.pending.record_args.values()):
-            if case is not None and case not in snapshots:
-                snapshots[case] = await parts.snapshot(case, today, locale)
-    cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
+            if case is not None:
+                await snapshots.load(case)
     return Loaded(
         standing_before=standing_before,
         asked=asked,
@@ -87,13 +100,14 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
         labels=labels,
         snapshots=snapshots,
         cards=cards,
+        unlisted=unlisted,
     )
 
 
 async def _list_entries(
-    parts: RuntimeParts, actor: Actor
-) -> tuple[Sequence[DirectoryEntry], dict[CaseRef, tuple[CaseRow, Any]]]:
-    """Return the actor's directory entries, with the rows read for them when known.
+    parts: RuntimeParts, actor: Actor, snapshots: TurnSnapshots
+) -> list[DirectoryEntry]:
+    """Return every directory entry of the actor's account, each case snapshotted.
 
     The default directory over this store reads (and types) every case to label it;
     those rows then serve as the turn's snapshots instead of a second read per case.
@@ -101,8 +115,13 @@ async def _list_entries(
     directory = parts.directory
     if type(directory) is StoredCaseDirectory and directory.store is parts.store:
         listed = await directory.list_with_states(actor)
-        return [e for e, _, _ in listed], {e.case: (row, typed) for e, row, typed in listed}
-    return await directory.list_for_actor(actor), {}
+        for _, row, typed in listed:
+            snapshots.add_row(row, typed)
+        return [e for e, _, _ in listed]
+    entries = list(await directory.list_for_actor(actor))
+    for entry in entries:
+        await snapshots.load(entry.case)
+    return entries
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,5 +180,5 @@ async def load_linked_cards(parts: RuntimeParts, data: LinkedInput) -> tuple[Int
         for p in card.spec.pending:
             for case in (p.case, card.spec.case, *p.record_args.values()):
                 if case is not None and case not in snapshots:
-                    snapshots[case] = await parts.snapshot(case, data.today, data.locale)
+                    await snapshots.load(case)
     return tuple(out)

@@ -15,8 +15,9 @@ from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.targets import Exact, TargetCandidate, TargetResolution
 from turnframe.runtime.check import domain_refusal
 from turnframe.runtime.parts import RuntimeParts
-from turnframe.runtime.plan import ActInput, CaseSnapshot
+from turnframe.runtime.plan import ActInput
 from turnframe.runtime.records import HANDLE, find, label
+from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.runtime.turn import Loaded, ResolvedAct
 
 __all__ = ["LookUpInput", "look_up"]
@@ -65,7 +66,7 @@ async def look_up(parts: RuntimeParts, data: LookUpInput) -> ActInput:
     )
     for case in record_args.values():
         if case not in snapshots:
-            snapshots[case] = await parts.snapshot(case, data.today, data.locale)
+            await snapshots.load(case)
     return ActInput(
         act=resolved.act,
         resolution=resolved.resolution,
@@ -83,7 +84,7 @@ async def _look_up_arguments(
     record_args: dict[str, CaseRef],
     bad_args: dict[str, str],
     labels: dict[CaseRef, str],
-    snapshots: dict[CaseRef, CaseSnapshot],
+    snapshots: TurnSnapshots,
     today: date,
     locale: str,
     resolution: TargetResolution | None = None,
@@ -165,7 +166,7 @@ def _accepted_by_domain(
     name: str,
     found: list[CaseRef],
     record_args: dict[str, CaseRef],
-    snapshots: dict[CaseRef, CaseSnapshot],
+    snapshots: TurnSnapshots,
     today: date,
     locale: str,
 ) -> list[CaseRef]:

@@ -7,6 +7,7 @@ domain rejects rejects every act it carries. Nothing is written here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
@@ -43,7 +44,7 @@ class PolicyInput:
     today: date
     locale: str
     plan: Plan
-    snapshots: dict[CaseRef, CaseSnapshot]
+    snapshots: Mapping[CaseRef, CaseSnapshot]
 
 
 async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:

@@ -17,6 +17,7 @@ from turnframe.core.turn import TurnPhase, TurnPhaseChanged
 from turnframe.runtime.compose import AskNext
 from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts
+from turnframe.runtime.scope import CASES, remember_cases
 from turnframe.runtime.serial import dump_waiting
 from turnframe.runtime.turn import Committed, Composed, PreparedTurn
 from turnframe.runtime.turn_writes import turn_reply
@@ -82,11 +83,13 @@ async def _remember(
 ) -> JSONObject | None:
     """Return the conversation state as this reply leaves it; ``None`` when unchanged.
 
-    The state records the standing constraint, what the reply asked and the acts it
-    carries. One read of the conversation state; :func:`record` writes it with the
-    reply. A standing "do not submit" holds across replies (D1); the next message is
-    read as the answer to what the reply asked; the acts waiting for a record
-    travel to the next reply (D6). Idempotent (recovery).
+    The state records the standing constraint, what the reply asked, the acts it
+    carries and the cases the turn was on. One read of the conversation state;
+    :func:`record` writes it with the reply. A standing "do not submit" holds across
+    replies (D1); the next message is read as the answer to what the reply asked; the
+    acts waiting for a record travel to the next reply (D6); the cases the turn was on
+    join the conversation's newest cases (docs/adr/0020-what-a-brief-shows.md).
+    Idempotent (recovery).
     """
     actor = prepared.actor
     state = dict(await parts.store.get_conversation_state(actor.account, prepared.conversation_id))
@@ -100,6 +103,11 @@ async def _remember(
         state[WAITING] = dump_waiting(prepared.waiting)
     else:
         state.pop(WAITING, None)
+    on = [r.case for r in prepared.results if r.case is not None]
+    if on:
+        # The cases this conversation is on, bounded: the next turn's brief shows them
+        # (docs/adr/0020-what-a-brief-shows.md rule 1.2).
+        state[CASES] = remember_cases(state, on, parts.app.brief_limits.conversation)
     return state if state != before else None
 
 

@@ -23,8 +23,9 @@ from turnframe.core.targets import (
 )
 from turnframe.core.turn import TurnInput
 from turnframe.runtime.parts import RuntimeParts
-from turnframe.runtime.plan import ActInput, CaseSnapshot, ClickInput
+from turnframe.runtime.plan import ActInput, ClickInput
 from turnframe.runtime.records import find, fits, label, no_fit, record_args
+from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.runtime.turn import Loaded, QuestionRef, ResolvedAct
 
 __all__ = [
@@ -95,7 +96,7 @@ async def _resolve(
     handles: dict[str, CaseRef],
     labels: dict[CaseRef, str],
     turn: TurnInput,
-    snapshots: dict[CaseRef, CaseSnapshot],
+    snapshots: TurnSnapshots,
     today: date,
     locale: str,
 ) -> TargetResolution:
@@ -105,7 +106,7 @@ async def _resolve(
         if spec is None or not spec.creates_case:
             return NotFound(reason="not_creatable")
         case = CaseRef(spec.workflow, parts.ids.new_id(spec.workflow))
-        snapshots[case] = await parts.snapshot(case, today, locale)
+        await snapshots.load(case)
         return Exact(case=case, new=True)
     cases: list[CaseRef] = []
     if target.handles:
@@ -137,7 +138,7 @@ async def _resolve(
             return Unauthorized()
         cases = [turn.origin_ref]
         if turn.origin_ref not in snapshots:
-            snapshots[turn.origin_ref] = await parts.snapshot(turn.origin_ref, today, locale)
+            await snapshots.load(turn.origin_ref)
     if not cases:
         return NotFound(reason="no_target")
     for case in cases:
@@ -148,7 +149,7 @@ async def _resolve(
         # are candidates; one that fits is used, none gives the domain's sentence.
         for case in cases:
             if case not in snapshots:
-                snapshots[case] = await parts.snapshot(case, today, locale)
+                await snapshots.load(case)
         fitting = [c for c in cases if fits(registry, actor, snapshots[c], spec.key, None)]
         if not fitting:
             return NotFound(
@@ -234,7 +235,7 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
     Raises:
         StoreError: a read failed.
     """
-    actor, snapshots, today, locale = data.actor, data.loaded.snapshots, data.today, data.locale
+    actor, snapshots = data.actor, data.loaded.snapshots
     directory = parts.directory
     response = data.turn.interaction_response
     assert response is not None
@@ -252,8 +253,10 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
     for p in card.spec.pending:
         needed.update(p.record_args.values())
     for case in needed:
-        if case not in snapshots or snapshots[case].state is None:
-            snapshots[case] = await parts.snapshot(case, today, locale)
+        if case not in snapshots:
+            await snapshots.load(case)
+        elif snapshots[case].state is None:
+            await snapshots.refresh(case)
     case_revision = snapshots[card.spec.case].revision if card.spec.case else None
     pending = []
     for p in card.spec.pending:
@@ -341,7 +344,7 @@ async def resolve_questions(parts: RuntimeParts, data: QuestionsInput) -> tuple[
         cases = await _question_cases(parts, data.actor, q, data.loaded.handles)
         for case in cases:
             if case not in snapshots:
-                snapshots[case] = await parts.snapshot(case, data.today, data.locale)
+                await snapshots.load(case)
         out.append(QuestionRef(id=q.id, topic=q.topic, basis=q.basis, cases=cases))
     return tuple(out)
 

@@ -62,6 +62,7 @@ from turnframe.samples.travel._common import (
     refusal,
 )
 from turnframe.samples.travel.airlines import AIRLINES
+from turnframe.samples.travel.glossary import glossary_of
 from turnframe.samples.travel.manifest_model import (
     EXTERNAL_STATUSES,
     MANIFEST_OPERATIONS,
@@ -463,6 +464,10 @@ class ManifestWorkflow:
         airline = AIRLINES.get(state.airline)
         words = (state.airline, airline.name if airline else None, state.trip_name)
         return " ".join(w for w in words if w)
+
+    def glossary(self, locale: str) -> dict[str, str]:
+        """Return what this workflow's words mean in ``locale`` (optional hook; ``glossary.py``)."""
+        return glossary_of("manifest", locale)
 
     def briefing(self, view: WorkflowView) -> str:
         """Return server-authored guidance for the view's phase (no user text; §2.3)."""

@@ -59,6 +59,7 @@ from turnframe.samples.travel._common import (
     refusal,
     text_value,
 )
+from turnframe.samples.travel.glossary import glossary_of
 
 __all__ = [
     "TRAVELER_OPERATIONS",
@@ -392,6 +393,10 @@ class TravelerWorkflow:
     def search_text(self, state: TravelerState) -> str:
         """Return the full name and the email address, if any (§2.6 ``CaseDirectory.find``)."""
         return " ".join(w for w in (state.full_name, state.email) if w)
+
+    def glossary(self, locale: str) -> dict[str, str]:
+        """Return what this workflow's words mean in ``locale`` (optional hook; ``glossary.py``)."""
+        return glossary_of("traveler", locale)
 
     def briefing(self, view: WorkflowView) -> str:
         """Return server-authored guidance for the view's phase (no user text; §2.3)."""

@@ -60,6 +60,7 @@ from turnframe.samples.travel._common import (
     no_candidate,
     refusal,
 )
+from turnframe.samples.travel.glossary import glossary_of
 from turnframe.samples.travel.trip_model import (
     TRIP_OPERATIONS,
     AddExtra,
@@ -510,6 +511,10 @@ class TripWorkflow:
             words.append(copy.fmt_date(copy.EN, day).split(" ", 1)[1])
             words.append(copy.fmt_date(copy.PT, day).split(" de ")[1])
         return " ".join(dict.fromkeys(words))
+
+    def glossary(self, locale: str) -> dict[str, str]:
+        """Return what this workflow's words mean in ``locale`` (optional hook; ``glossary.py``)."""
+        return glossary_of("trip", locale)
 
     def briefing(self, view: WorkflowView) -> str:
         """Return server-authored guidance for the view's phase and obligations (§2.3)."""

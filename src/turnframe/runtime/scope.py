@@ -1,0 +1,227 @@
+"""Which records a turn's brief shows (docs/adr/0020-what-a-brief-shows.md).
+
+A turn run with ``in_view`` briefs the records it can be about, not the account:
+
+1. the records in view of the surface that are the actor's;
+2. the conversation's cases: the newest :attr:`BriefLimits.conversation` cases its turns
+   resolved or committed (conversation state ``"cases"``, :func:`remembered_cases`);
+3. the cases of the cards on screen and of the acts carried from earlier replies;
+4. for each distinct word of the user's text of at least
+   :attr:`BriefLimits.word_chars` characters, the records it finds
+   (``CaseDirectory.find``'s rule, the store's word index ``TurnStore.find_cases``),
+   when they are at most :attr:`BriefLimits.found`.
+
+A word that finds more records than that adds none, and every record it finds is left
+out of the brief unless the surface shows it (in view: the user sees which record is
+meant, as before): a brief never lists, by the runtime's choice, one record of several
+the user's words name, so a mention of them is found by words and resolved against the
+whole account (Ambiguous when several fit: the no-guess rule, I8). The word is recorded
+in ``Brief.unlisted``. A turn run with ``in_view=None`` briefs every record of the
+account, as before (small accounts, tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from turnframe.core.ids import Actor, CaseRef, JSONValue
+from turnframe.core.interactions import Interaction
+from turnframe.core.ports import CaseDirectory, DirectoryEntry
+from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.app import BriefLimits
+from turnframe.runtime.plan import WaitingAct
+from turnframe.runtime.snapshots import TurnSnapshots
+from turnframe.store.search import fold, matches, query_words
+
+__all__ = ["CASES", "BriefScope", "brief_scope", "remember_cases", "remembered_cases"]
+
+CASES = "cases"
+"""Conversation state: the cases the conversation's turns were on, oldest first (``"w/id"``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BriefScope:
+    """The records a bounded brief shows.
+
+    Attributes:
+        entries: the records, each with its directory label, in brief order (in view,
+            the conversation's newest first, cards, carried acts, found by words).
+        unlisted: the words that find more records than a brief may add.
+    """
+
+    entries: tuple[DirectoryEntry, ...]
+    unlisted: tuple[str, ...] = ()
+
+
+def remembered_cases(state: Any) -> tuple[CaseRef, ...]:
+    """Return the cases conversation ``state`` says the conversation was on, newest first.
+
+    A malformed entry is skipped (the state is the runtime's own JSON).
+    """
+    raw = state.get(CASES) if isinstance(state, dict) else None
+    out: list[CaseRef] = []
+    for item in raw if isinstance(raw, list) else ():
+        if isinstance(item, str) and "/" in item:
+            workflow, _, case_id = item.partition("/")
+            out.append(CaseRef(workflow, case_id))
+    return tuple(reversed(out))
+
+
+def remember_cases(state: Any, cases: Iterable[CaseRef], limit: int) -> list[JSONValue]:
+    """Return conversation state's ``"cases"`` after a turn that was on ``cases``.
+
+    The newest ``limit`` distinct cases, oldest first; a case this turn was on again
+    moves to the newest end. Bounded, so no turn reads more of it as the conversation
+    grows.
+    """
+    kept = [str(c) for c in reversed(remembered_cases(state))]
+    for case in cases:
+        text = str(case)
+        if text in kept:
+            kept.remove(text)
+        kept.append(text)
+    return list(kept[-limit:] if limit else [])
+
+
+def _card_cases(cards: Sequence[Interaction]) -> list[CaseRef]:
+    out: list[CaseRef] = []
+    for card in cards:
+        if card.spec.case is not None:
+            out.append(card.spec.case)
+        for option in card.spec.options:
+            if option.case is not None:
+                out.append(option.case)
+        for pending in card.spec.pending:
+            if pending.case is not None:
+                out.append(pending.case)
+            out.extend(pending.record_args.values())
+    return out
+
+
+def _carried_cases(waiting: Sequence[WaitingAct]) -> list[CaseRef]:
+    out: list[CaseRef] = []
+    for carried in waiting:
+        if carried.pending.case is not None:
+            out.append(carried.pending.case)
+        out.extend(carried.pending.record_args.values())
+    return out
+
+
+async def brief_scope(
+    *,
+    registry: WorkflowRegistry,
+    directory: CaseDirectory,
+    snapshots: TurnSnapshots,
+    actor: Actor,
+    text: str,
+    in_view: Sequence[CaseRef],
+    conversation: Sequence[CaseRef],
+    cards: Sequence[Interaction],
+    waiting: Sequence[WaitingAct],
+    limits: BriefLimits,
+) -> BriefScope:
+    """Return the records a turn run with ``in_view`` briefs (this module's rules).
+
+    Every record returned has a snapshot in ``snapshots``; the reads are one paged read
+    of the named cases plus one word-index page per looked-up word, whatever the size of
+    the account.
+
+    Raises:
+        StoreError: a read failed.
+    """
+    named = list(
+        dict.fromkeys(
+            [
+                *in_view,
+                *conversation[: limits.conversation],
+                *_card_cases(cards),
+                *_carried_cases(waiting),
+            ]
+        )
+    )
+    stored = await _owned(directory, snapshots, actor, named)
+    chosen: dict[CaseRef, None] = dict.fromkeys(c for c in named if c in stored)
+    unlisted: list[str] = []
+    if text and limits.found:
+        reindex = getattr(directory, "reindex", None)
+        if callable(reindex) and _over_this_store(directory, snapshots):
+            await reindex(actor.account)  # a case committed without its words is found too
+        for word in query_words(text):
+            if len(word) < limits.word_chars:
+                continue
+            found, more = await _found(directory, snapshots, actor, word, limits.found)
+            if more:
+                unlisted.append(word)
+            else:
+                chosen.update(dict.fromkeys(found))
+    if unlisted:
+        words = tuple(unlisted)
+        on_screen = set(in_view)
+        for case in list(chosen):
+            if case in on_screen:
+                continue  # the surface shows it: the user sees which record is meant
+            snap = snapshots[case]
+            if snap.state is None:
+                continue
+            text_of = fold(registry.workflow(case.workflow).definition.search_text(snap.state))
+            if any(matches(text_of, (w,)) for w in words):
+                del chosen[case]  # listed alone among records the words name: never
+    locale = str(getattr(directory, "locale", "en"))
+    entries = []
+    for case in chosen:
+        snap = snapshots[case]
+        label = registry.workflow(case.workflow).definition.candidate_label(
+            case, snap.state, locale
+        )
+        entries.append(DirectoryEntry(case=case, label=label))
+    return BriefScope(entries=tuple(entries), unlisted=tuple(unlisted))
+
+
+async def _owned(
+    directory: CaseDirectory, snapshots: TurnSnapshots, actor: Actor, cases: list[CaseRef]
+) -> set[CaseRef]:
+    """Return those of ``cases`` that are stored cases of the actor's account (snapshotted)."""
+    if not cases:
+        return set()
+    if _over_this_store(directory, snapshots):
+        return set(await snapshots.load_rows(cases))
+    out = set()
+    for case in cases:  # an adopter's directory decides what the actor may see
+        if await directory.authorize(actor, case):
+            snap = await snapshots.load(case)
+            if snap.state_json is not None:
+                out.add(case)
+    return out
+
+
+async def _found(
+    directory: CaseDirectory,
+    snapshots: TurnSnapshots,
+    actor: Actor,
+    word: str,
+    limit: int,
+) -> tuple[list[CaseRef], bool]:
+    """Return (at most ``limit`` records ``word`` finds, whether it finds more)."""
+    seek = getattr(snapshots.store, "find_cases", None)
+    if callable(seek) and _over_this_store(directory, snapshots):
+        # The store's word index, the directory's rule; a word that finds more than
+        # ``limit`` records is told by ``more``, and its rows are not even typed.
+        page = await seek(actor.account, word, limit=limit)
+        if page.more:
+            return [], True
+        return [snapshots.add_row(row).case for row in page.rows], False
+    cases = list(dict.fromkeys(await directory.find(actor, None, word)))
+    if len(cases) > limit:
+        return [], True
+    out = []
+    for case in cases:
+        if await directory.authorize(actor, case):
+            await snapshots.load(case)
+            out.append(case)
+    return out, False
+
+
+def _over_this_store(directory: CaseDirectory, snapshots: TurnSnapshots) -> bool:
+    return getattr(directory, "store", None) is snapshots.store

@@ -1,0 +1,270 @@
+"""The turn's snapshots: each case loaded from the store at most once (docs/adr/0020-what-a-brief-shows.md).
+
+A :class:`TurnSnapshots` is created per turn. Every step that needs a case's state asks it
+(:meth:`TurnSnapshots.load`), so a case is read, typed, labelled and projected once, and
+only when some step needs it: the cost of a turn follows the records it is about, not the
+size of the account. It also counts its store calls (:attr:`TurnSnapshots.store_calls`),
+which the tests and benchmarks read instead of timing.
+
+The reducer is handed a :class:`SnapshotReads` view: it records which snapshots the
+reducer read, so the reduction record (``runtime/replay.py``) stores only those, and a
+replay reads the same keys again (docs/invariants.md I20).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping, MutableMapping
+from datetime import date
+from typing import Any
+
+from turnframe.core.ids import CaseRef
+from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.plan import CaseSnapshot
+from turnframe.store.base import CaseRow, TurnStore
+
+__all__ = ["SnapshotReads", "TurnSnapshots", "snapshot_of"]
+
+
+def snapshot_of(
+    registry: WorkflowRegistry,
+    case: CaseRef,
+    row: CaseRow | None,
+    today: date,
+    locale: str,
+    typed: Any = None,
+) -> CaseSnapshot:
+    """Return the snapshot of ``case`` from its stored row (``None``: not created yet).
+
+    Types the state (unless ``typed`` is given, already typed from ``row``), projects it
+    for ``today`` and labels it in ``locale`` (guide step "load and project"; I3).
+
+    Raises:
+        RegistryError: when ``case``'s workflow is not registered.
+        ValueError: when the stored state does not load as the workflow's state.
+    """
+    erased = registry.workflow(case.workflow)
+    if typed is None:
+        typed = erased.typed(row.state if row else None)
+    definition = erased.definition
+    return CaseSnapshot(
+        case=case,
+        state=typed,
+        state_json=row.state if row else None,
+        revision=row.revision if row else 0,
+        view=definition.project(typed, today),
+        label=definition.candidate_label(case, typed, locale),
+    )
+
+
+class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
+    """Every case snapshot of one turn, each loaded from the store at most once.
+
+    A mapping over the snapshots taken so far (``in``, ``[]``, ``get``, iteration in
+    first-load order); :meth:`load` and :meth:`load_rows` take new ones. Assigning a
+    snapshot replaces one (a step that must see a case again after a commit of this turn
+    does so explicitly); deleting raises ``TypeError``.
+
+    Args:
+        registry: the workflows (typing, projection, labels).
+        store: the store the cases are read from.
+        account: the actor's account; :meth:`load_rows` reads only its cases.
+        today: the day views are projected for.
+        locale: the labels' locale.
+    """
+
+    def __init__(
+        self,
+        registry: WorkflowRegistry,
+        store: TurnStore,
+        account: str,
+        today: date,
+        locale: str,
+    ) -> None:
+        self._registry = registry
+        self._store = store
+        self._account = account
+        self._today = today
+        self._locale = locale
+        self._snaps: dict[CaseRef, CaseSnapshot] = {}
+        self._calls = 0
+
+    # ------------------------------------------------------------------ loading
+    async def load(self, case: CaseRef) -> CaseSnapshot:
+        """Return ``case``'s snapshot, reading the store only the first time.
+
+        The case is read by reference (``TurnStore.load_case``): authorising it for the
+        actor is the caller's business, as before (``CaseDirectory.authorize``).
+
+        Raises:
+            StoreError: the read failed (nothing is cached then).
+        """
+        snap = self._snaps.get(case)
+        if snap is None:
+            self._calls += 1
+            row = await self._store.load_case(case)
+            snap = self._snaps[case] = snapshot_of(
+                self._registry, case, row, self._today, self._locale
+            )
+        return snap
+
+    async def refresh(self, case: CaseRef) -> CaseSnapshot:
+        """Read ``case`` again and replace its snapshot (a case taken as absent may exist now).
+
+        Raises:
+            StoreError: the read failed (the old snapshot stays).
+        """
+        self._calls += 1
+        row = await self._store.load_case(case)
+        snap = self._snaps[case] = snapshot_of(self._registry, case, row, self._today, self._locale)
+        return snap
+
+    async def load_rows(self, cases: Collection[CaseRef]) -> dict[CaseRef, CaseSnapshot]:
+        """Return the snapshots of those of ``cases`` that are the account's stored cases.
+
+        The ones not yet cached are read in one store call
+        (``TurnStore.list_cases_page(account, cases=...)``); a foreign or absent case is
+        left out of the answer (and not cached), so an in-view list naming another
+        account's record shows nothing of it (I1).
+
+        Raises:
+            StoreError: the read failed.
+        """
+        wanted = list(dict.fromkeys(cases))
+        missing = [c for c in wanted if c not in self._snaps]
+        if missing:
+            self._calls += 1
+            for row in await self._rows(missing):
+                if row.account == self._account and row.case not in self._snaps:
+                    self.add_row(row)
+        return {
+            c: snap
+            for c in wanted
+            if (snap := self._snaps.get(c)) is not None and snap.state_json is not None
+        }
+
+    async def _rows(self, cases: list[CaseRef]) -> list[CaseRow]:
+        page = getattr(self._store, "list_cases_page", None)
+        if callable(page):
+            rows: list[CaseRow] = []
+            for start in range(0, len(cases), _IDS_PER_CALL):
+                chunk = cases[start : start + _IDS_PER_CALL]
+                found = await page(self._account, cases=chunk, limit=len(chunk))
+                rows.extend(found.rows)
+            return rows
+        out = []
+        for case in cases:  # a store without the paged listing: one read per case
+            row = await self._store.load_case(case)
+            if row is not None:
+                out.append(row)
+        return out
+
+    def add_row(self, row: CaseRow, typed: Any = None) -> CaseSnapshot:
+        """Return the snapshot of a row another read returned (a listing, a find page).
+
+        A case already cached keeps its snapshot (the first read of the turn wins, so
+        every step sees the same revision).
+        """
+        snap = self._snaps.get(row.case)
+        if snap is None:
+            snap = self._snaps[row.case] = snapshot_of(
+                self._registry, row.case, row, self._today, self._locale, typed
+            )
+        return snap
+
+    def absent(self, case: CaseRef) -> CaseSnapshot:
+        """Return the snapshot of a case minted this turn (not stored yet): no read."""
+        snap = self._snaps.get(case)
+        if snap is None:
+            snap = self._snaps[case] = snapshot_of(
+                self._registry, case, None, self._today, self._locale
+            )
+        return snap
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def store(self) -> TurnStore:
+        """The store the snapshots are read from."""
+        return self._store
+
+    @property
+    def loaded(self) -> tuple[CaseRef, ...]:
+        """Every case with a snapshot, in first-load order."""
+        return tuple(self._snaps)
+
+    @property
+    def store_calls(self) -> int:
+        """How many store reads this turn's snapshots took so far."""
+        return self._calls
+
+    def recording(self) -> SnapshotReads:
+        """Return a read-only view over the current snapshots that records what is read."""
+        return SnapshotReads(dict(self._snaps))
+
+    def __getitem__(self, case: CaseRef) -> CaseSnapshot:
+        return self._snaps[case]
+
+    def __setitem__(self, case: CaseRef, snap: CaseSnapshot) -> None:
+        self._snaps[case] = snap
+
+    def __delitem__(self, case: CaseRef) -> None:
+        raise TypeError("a turn's snapshot is never forgotten")
+
+    def __contains__(self, case: object) -> bool:
+        return case in self._snaps
+
+    def __iter__(self) -> Iterator[CaseRef]:
+        return iter(self._snaps)
+
+    def __len__(self) -> int:
+        return len(self._snaps)
+
+
+_IDS_PER_CALL = 500
+"""The most case ids one paged read is asked for (a SQL ``IN`` list stays small)."""
+
+
+class SnapshotReads(Mapping[CaseRef, CaseSnapshot]):
+    """A read-only mapping of snapshots that records which of them were read.
+
+    ``[]``, ``get`` and ``in`` record the key when it is present; iterating (``keys``,
+    ``values``, ``items``, ``iter``, ``len``) counts as reading every key. The reducer
+    is handed one; :meth:`subset` is then what the reduction record must hold for a
+    replay to read the same (docs/invariants.md I20).
+
+    Args:
+        snapshots: the snapshots to serve (not copied again).
+    """
+
+    def __init__(self, snapshots: dict[CaseRef, CaseSnapshot]) -> None:
+        self._snaps = snapshots
+        self._read: dict[CaseRef, None] = {}
+        self._all = False
+
+    def read(self) -> tuple[CaseRef, ...]:
+        """Return the cases read, in first-read order (every case once the view was iterated)."""
+        if self._all:
+            return tuple(self._snaps)
+        return tuple(self._read)
+
+    def subset(self) -> dict[CaseRef, CaseSnapshot]:
+        """Return ``{case: snapshot}`` for the cases :meth:`read` returns."""
+        return {c: self._snaps[c] for c in self.read()}
+
+    def __getitem__(self, case: CaseRef) -> CaseSnapshot:
+        snap = self._snaps[case]
+        self._read[case] = None
+        return snap
+
+    def __contains__(self, case: object) -> bool:
+        present = case in self._snaps
+        if present:
+            self._read[case] = None  # type: ignore[index]
+        return present
+
+    def __iter__(self) -> Iterator[CaseRef]:
+        self._all = True
+        return iter(self._snaps)
+
+    def __len__(self) -> int:
+        self._all = True
+        return len(self._snaps)

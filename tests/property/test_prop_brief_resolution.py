@@ -1,0 +1,160 @@
+"""A bounded brief resolves every mention as the whole account would (docs/adr/0020-what-a-brief-shows.md).
+
+For generated accounts of travelers with shared first and last names (some deleted), a
+conversation that was on one of them, and a generated mention, the same turn is run
+twice: once with the whole account briefed (``in_view=None``) and once with a bounded
+brief (``in_view`` a random subset of the records the mention does not name, small
+``BriefLimits.found`` so the words often name more records than a brief may add). The understander is faithful to what it is
+shown: it names the handles of every listed record whose label holds the mention's
+words, and when none is listed it gives the words to find. The outcome (committed on
+which record, ambiguous between which, not found) is identical: a record is never
+resolved because it happened to be listed alone (the no-guess rule, I8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from typing import Any
+
+import anyio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from turnframe.core import Actor, CaseRef, TurnInput
+from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
+from turnframe.runtime import BriefLimits, FixedClock, Runtime, SequentialIds
+from turnframe.samples.travel import complete_records, seed_order, seed_state, travel_application
+from turnframe.store import InMemoryStore
+from turnframe.understand import Brief, ScriptedUnderstanding
+
+TODAY = date(2026, 5, 1)
+ACTOR = Actor(account="acme", user="u1", roles=frozenset({"customer"}))
+FIRST = ("Ana", "Kim", "Rui", "Eva")
+LAST = ("Silva", "Costa", "Lopes")
+"""No name is a substring of another, so a label's words and the directory's rule agree."""
+
+travelers = st.lists(
+    st.tuples(st.sampled_from(FIRST), st.sampled_from(LAST), st.booleans()),
+    min_size=1,
+    max_size=9,
+)
+
+
+def _faithful(mention: str, email: str) -> Any:
+    """An understander that names every listed traveler the mention's words fit."""
+    words = mention.lower().split()
+
+    def read(brief: Brief) -> Understanding:
+        named = tuple(
+            r.handle
+            for r in brief.records
+            if r.workflow == "traveler"
+            and all(w in r.label.lower().replace("(", " ").split() for w in words)
+        )
+        target = ProposedTarget(handles=named) if named else ProposedTarget(find=mention)
+        return Understanding(
+            acts=(
+                SemanticAct(
+                    id="a1",
+                    operation="traveler.update_email",
+                    target=target,
+                    args={"email": email},
+                    evidence={"email": email},
+                ),
+            )
+        )
+
+    return read
+
+
+async def _run(
+    people: list[tuple[str, str, bool]],
+    earlier: int | None,
+    mention: str,
+    in_view: list[int] | None,
+    limits: BriefLimits,
+) -> tuple[Any, ...]:
+    app = travel_application()
+    if in_view is not None:
+        app = replace(app, brief_limits=limits)
+    understanding = ScriptedUnderstanding()
+    runtime = Runtime(
+        app, InMemoryStore(), understanding, clock=FixedClock(TODAY), ids=SequentialIds()
+    )
+    records: list[dict[str, Any]] = [
+        {
+            "key": f"P{n}",
+            "workflow": "traveler",
+            "full_name": f"{first} {last}",
+            "birth_date": f"19{70 + n}-01-02",
+            **({"status": "deleted"} if deleted else {}),
+        }
+        for n, (first, last, deleted) in enumerate(people)
+    ]
+    refs: dict[str, CaseRef] = {}
+    for record in seed_order(complete_records(records)):
+        workflow, state = seed_state(record, refs)
+        refs[str(record["key"])] = await runtime.seed(
+            "acme", workflow, state, case_id=str(record["key"]).lower()
+        )
+    cases = [refs[f"P{n}"] for n in range(len(people))]
+    if earlier is not None:
+        # The conversation was on one traveler (named by its handle, shown in view).
+        chosen = cases[earlier]
+
+        def first_turn(brief: Brief) -> Understanding:
+            return Understanding(
+                acts=(
+                    SemanticAct(
+                        id="a1",
+                        operation="traveler.update_email",
+                        target=ProposedTarget(handles=(runtime.handle_for(brief.turn_id, chosen),)),
+                        args={"email": "first@example.pt"},
+                        evidence={"email": "first@example.pt"},
+                    ),
+                )
+            )
+
+        understanding.push(first_turn)
+        await runtime.run_turn(ACTOR, "c1", TurnInput(text="first"), in_view=[chosen])
+    understanding.push(_faithful(mention, "new@example.pt"))
+    result = await runtime.run_turn(
+        ACTOR,
+        "c1",
+        TurnInput(text=f"change the email of {mention} to new@example.pt"),
+        in_view=None if in_view is None else [cases[i] for i in in_view],
+    )
+    outcome = result.results["a1"]
+    candidates = frozenset(
+        str(o.case) for card in result.interactions_created for o in card.spec.options if o.case
+    )
+    return (outcome.status, outcome.code, str(outcome.case), candidates)
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data(), people=travelers)
+def test_a_bounded_brief_resolves_every_mention_as_the_whole_account(
+    data: st.DataObject, people: list[tuple[str, str, bool]]
+) -> None:
+    n = len(people)
+    earlier = data.draw(st.none() | st.integers(0, n - 1), label="conversation was on")
+    first = data.draw(st.sampled_from(FIRST))
+    last = data.draw(st.sampled_from(LAST))
+    mention = data.draw(st.sampled_from((first, last, f"{first} {last}")), label="mention")
+    # Records on screen are the surface's choice (ADR 0020 rule 2): those drawn here
+    # share no word with the mention, so the whole account is the reference.
+    words = set(mention.split())
+    unrelated = [i for i, (f, la, _) in enumerate(people) if not words & {f, la}]
+    in_view = data.draw(
+        st.lists(st.sampled_from(unrelated), unique=True) if unrelated else st.just([]),
+        label="in view",
+    )
+    limits = BriefLimits(found=data.draw(st.integers(1, 4), label="found"))
+    whole = anyio.run(_run, people, earlier, mention, None, limits)
+    bounded = anyio.run(_run, people, earlier, mention, in_view, limits)
+    assert bounded == whole
