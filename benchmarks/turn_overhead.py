@@ -31,8 +31,18 @@ How
     calls (the run exits with status 1 otherwise). ``config.reference_loop_ms`` times a
     fixed pure-Python loop, to compare figures across machines.
 
-Targets (from the issue): a three-act turn takes at most 2 ms median on SQLite; a
-click-only turn makes zero model calls. Timing targets are reported, never asserted.
+    After the timed rounds, ``COUNT_TURNS`` more turns per pair run untimed while the
+    store's work is counted (the same every turn of a shape): on SQLite the statements
+    (transaction control left out), the write transactions (``BEGIN IMMEDIATE``) and the
+    bytes written, i.e. the payload of written rows: the UTF-8 bytes of every text and 8
+    per number bound to an ``INSERT``/``UPDATE``/``DELETE``
+    (:class:`turnframe.store._sqlite_tally.StatementTally`); on memory, the write calls
+    (each one transaction). The figures are per timed ``run_turn`` only (a click's setup
+    turn is not counted).
+
+Targets (from the issue): a three-act turn takes at most 2 ms median on SQLite, a
+click-only turn at most 1.5 ms and makes zero model calls; no turn writes more than 4
+transactions. Timing targets are reported, never asserted.
 
 Usage: ``python benchmarks/turn_overhead.py [--json] [--turns N] [--warmup N]``
 """
@@ -48,7 +58,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -65,8 +76,26 @@ from turnframe.store import InMemoryStore, TurnStore
 from turnframe.understand import Brief, ScriptedUnderstanding, UnderstandingResult
 
 SHAPES = ("one_act", "three_act", "click")
+WRITE_METHODS = (
+    "begin_turn",
+    "set_turn_phase",
+    "create_interaction",
+    "close_interaction",
+    "commit",
+    "save_reply",
+    "save_replay",
+    "put_conversation_state",
+    "commit_plan",
+    "finish_turn",
+)
+"""The store's write methods (each one write transaction) counted on the memory store."""
+COUNT_TURNS = 5
+"""Untimed turns per (shape, store) whose store work is counted (it is the same each turn)."""
 STORES = ("memory", "sqlite")
 TARGET_THREE_ACT_SQLITE_MS = 2.0
+TARGET_CLICK_SQLITE_MS = 1.5
+TARGET_WRITE_TRANSACTIONS = 4
+"""At most this many write transactions per turn of every shape (docs/adr/0024-four-writes-per-turn.md)."""
 TODAY = date(2026, 5, 1)
 ROUND = 10
 """Turns each (shape, store) pair runs before the next pair takes its turn."""
@@ -110,6 +139,50 @@ class Bench:
         self.hotels_left: list[str] = []
         self.step = 0
         self.click_model_calls = 0
+        self.meter: Callable[[], AbstractContextManager[object]] = nullcontext
+        self.counts: list[dict[str, int | None]] = []
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        """Count the store's work for one turn into ``self.counts`` (untimed pass).
+
+        SQLite: statements, write transactions and payload bytes of written rows, from
+        :meth:`SqliteStore.tally`. Memory: write transactions only (each write call of
+        the store is one; statements and bytes do not apply).
+        """
+        from turnframe.store.sqlite import SqliteStore
+
+        if isinstance(self.store, SqliteStore):
+            with self.store.tally() as tally:
+                yield
+            self.counts.append(
+                {
+                    "statements": tally.statements,
+                    "write_transactions": tally.write_transactions,
+                    "bytes_written": tally.bytes_written,
+                }
+            )
+            return
+        calls = [0]
+        originals = {name: getattr(self.store, name) for name in WRITE_METHODS}
+
+        def counted(fn: Callable[..., Any]) -> Callable[..., Any]:
+            async def call(*args: Any, **kwargs: Any) -> Any:
+                calls[0] += 1
+                return await fn(*args, **kwargs)
+
+            return call
+
+        for name, fn in originals.items():
+            setattr(self.store, name, counted(fn))
+        try:
+            yield
+        finally:
+            for name in originals:
+                delattr(self.store, name)
+        self.counts.append(
+            {"statements": None, "write_transactions": calls[0], "bytes_written": None}
+        )
 
     async def new_account(self) -> None:
         """Seed ``DEMO_RECORDS`` into a fresh account with a fresh conversation (untimed)."""
@@ -162,9 +235,10 @@ class Bench:
 
         self.script.push(build)
         turn = TurnInput(text="add baggage to the May Lisbon trip, the company pays")
-        start = time.perf_counter_ns()
-        result = await self.runtime.run_turn(self.actor, self.conversation, turn)
-        elapsed = time.perf_counter_ns() - start
+        with self.meter():
+            start = time.perf_counter_ns()
+            result = await self.runtime.run_turn(self.actor, self.conversation, turn)
+            elapsed = time.perf_counter_ns() - start
         _expect_committed(result, ("a1",))
         return elapsed, result
 
@@ -188,9 +262,10 @@ class Bench:
 
         self.script.push(build)
         turn = TurnInput(text="add a seat to Lisbon, E2 is paid by Ana, rename Porto")
-        start = time.perf_counter_ns()
-        result = await self.runtime.run_turn(self.actor, self.conversation, turn)
-        elapsed = time.perf_counter_ns() - start
+        with self.meter():
+            start = time.perf_counter_ns()
+            result = await self.runtime.run_turn(self.actor, self.conversation, turn)
+            elapsed = time.perf_counter_ns() - start
         _expect_committed(result, ("a1", "a2", "a3"))
         return elapsed, result
 
@@ -222,9 +297,10 @@ class Bench:
             )
         )
         calls_before = self.understander.calls
-        start = time.perf_counter_ns()
-        result = await self.runtime.run_turn(self.actor, self.conversation, click)
-        elapsed = time.perf_counter_ns() - start
+        with self.meter():
+            start = time.perf_counter_ns()
+            result = await self.runtime.run_turn(self.actor, self.conversation, click)
+            elapsed = time.perf_counter_ns() - start
         self.click_model_calls += self.understander.calls - calls_before + result.model_calls
         if [e.operation for e in result.events] != ["trip.book_hotel"]:
             raise RuntimeError(f"the click did not commit the booking: {result.results}")
@@ -275,6 +351,10 @@ async def _measure(turns: int, warmup: int, workdir: Path) -> dict[tuple[str, st
                 for _ in range(chunk):
                     bench.samples.append(await bench.run())
             done += chunk
+        for bench in benches.values():
+            bench.meter = bench.counting
+            for _ in range(COUNT_TURNS):
+                await bench.run()
         return benches
     finally:
         for bench in benches.values():
@@ -288,21 +368,36 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
     shapes: dict[str, dict[str, Any]] = {}
     for shape in SHAPES:
         figures: dict[str, Any] = {
-            kind: _summary(benches[(shape, kind)].samples) for kind in STORES
+            kind: {
+                **_summary(benches[(shape, kind)].samples),
+                **_per_turn(benches[(shape, kind)].counts),
+            }
+            for kind in STORES
         }
         memory, sqlite = figures["memory"]["median_ms"], figures["sqlite"]["median_ms"]
         figures["sqlite_over_memory"] = round(sqlite / memory, 2) if memory else None
         shapes[shape] = figures
     click_calls = sum(b.click_model_calls for b in benches.values())
     three = shapes["three_act"]["sqlite"]["median_ms"]
+    click = shapes["click"]["sqlite"]["median_ms"]
+    writes = max(
+        shapes[shape][kind]["write_transactions"] or 0 for shape in SHAPES for kind in STORES
+    )
     return {
         "shapes": shapes,
         "click_model_calls": click_calls,
         "targets": {
             "three_act_sqlite_median_ms_max": TARGET_THREE_ACT_SQLITE_MS,
             "three_act_sqlite_median_ms": three,
+            "click_sqlite_median_ms_max": TARGET_CLICK_SQLITE_MS,
+            "click_sqlite_median_ms": click,
             "click_model_calls_max": 0,
-            "met": three <= TARGET_THREE_ACT_SQLITE_MS and click_calls == 0,
+            "write_transactions_per_turn_max": TARGET_WRITE_TRANSACTIONS,
+            "write_transactions_per_turn": writes,
+            "met": three <= TARGET_THREE_ACT_SQLITE_MS
+            and click <= TARGET_CLICK_SQLITE_MS
+            and click_calls == 0
+            and writes <= TARGET_WRITE_TRANSACTIONS,
         },
         "config": {
             "turns": turns,
@@ -315,6 +410,18 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
             "platform": platform.platform(),
         },
     }
+
+
+def _per_turn(counts: Sequence[dict[str, int | None]]) -> dict[str, float | None]:
+    """Return the mean per turn of each counted figure (``None`` where it does not apply)."""
+    out: dict[str, float | None] = {}
+    for key in ("statements", "write_transactions", "bytes_written"):
+        values = [c[key] for c in counts]
+        known = [v for v in values if v is not None]
+        out[key] = (
+            round(statistics.fmean(known), 1) if known and len(known) == len(values) else None
+        )
+    return out
 
 
 def _reference_ms() -> float:
@@ -333,16 +440,19 @@ def _table(report: dict[str, Any]) -> str:
         f"Turnframe turn overhead: {config['turns']} timed turns per shape and store "
         f"(+{config['warmup']} warm-up), Python {config['python']}, "
         f"reference loop {config['reference_loop_ms']} ms",
-        "Framework time per run_turn (scripted understanding, nothing subtracted), in ms",
+        "Framework time per run_turn (scripted understanding, nothing subtracted), in ms;",
+        "per turn: statements, write transactions, payload bytes of written rows",
         "",
-        f"{'shape':<10} {'store':<7} {'median':>8} {'p90':>8} {'mean':>8}",
+        f"{'shape':<10} {'store':<7} {'median':>8} {'p90':>8} {'mean':>8} "
+        f"{'stmts':>6} {'w.tx':>5} {'bytes':>7}",
     ]
     for shape, figures in report["shapes"].items():
         for kind in STORES:
             f = figures[kind]
             lines.append(
                 f"{shape:<10} {kind:<7} {f['median_ms']:>8.3f} {f['p90_ms']:>8.3f} "
-                f"{f['mean_ms']:>8.3f}"
+                f"{f['mean_ms']:>8.3f} {_n(f['statements']):>6} "
+                f"{_n(f['write_transactions']):>5} {_n(f['bytes_written']):>7}"
             )
         lines.append(f"{'':<10} {'sqlite/memory (median)':<23} {figures['sqlite_over_memory']:>8}")
     targets = report["targets"]
@@ -351,9 +461,17 @@ def _table(report: dict[str, Any]) -> str:
         f"model calls in click-only turns: {report['click_model_calls']} (target 0)",
         f"three-act median on SQLite: {targets['three_act_sqlite_median_ms']:.3f} ms "
         f"(target <= {targets['three_act_sqlite_median_ms_max']} ms)",
+        f"click median on SQLite: {targets['click_sqlite_median_ms']:.3f} ms "
+        f"(target <= {targets['click_sqlite_median_ms_max']} ms)",
+        f"write transactions per turn, at most: {targets['write_transactions_per_turn']:g} "
+        f"(target <= {targets['write_transactions_per_turn_max']})",
         f"targets met: {'yes' if targets['met'] else 'NO'}",
     ]
     return "\n".join(lines)
+
+
+def _n(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

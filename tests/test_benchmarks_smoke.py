@@ -38,10 +38,18 @@ def test_turn_overhead_json_report(capsys: pytest.CaptureFixture[str]) -> None:
             for key in ("median_ms", "p90_ms", "mean_ms"):
                 assert isinstance(stats[key], int | float) and stats[key] > 0
             assert stats["n"] == 5
+            # the store's work per turn: counted on both, statements and bytes on SQLite
+            assert 1 <= stats["write_transactions"] <= 4
+            if store == "sqlite":
+                assert stats["statements"] > 0 and stats["bytes_written"] > 0
+            else:
+                assert stats["statements"] is None and stats["bytes_written"] is None
         assert isinstance(figures["sqlite_over_memory"], int | float)
     assert report["click_model_calls"] == 0
     targets = report["targets"]
     assert targets["three_act_sqlite_median_ms_max"] == 2.0
+    assert targets["click_sqlite_median_ms_max"] == 1.5
+    assert targets["write_transactions_per_turn_max"] == 4
     assert isinstance(targets["met"], bool)
 
 

@@ -194,7 +194,8 @@ class Machine:
         understanding = ctx.reductions[0][0].understanding if ctx.reductions else None
         await self.check_links(understanding, result)
         # ADR 0012: a card this turn withdrew closed in the same store transaction as
-        # the turn's first commit that was written, when the turn wrote one.
+        # the turn's first commit that was written, when the turn wrote one (carried by
+        # the request, or a close of the plan's one write, ADR 0024).
         withdrew = {
             c.interaction_id
             for _, plan in ctx.reductions
@@ -204,6 +205,7 @@ class Machine:
         written = [s for s in ctx.commits if s.performed]
         if withdrew and written:
             carried = {w.interaction_id for w in written[0].request.withdraw}
+            carried |= written[0].closed_with
             if not withdrew <= carried:
                 self.problems.append(
                     f"cards {sorted(withdrew - carried)} were not withdrawn in the first commit"

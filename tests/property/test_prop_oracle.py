@@ -69,7 +69,7 @@ from turnframe.runtime.steps import reduction as reduction_step
 from turnframe.runtime.steps import reply as reply_step
 from turnframe.runtime.steps import reproject as reproject_step
 from turnframe.samples.travel import DEMO_RECORDS, RenameTrip, seed_all, travel_application
-from turnframe.store import CommitRequest, InteractionCas
+from turnframe.store import CommitRequest, InteractionCas, PlanCommit
 from turnframe.understand import ScriptedUnderstanding
 
 REGISTRY = travel_application().registry
@@ -413,8 +413,8 @@ def test_oracle_catches_a_receipt_citing_no_committed_event(
 ) -> None:
     real_receipts = reproject_step.receipts
 
-    async def forged_receipts(parts: Any, events: Any, locale: str) -> list[Receipt]:
-        found = await real_receipts(parts, events, locale)
+    async def forged_receipts(parts: Any, events: Any, locale: str, *rows: Any) -> list[Receipt]:
+        found = await real_receipts(parts, events, locale, *rows)
         fake = Receipt(case=T1, operation="trip.cancel", text="Cancelled.", event_ids=("ev-999",))
         return [*found, fake]
 
@@ -577,6 +577,12 @@ def test_the_card_commit_check_catches_a_card_resolved_outside_its_commit(
             if request.interaction is not None:
                 await self.close_interaction(request.interaction)
             return await super().commit(request)
+
+        async def commit_plan(self, write: PlanCommit) -> Any:
+            for request in write.requests:
+                if request.interaction is not None:
+                    await self.close_interaction(request.interaction)
+            return await super().commit_plan(write)
 
     machine = Machine()
     machine.store = CardFirstStore(machine.oracle, faults=machine.plan)

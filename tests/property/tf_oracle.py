@@ -63,7 +63,7 @@ from turnframe.runtime.plan import Plan, ReductionInput
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.steps import reduction as reduction_step
 from turnframe.runtime.turn import TurnResult
-from turnframe.store import CommitRequest, CommitResult, InMemoryStore
+from turnframe.store import CommitRequest, CommitResult, InMemoryStore, PlanCommit, PlanOutcome
 
 __all__ = [
     "CommitSeen",
@@ -410,6 +410,8 @@ class CommitSeen:
     request: CommitRequest
     result: CommitResult | None = None
     error: BaseException | None = None
+    closed_with: frozenset[str] = frozenset()
+    """Cards the same store transaction compare-and-set (``TurnStore.commit_plan``'s closes)."""
 
     @property
     def performed(self) -> bool:
@@ -651,6 +653,26 @@ class ObservingStore(InMemoryStore):
         finally:
             self.oracle.on_commit(seen)
         return seen.result
+
+    async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
+        """Report each request of the plan's one write, as ``commit`` reports one."""
+        closes = frozenset(c.interaction_id for c in write.closes)
+        seen = [CommitSeen(request=r, closed_with=closes) for r in write.requests]
+        try:
+            outcome = await super().commit_plan(write)
+        except BaseException as exc:
+            for one in seen:
+                one.error = exc
+            for one in seen:
+                self.oracle.on_commit(one)
+            raise
+        for one, done in zip(seen, outcome.commits, strict=True):
+            if isinstance(done, CommitResult):
+                one.result = done
+            else:
+                one.error = done
+            self.oracle.on_commit(one)
+        return outcome
 
     def journal(self) -> dict[str, DomainEvent]:
         """Return the event journal by id (read directly, not through the runtime)."""

@@ -21,6 +21,7 @@ from turnframe.store import (
     RevisionConflict,
     StoreError,
     StoreUnavailable,
+    TurnRecord,
     TurnStore,
 )
 from turnframe.store.conformance import StoreConformance
@@ -36,6 +37,7 @@ from turnframe.store.postgres import (  # noqa: E402
     migrations,
     print_sql,
 )
+from turnframe.store.postgres import _sql as q  # noqa: E402
 
 
 def _dsn() -> str:
@@ -294,3 +296,50 @@ class TestPostgresSpecifics:
                 proxy.stop()
 
         anyio.run(main)
+
+
+def test_begin_turn_numbers_by_an_index_probe_not_a_count() -> None:
+    """The seq query reads the end of the (account, conversation, seq) index (ADR 0024).
+
+    Checked on the plan PostgreSQL chooses for ``BEGIN_TURN``'s read after 3,000 turns:
+    a backward index scan under a one-row limit, and no scan that visits every turn.
+    """
+    dsn = _dsn()
+    schema = new_schema_name("tf_seq")
+
+    async def main() -> None:
+        await migrate(dsn, schema=schema)
+        store = await PostgresStore.open(dsn, schema=schema, max_size=2)
+        try:
+            for n in range(3):
+                await store.begin_turn(
+                    TurnRecord(turn_id=f"w{n}", account="a", conversation_id="c")
+                )
+        finally:
+            await store.close()
+
+    anyio.run(main)
+    try:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"SET search_path TO {schema}")
+            conn.execute(
+                "INSERT INTO tf_turn (turn_id, account, conversation_id, seq, phase, input, data)"
+                " SELECT 'x' || g, 'a', 'c', g + 3, 'replied', '{}', '{}'"
+                " FROM generate_series(1, 3000) AS g"
+            )
+            conn.execute("ANALYZE tf_turn")
+            select = q.BEGIN_TURN[q.BEGIN_TURN.index("SELECT") : q.BEGIN_TURN.index(" RETURNING")]
+            params = {
+                "turn_id": "t",
+                "account": "a",
+                "conv": "c",
+                "phase": "received",
+                "input": "{}",
+                "data": "{}",
+                "attempts": 0,
+            }
+            plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + select, params).fetchall())
+    finally:
+        anyio.run(drop_schema, dsn, schema)
+    assert "Index Only Scan Backward" in plan or "Index Scan Backward" in plan, plan
+    assert "Limit" in plan and "Seq Scan" not in plan, plan

@@ -71,7 +71,7 @@ def test_sqlite_database_of_schema_1_is_upgraded(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(
         "DROP TABLE case_terms; DROP TABLE case_search;"
-        " DROP INDEX cases_by_account_workflow;"
+        " DROP INDEX cases_by_account_workflow; ALTER TABLE replays DROP COLUMN outcome;"
         " DELETE FROM schema_version; INSERT INTO schema_version VALUES (1);"
     )
     conn.close()

@@ -8,7 +8,7 @@ import pytest
 
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import CaseRef
-from turnframe.store import CommitRequest, StoreError, StoreUnavailable, TurnStore
+from turnframe.store import CommitRequest, StoreError, StoreUnavailable, TurnRecord, TurnStore
 from turnframe.store._sqlite_schema import SCHEMA_VERSION
 from turnframe.store.conformance import StoreConformance
 from turnframe.store.sqlite import SqliteStore, default_path
@@ -110,6 +110,37 @@ def test_wal_synchronous_foreign_keys_and_schema_version(tmp_path: Path) -> None
     anyio.run(main)
 
 
+def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
+    """Opening a version-1 file adds ``replays.outcome`` and keeps every stored record."""
+    path = tmp_path / "v1.db"
+
+    async def fresh() -> None:
+        await (await SqliteStore.open(path)).close()
+
+    anyio.run(fresh)
+    with sqlite3.connect(path) as conn:  # take the file back to version 1
+        conn.execute("ALTER TABLE replays DROP COLUMN outcome")
+        conn.execute("DELETE FROM schema_version")
+        conn.execute("INSERT INTO schema_version (version) VALUES (1)")
+        conn.execute(
+            "INSERT INTO replays (account, turn_id, record) VALUES ('a', 't', '{\"x\": 1}')"
+        )
+    conn.close()
+
+    async def main() -> None:
+        store = await SqliteStore.open(path)
+        assert store._conn is not None  # peeking at the version rows
+        rows = store._conn.execute("SELECT version FROM schema_version ORDER BY version")
+        assert rows.fetchall() == [(1,), (2,), (3,)]
+        assert await store.load_replay("a", "t") == {"x": 1}
+        await store.close()
+        again = await SqliteStore.open(path)  # a migrated file opens as it is
+        assert await again.load_replay("a", "t") == {"x": 1}
+        await again.close()
+
+    anyio.run(main)
+
+
 def _request(key: str, expected: int = 0, **state: Any) -> CommitRequest:
     return CommitRequest(
         account="a",
@@ -165,5 +196,48 @@ def test_ids_text_and_json_survive_the_file(tmp_path: Path) -> None:
             assert await store.load_replay("a", "t") == {"text": "\ud800 lone surrogate"}
         finally:
             await store.close()
+
+    anyio.run(main)
+
+
+def test_begin_turn_costs_the_same_at_turn_10_and_turn_2000(tmp_path: Path) -> None:
+    """Numbering a turn reads one index entry, not the conversation's turns (issue 9).
+
+    Counted in SQLite virtual-machine instructions (a progress handler called on every
+    instruction), so the figure is exact and independent of the machine's load.
+    """
+
+    async def main() -> None:
+        store = await SqliteStore.open(tmp_path / "seq.db")
+        conn = store._conn  # counting the connection's VM instructions
+        assert conn is not None
+        steps = [0]
+
+        def tick() -> int:
+            steps[0] += 1
+            return 0
+
+        async def cost(n: int) -> int:
+            steps[0] = 0
+            conn.set_progress_handler(tick, 1)
+            try:
+                record = TurnRecord(turn_id=f"t{n}", account="a", conversation_id="c")
+                assert (await store.begin_turn(record)).seq == n
+            finally:
+                conn.set_progress_handler(None, 1)
+            return steps[0]
+
+        for n in range(1, 10):
+            await store.begin_turn(TurnRecord(turn_id=f"t{n}", account="a", conversation_id="c"))
+        early = await cost(10)
+        for n in range(11, 2000):
+            await store.begin_turn(TurnRecord(turn_id=f"t{n}", account="a", conversation_id="c"))
+        late = await cost(2000)
+        assert late <= early + 20, (early, late)
+        with store.tally() as tally:
+            await store.begin_turn(TurnRecord(turn_id="t2001", account="a", conversation_id="c"))
+        assert tally.write_transactions == 1
+        assert not any("COUNT(" in sql.upper() for sql in tally.sql)
+        await store.close()
 
     anyio.run(main)

@@ -2,8 +2,9 @@
 
 One turn: accept → load and project → domain check, brief, understand (text turns) →
 resolve and look up each act; resolve the click → reduce the whole turn (pure) → apply
-policy (commit requests, unwritten) → journal the plan (phase ``committing``) → commit →
-persist cards → re-project → compose → record the reply (phase ``replied``).
+policy (commit requests, unwritten) → journal the plan → commit (the plan stored with
+phase ``committing`` and every commit, in one write) → persist cards → re-project →
+compose → record the reply (phase ``replied``).
 
 Every step runs through :func:`step`, the one place a per-step span or timer goes.
 """
@@ -24,7 +25,7 @@ from turnframe.runtime.plan import ReductionInput
 from turnframe.runtime.steps.accept import TurnRequest, accept, alias, input_from_json, stored
 from turnframe.runtime.steps.brief import BriefInput, brief
 from turnframe.runtime.steps.cards import persist_cards
-from turnframe.runtime.steps.commit import commit
+from turnframe.runtime.steps.commit import CommitInput, commit
 from turnframe.runtime.steps.domain_check import DomainCheckInput, domain_check
 from turnframe.runtime.steps.journal import PlanInput, journal
 from turnframe.runtime.steps.load import LinkedInput, LoadInput, load, load_linked_cards
@@ -252,7 +253,6 @@ async def run_begun(
                 locale=locale,
             ),
         )
-        phase = TurnPhase.COMMITTING
         prepared = await step(
             "journal",
             journal,
@@ -277,8 +277,12 @@ async def run_begun(
     return replace(result, handles=loaded.handles)
 
 
-async def finish(parts: RuntimeParts, prepared: PreparedTurn) -> TurnResult:
+async def finish(
+    parts: RuntimeParts, prepared: PreparedTurn, *, resumed: bool = False
+) -> TurnResult:
     """Commit, persist cards, re-project, compose and record the reply. Idempotent.
+
+    ``resumed``: recovery finishing a plan stored before (it is not stored again).
 
     Recovery of a turn stored as ``committing`` starts here (docs/architecture.md "Recovery and concurrency").
 
@@ -286,7 +290,7 @@ async def finish(parts: RuntimeParts, prepared: PreparedTurn) -> TurnResult:
         TurnInterrupted: a store boundary failed (``committing`` or ``committed``).
         StoreError: a read while persisting cards or re-projecting failed.
     """
-    committed = await step("commit", commit, parts, prepared)
+    committed = await step("commit", commit, parts, CommitInput(prepared=prepared, resumed=resumed))
     cards = await step("persist_cards", persist_cards, parts, committed)
     projected = await step(
         "reproject", reproject, parts, ReprojectInput(committed=committed, cards=cards)
@@ -347,7 +351,7 @@ async def recover(parts: RuntimeParts, actor: Actor, turn_id: str) -> TurnResult
         raise UnknownTurn(f"no turn {turn_id}")
     if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
         prepared = _PREPARED.validate_python(record.data)
-        result = await finish(parts, prepared)
+        result = await finish(parts, prepared, resumed=True)
     elif record.phase == TurnPhase.REPLIED.value:
         result = await stored(parts, actor, record)
     else:

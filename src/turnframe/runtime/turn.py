@@ -18,7 +18,7 @@ from turnframe.core.targets import TargetResolution
 from turnframe.runtime.compose import AskNext
 from turnframe.runtime.plan import CardClose, PlannedCard, WaitingAct
 from turnframe.runtime.snapshots import TurnSnapshots
-from turnframe.store.base import CommitRequest, CommitResult
+from turnframe.store.base import CaseRow, CommitRequest, CommitResult
 
 __all__ = [
     "BatchRequest",
@@ -258,6 +258,9 @@ class Committed:
         commands: (operation, case) of every command committed this turn, in order.
         events: every event the commits returned (replayed ones included).
         lost: cards another turn closed first, by id (their resolution is reported).
+        rows: the rows this turn's commits wrote, by case (replayed commits left out):
+            the later steps read them here, not again from the store.
+        resumed: recovery is finishing a plan stored before (it was not written now).
     """
 
     prepared: PreparedTurn
@@ -267,6 +270,8 @@ class Committed:
     commands: tuple[tuple[str, CaseRef], ...]
     events: tuple[DomainEvent, ...]
     lost: Mapping[str, Interaction]
+    rows: Mapping[CaseRef, CaseRow] = field(default_factory=dict)
+    resumed: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

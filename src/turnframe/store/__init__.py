@@ -10,11 +10,15 @@ injection (guide §11, §14) and the paged listing's records (:mod:`turnframe.st
 from turnframe.store.base import (
     BOUNDARIES,
     CaseRow,
+    CommitRefusal,
     CommitRequest,
     CommitResult,
     InteractionCas,
     JournalEntry,
+    PlanCommit,
+    PlanOutcome,
     TurnRecord,
+    TurnReply,
     TurnStore,
 )
 from turnframe.store.errors import (
@@ -37,6 +41,7 @@ __all__ = [
     "CasePage",
     "CaseRow",
     "CommitOutcomeUnknown",
+    "CommitRefusal",
     "CommitRequest",
     "CommitResult",
     "FaultInjectingStore",
@@ -47,10 +52,13 @@ __all__ = [
     "InteractionAlreadyResolved",
     "InteractionCas",
     "JournalEntry",
+    "PlanCommit",
+    "PlanOutcome",
     "RevisionConflict",
     "StoreError",
     "StoreUnavailable",
     "TurnIdTaken",
     "TurnRecord",
+    "TurnReply",
     "TurnStore",
 ]

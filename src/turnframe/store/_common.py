@@ -16,6 +16,7 @@ from turnframe.store.errors import RevisionConflict
 
 __all__ = [
     "CARD_COLS",
+    "COMMITTING",
     "MISSING",
     "REPLIED",
     "TURN_COLS",
@@ -74,6 +75,9 @@ MISSING = "missing"
 
 REPLIED = "replied"
 """The turn phase after which a turn is finished (guide §14)."""
+
+COMMITTING = "committing"
+"""The phase a stored plan is recorded with (``TurnPhase.COMMITTING``, docs/architecture.md "What is persisted")."""
 
 
 def foreign_case_conflict(case: CaseRef, expected: int, actual: int) -> RevisionConflict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from turnframe.core.events import DomainEvent, OutboxMessage
@@ -21,6 +21,7 @@ from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import (
     CARD_COLS,
+    COMMITTING,
     MISSING,
     REPLIED,
     TURN_COLS,
@@ -28,8 +29,17 @@ from turnframe.store._common import (
     foreign_case_conflict,
     turn_from_row,
 )
-from turnframe.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
-from turnframe.store.base import CaseRow, CommitRequest, CommitResult, InteractionCas, TurnRecord
+from turnframe.store._sqlite_schema import MIGRATIONS, SCHEMA, SCHEMA_VERSION
+from turnframe.store.base import (
+    CaseRow,
+    CommitRefusal,
+    CommitRequest,
+    CommitResult,
+    InteractionCas,
+    PlanOutcome,
+    TurnRecord,
+    TurnReply,
+)
 from turnframe.store.errors import (
     IdempotencyKeyReused,
     InteractionAlreadyResolved,
@@ -103,25 +113,46 @@ def connect(target: str, timeout: float) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         with immediate(conn):
-            for statement in (SCHEMA + search.SEARCH_SCHEMA).split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
-            if found is None:
-                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif found < SCHEMA_VERSION:  # → 3: the word-search index (_sqlite_search)
-                for statement in search.MIGRATION:
-                    conn.execute(statement)
-                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            elif found > SCHEMA_VERSION:
+            fresh = (
+                conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+                ).fetchone()
+                is None
+            )
+            found = (
+                None
+                if fresh
+                else conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+            )
+            if found is not None and found > SCHEMA_VERSION:
                 raise StoreUnavailable(
                     f"SQLite database {target} has schema version {found}; "
                     f"this Turnframe reads version {SCHEMA_VERSION}"
                 )
+            if found is not None:
+                _migrate(conn, found)
+            for statement in (SCHEMA + search.SEARCH_SCHEMA).split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            if found is None:
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _migrate(conn: sqlite3.Connection, found: int) -> None:
+    """Apply every migration above version ``found`` and record each version reached.
+
+    Version 2 is :data:`MIGRATIONS`'s (the two-part replay record), version 3 the
+    word-search index (:data:`turnframe.store._sqlite_search.MIGRATION`).
+    """
+    steps = {**MIGRATIONS, 3: search.MIGRATION}
+    for version in range(found + 1, SCHEMA_VERSION + 1):
+        for statement in steps.get(version, ()):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
 
 
 # conversations and turns ------------------------------------------------------------------
@@ -147,11 +178,16 @@ def put_conversation_state(conn: sqlite3.Connection, account: str, conv: str, te
 def begin_turn(
     conn: sqlite3.Connection, record: TurnRecord, input_text: str, data_text: str
 ) -> int:
-    """Insert the turn; return its ``seq``. Raises StoreError for a duplicate id."""
+    """Insert the turn; return its ``seq``. Raises TurnIdTaken for a duplicate id.
+
+    ``seq`` is 1 + the conversation's highest ``seq``, read from the end of the
+    ``UNIQUE (account, conversation_id, seq)`` index: one index probe, whatever the
+    number of turns (no count of the conversation's rows).
+    """
     with immediate(conn):
         seq = 1 + int(
             conn.execute(
-                "SELECT COUNT(*) FROM turns WHERE account = ? AND conversation_id = ?",
+                "SELECT COALESCE(MAX(seq), 0) FROM turns WHERE account = ? AND conversation_id = ?",
                 (record.account, record.conversation_id),
             ).fetchone()[0]
         )
@@ -213,12 +249,17 @@ def conversation_replies(conn: sqlite3.Connection, account: str, conv: str) -> l
 def create_interaction(
     conn: sqlite3.Connection, card: Interaction, spec_text: str, resolution_text: str | None
 ) -> int:
-    """Supersede the case's open card (I5) and insert ``card``; return its ``seq``."""
+    """Supersede the case's open card (I5) and insert ``card``; return its ``seq``.
+
+    ``seq`` is 1 + the conversation's highest card ``seq`` (one probe of the unique
+    index, not a count of the conversation's cards).
+    """
     case = card.spec.case
     with immediate(conn):
         seq = 1 + int(
             conn.execute(
-                "SELECT COUNT(*) FROM interactions WHERE account = ? AND conversation_id = ?",
+                "SELECT COALESCE(MAX(seq), 0) FROM interactions"
+                " WHERE account = ? AND conversation_id = ?",
                 (card.account, card.conversation_id),
             ).fetchone()[0]
         )
@@ -369,76 +410,92 @@ def commit(
     ``event_texts``/``outbox_texts`` are the encoded data of ``request.events`` and the
     payloads of ``request.outbox``, in order.
     """
-    case, account, key = request.case, request.account, request.idempotency_key
     with immediate(conn):
-        found = lookup_command(conn, account, key)
-        if found is not None:  # I13
-            if found[0] != request.request_hash:
-                raise IdempotencyKeyReused(key)
-            return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
-        revision = _write_case(conn, request, state_text)
-        # The word-search index, in the same transaction (turnframe.store._sqlite_search).
-        search.write_search(conn, case, account, request.search_text)
-        if request.interaction is not None:
-            _resolve_card(conn, account, request.interaction, resolution_text)
-        for withdrawal in request.withdraw:
-            # ADR 0012: close the card if it is still open; one no longer open stays as is.
-            conn.execute(
-                "UPDATE interactions SET status = ?, resolution = ?"
-                " WHERE id = ? AND account = ? AND status = ?",
-                (
-                    withdrawal.status.value,
-                    codec.dumps(codec.resolution_to_json(withdrawal.resolution)),
-                    withdrawal.interaction_id,
-                    account,
-                    OPEN,
-                ),
-            )
-        base = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM events").fetchone()[0]
-        events = tuple(
-            DomainEvent(
-                id=f"ev-{base + n}",
-                case=case,
-                revision=revision,
-                type=draft.type,
-                data=codec.loads(text),
-                operation=draft.operation,
-                turn_id=request.turn_id,
-                idempotency_key=key,
-            )
-            for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1)
-        )
-        conn.executemany(
-            "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
-            " operation, turn_id, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (base + n, e.id, *_case_key(case), revision, n, e.type, text, e.operation)
-                + (e.turn_id, key)
-                for n, (e, text) in enumerate(zip(events, event_texts, strict=True), 1)
-            ],
-        )
-        top = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
-        outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
-        conn.executemany(
-            "INSERT INTO outbox (pos, id, workflow, case_id, topic, payload, status)"
-            " VALUES (?, ?, ?, ?, ?, ?, 'pending')",
-            [
-                (top + n, message_id, *_case_key(case), draft.topic, text)
-                for n, (message_id, draft, text) in enumerate(
-                    zip(outbox_ids, request.outbox, outbox_texts, strict=True), 1
-                )
-            ],
-        )
-        result = CommitResult(case=case, revision=revision, events=events, outbox_ids=outbox_ids)
+        return _commit_body(conn, request, state_text, event_texts, outbox_texts, resolution_text)
+
+
+def _commit_body(
+    conn: sqlite3.Connection,
+    request: CommitRequest,
+    state_text: str,
+    event_texts: Sequence[str],
+    outbox_texts: Sequence[str],
+    resolution_text: str | None,
+) -> CommitResult:
+    """The statements of :func:`commit`, inside the caller's transaction."""
+    case, account, key = request.case, request.account, request.idempotency_key
+    found = lookup_command(conn, account, key)
+    if found is not None:  # I13
+        if found[0] != request.request_hash:
+            raise IdempotencyKeyReused(key)
+        return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
+    revision = _write_case(conn, request, state_text)
+    # The word-search index, in the same transaction (turnframe.store._sqlite_search).
+    search.write_search(conn, case, account, request.search_text)
+    if request.interaction is not None:
+        _resolve_card(conn, account, request.interaction, resolution_text)
+    for withdrawal in request.withdraw:
+        # ADR 0012: close the card if it is still open; one no longer open stays as is.
         conn.execute(
-            "INSERT INTO journal (account, idempotency_key, request_hash, turn_id, operations,"
-            " result) VALUES (?, ?, ?, ?, ?, ?)",
+            "UPDATE interactions SET status = ?, resolution = ?"
+            " WHERE id = ? AND account = ? AND status = ?",
             (
-                *(account, key, request.request_hash, request.turn_id),
-                codec.dumps(list(request.operations)),
-                codec.dumps(codec.commit_result_to_json(result)),
+                withdrawal.status.value,
+                codec.dumps(codec.resolution_to_json(withdrawal.resolution)),
+                withdrawal.interaction_id,
+                account,
+                OPEN,
             ),
         )
+    base = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM events").fetchone()[0]
+    events = tuple(
+        DomainEvent(
+            id=f"ev-{base + n}",
+            case=case,
+            revision=revision,
+            type=draft.type,
+            data=codec.loads(text),
+            operation=draft.operation,
+            turn_id=request.turn_id,
+            idempotency_key=key,
+        )
+        for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1)
+    )
+    conn.executemany(
+        "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
+        " operation, turn_id, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (base + n, e.id, *_case_key(case), revision, n, e.type, text, e.operation)
+            + (e.turn_id, key)
+            for n, (e, text) in enumerate(zip(events, event_texts, strict=True), 1)
+        ],
+    )
+    top = (
+        conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
+        if outbox_texts
+        else 0
+    )
+    outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
+    conn.executemany(
+        "INSERT INTO outbox (pos, id, workflow, case_id, topic, payload, status)"
+        " VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+        [
+            (top + n, message_id, *_case_key(case), draft.topic, text)
+            for n, (message_id, draft, text) in enumerate(
+                zip(outbox_ids, request.outbox, outbox_texts, strict=True), 1
+            )
+        ],
+    )
+    result = CommitResult(case=case, revision=revision, events=events, outbox_ids=outbox_ids)
+    conn.execute(
+        "INSERT INTO journal (account, idempotency_key, request_hash, turn_id, operations,"
+        " result) VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            *(account, key, request.request_hash, request.turn_id),
+            codec.dumps(list(request.operations)),
+            codec.commit_result_text(result, event_texts),
+        ),
+    )
     return result
 
 
@@ -486,14 +543,124 @@ def save_replay(conn: sqlite3.Connection, account: str, turn_id: str, text: str)
     with immediate(conn):
         conn.execute(
             "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
-            " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record",
+            " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record,"
+            " outcome = NULL",
             (account, turn_id, text),
         )
 
 
 def load_replay(conn: sqlite3.Connection, account: str, turn_id: str) -> JSONObject | None:
-    """Return the turn's replay record, or ``None``."""
+    """Return the turn's replay record (``outcome``'s keys over ``record``'s), or ``None``."""
     row = conn.execute(
-        "SELECT record FROM replays WHERE account = ? AND turn_id = ?", (account, turn_id)
+        "SELECT record, outcome FROM replays WHERE account = ? AND turn_id = ?",
+        (account, turn_id),
     ).fetchone()
-    return None if row is None else codec.loads(row[0])
+    if row is None:
+        return None
+    record: JSONObject = codec.loads(row[0])
+    if row[1] is not None:
+        record.update(codec.loads(row[1]))
+    return record
+
+
+# the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------------
+@dataclass(frozen=True, slots=True)
+class EncodedCommit:
+    """A commit request with its JSON already encoded (the arguments of :func:`commit`)."""
+
+    request: CommitRequest
+    state_text: str
+    event_texts: list[str]
+    outbox_texts: list[str]
+    resolution_text: str | None
+
+
+def commit_plan(
+    conn: sqlite3.Connection,
+    turn_id: str,
+    account: str,
+    plan_text: str | None,
+    replay_text: str | None,
+    commits: Sequence[EncodedCommit],
+    closes: Sequence[tuple[InteractionCas, str]],
+) -> PlanOutcome:
+    """Store the plan and replay record, run each commit in a savepoint, close cards.
+
+    One ``BEGIN IMMEDIATE`` transaction. A commit refused (revision, card, key) rolls
+    back to its savepoint and is returned in its slot; any other error rolls back all.
+    """
+    outcomes: list[CommitResult | CommitRefusal] = []
+    closed: list[bool] = []
+    with immediate(conn):
+        if plan_text is not None:
+            cur = conn.execute(
+                "UPDATE turns SET phase = ?, data = ? WHERE turn_id = ?",
+                (COMMITTING, plan_text, turn_id),
+            )
+            if cur.rowcount != 1:
+                raise StoreError(f"turn {turn_id} does not exist")
+        if replay_text is not None:
+            conn.execute(
+                "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
+                " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record,"
+                " outcome = NULL",
+                (account, turn_id, replay_text),
+            )
+        for item in commits:
+            conn.execute("SAVEPOINT tf_commit")
+            try:
+                outcomes.append(
+                    _commit_body(
+                        conn,
+                        item.request,
+                        item.state_text,
+                        item.event_texts,
+                        item.outbox_texts,
+                        item.resolution_text,
+                    )
+                )
+            except (RevisionConflict, InteractionAlreadyResolved, IdempotencyKeyReused) as exc:
+                conn.execute("ROLLBACK TO tf_commit")
+                outcomes.append(exc)
+            conn.execute("RELEASE tf_commit")
+        for cas, text in closes:
+            cur = conn.execute(
+                "UPDATE interactions SET status = ?, resolution = ?"
+                " WHERE id = ? AND account = ? AND status = ?",
+                (cas.status.value, text, cas.interaction_id, account, OPEN),
+            )
+            closed.append(cur.rowcount == 1)
+    return PlanOutcome(commits=tuple(outcomes), closed=tuple(closed))
+
+
+def finish_turn(
+    conn: sqlite3.Connection,
+    reply: TurnReply,
+    blocks_text: str,
+    data_text: str,
+    replay_text: str | None,
+    state_text: str | None,
+) -> None:
+    """Phase ``replied`` with reply and results, the replay rest, the conversation state.
+
+    One ``BEGIN IMMEDIATE`` transaction; StoreError (nothing written) for no such turn.
+    """
+    with immediate(conn):
+        cur = conn.execute(
+            "UPDATE turns SET phase = ?, data = ?, reply = ? WHERE turn_id = ?",
+            (REPLIED, data_text, blocks_text, reply.turn_id),
+        )
+        if cur.rowcount != 1:
+            raise StoreError(f"turn {reply.turn_id} does not exist")
+        if replay_text is not None:
+            conn.execute(
+                "INSERT INTO replays (account, turn_id, record, outcome) VALUES (?, ?, '{}', ?)"
+                " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome",
+                (reply.account, reply.turn_id, replay_text),
+            )
+        if state_text is not None:
+            conn.execute(
+                "INSERT INTO conversations (account, conversation_id, state) VALUES (?, ?, ?)"
+                " ON CONFLICT (account, conversation_id) DO UPDATE SET state = excluded.state",
+                (reply.account, reply.conversation_id, state_text),
+            )

@@ -12,7 +12,7 @@ with the request hash and the serialised result, I13) and ``replays`` (I20).
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION"]
+__all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 3
 """The version this release writes and reads (3: the word-search index,
@@ -108,7 +108,23 @@ CREATE TABLE IF NOT EXISTS replays (
     account TEXT NOT NULL,
     turn_id TEXT NOT NULL,
     record TEXT NOT NULL,
+    outcome TEXT,
     PRIMARY KEY (account, turn_id)
 ) WITHOUT ROWID;
 """
-"""The DDL, idempotent (``IF NOT EXISTS`` throughout)."""
+"""The DDL of the current version, idempotent (``IF NOT EXISTS`` throughout).
+
+``replays.outcome`` (version 2) holds the second part of a replay record, written once
+when the turn replies; ``record`` holds the first, written with the plan
+(docs/adr/0024-four-writes-per-turn.md)."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # version 2: the replay record is stored in two parts, each once (ADR 0024).
+    2: ("ALTER TABLE replays ADD COLUMN outcome TEXT",),
+    # version 3: the word-search index (turnframe.store._sqlite_search.MIGRATION, added
+    # in turnframe.store._sqlite_ops, which imports both modules).
+}
+"""Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
+
+Applied in order, in the opening transaction, to a database whose stored version is
+older; a fresh database gets :data:`SCHEMA` whole and needs none."""

@@ -21,6 +21,11 @@ from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.workflow import OutboxDraft
+from turnframe.store.errors import (
+    IdempotencyKeyReused,
+    InteractionAlreadyResolved,
+    RevisionConflict,
+)
 
 if TYPE_CHECKING:
     from turnframe.store.search import CasePage
@@ -31,8 +36,12 @@ __all__ = [
     "CommitRequest",
     "CommitResult",
     "InteractionCas",
+    "CommitRefusal",
     "JournalEntry",
+    "PlanCommit",
+    "PlanOutcome",
     "TurnRecord",
+    "TurnReply",
     "TurnStore",
 ]
 
@@ -48,7 +57,15 @@ BOUNDARIES: tuple[str, ...] = (
     "put_conversation_state",
 )
 """The named boundaries a fault can be injected at (``commit.ack_lost``: the commit is
-performed, then its acknowledgement is lost)."""
+performed, then its acknowledgement is lost).
+
+The folded writes cross the boundaries of the writes they fold, all before their one
+transaction (so a fault there writes nothing of it): :meth:`TurnStore.commit_plan`
+crosses ``set_turn_phase`` (when it stores a plan), ``save_replay`` (when it stores a
+replay record), ``commit`` per request and ``close_interaction`` per close, then
+``commit.ack_lost`` per request after it; :meth:`TurnStore.finish_turn` crosses
+``put_conversation_state`` (when it carries a state), ``save_reply``, ``save_replay``
+and ``set_turn_phase`` (docs/adr/0024-four-writes-per-turn.md)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -168,6 +185,76 @@ class CommitResult:
     events: tuple[DomainEvent, ...]
     outbox_ids: tuple[str, ...] = ()
     replayed: bool = False
+
+
+CommitRefusal = RevisionConflict | InteractionAlreadyResolved | IdempotencyKeyReused
+"""The refusals of one commit inside :meth:`TurnStore.commit_plan`, returned as values."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanCommit:
+    """A turn's committing write: its plan and every commit of it, in one transaction.
+
+    docs/adr/0024-four-writes-per-turn.md; the recovery point ``committing``.
+
+    Attributes:
+        turn_id: the committing turn (it must exist).
+        account: the turn's account (the replay record is stored under it).
+        plan: the plan, stored as the turn's data with phase ``committing``; ``None``
+            leaves the turn row as it is (recovery resuming a stored plan).
+        replay: the first part of the turn's replay record (what it read and decided),
+            stored once; ``None`` writes none.
+        requests: the commits, in order. Each is atomic on its own inside the
+            transaction (a savepoint): a refused one leaves the others.
+        closes: cards to compare-and-set after the commits (open → status).
+    """
+
+    turn_id: str
+    account: str
+    plan: JSONObject | None = None
+    replay: JSONObject | None = None
+    requests: tuple[CommitRequest, ...] = ()
+    closes: tuple[InteractionCas, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanOutcome:
+    """What :meth:`TurnStore.commit_plan` did.
+
+    Attributes:
+        commits: per request, in order: its :class:`CommitResult` (``replayed`` when its
+            key was journaled already), or the :data:`CommitRefusal` that refused it.
+        closed: per close, in order: whether this write closed the card.
+    """
+
+    commits: tuple[CommitResult | CommitRefusal, ...] = ()
+    closed: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnReply:
+    """A turn's last write: phase ``replied`` with everything the reply leaves behind.
+
+    docs/adr/0024-four-writes-per-turn.md; the recovery point ``replied``.
+
+    Attributes:
+        turn_id: the turn (it must exist).
+        account: its account.
+        conversation_id: its conversation.
+        blocks: the reply, persisted exactly as returned.
+        data: the turn's data once replied (its results); replaces the plan.
+        replay: the rest of the replay record (what the turn did), merged over the part
+            :class:`PlanCommit` stored; ``None`` writes none.
+        conversation_state: the conversation's new state, or ``None`` to leave it.
+    """
+
+    turn_id: str
+    account: str
+    conversation_id: str
+    blocks: tuple[ReplyBlock, ...]
+    data: JSONObject
+    replay: JSONObject | None = None
+    conversation_state: JSONObject | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -371,11 +458,40 @@ class TurnStore(Protocol):
         ...
 
     async def save_replay(self, account: str, turn_id: str, record: JSONObject) -> None:
-        """Persist the turn's replay record (I20)."""
+        """Persist (replace) the turn's whole replay record (I20)."""
         ...
 
     async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
-        """Return the turn's replay record, or ``None``."""
+        """Return the turn's replay record, or ``None``.
+
+        A record stored in two parts (:class:`PlanCommit` then :class:`TurnReply`) comes
+        back as one object: the second part's keys over the first's.
+        """
+        ...
+
+    # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) -------------------
+    async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
+        """Store the plan (phase ``committing``) and run all its commits in one transaction.
+
+        Each request behaves exactly as :meth:`commit` would (I12–I16), inside its own
+        savepoint; a refusal is returned in its slot, not raised.
+
+        Raises:
+            StoreError: no such turn (with ``write.plan`` given), or a value is not JSON;
+                nothing was written.
+            StoreUnavailable: the database cannot be written; nothing was written.
+        """
+        ...
+
+    async def finish_turn(self, reply: TurnReply) -> None:
+        """Record phase ``replied`` with the reply, results, replay rest and conversation state.
+
+        One transaction.
+
+        Raises:
+            StoreError: no such turn, or a value is not encodable; nothing was written.
+            StoreUnavailable: the database cannot be written; nothing was written.
+        """
         ...
 
     async def close(self) -> None:

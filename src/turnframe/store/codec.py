@@ -53,6 +53,7 @@ __all__ = [
     "case_ref_from_json",
     "case_ref_to_json",
     "commit_result_from_json",
+    "commit_result_text",
     "commit_result_to_json",
     "dumps",
     "event_from_json",
@@ -348,6 +349,45 @@ def commit_result_to_json(result: CommitResult) -> JSONObject:
         "outbox_ids": list(result.outbox_ids),
         "replayed": result.replayed,
     }
+
+
+def commit_result_text(result: CommitResult, event_texts: Sequence[str]) -> str:
+    """Return ``dumps(commit_result_to_json(result))`` with each event's data pre-encoded.
+
+    ``event_texts[i]`` is ``dumps(result.events[i].data)``, as the store already wrote it
+    for the event row; it is spliced in, not encoded again (the text decodes to the same
+    value as the one :func:`commit_result_to_json` gives).
+
+    Raises:
+        StoreError: a field holds a value with no JSON form.
+    """
+    events = [
+        '{"id":'
+        + dumps(e.id)
+        + ',"case":'
+        + dumps(case_ref_to_json(e.case))
+        + ',"revision":'
+        + dumps(e.revision)
+        + ',"type":'
+        + dumps(e.type)
+        + ',"data":'
+        + text
+        + ',"operation":'
+        + dumps(e.operation)
+        + ',"turn_id":'
+        + dumps(e.turn_id)
+        + ',"idempotency_key":'
+        + dumps(e.idempotency_key)
+        + "}"
+        for e, text in zip(result.events, event_texts, strict=True)
+    ]
+    return (
+        '{"case":' + dumps(case_ref_to_json(result.case))
+        + ',"revision":' + dumps(result.revision)
+        + ',"events":[' + ",".join(events) + "]"
+        + ',"outbox_ids":' + dumps(list(result.outbox_ids))
+        + ',"replayed":' + dumps(result.replayed) + "}"
+    )  # fmt: skip
 
 
 def commit_result_from_json(data: JSONValue) -> CommitResult:

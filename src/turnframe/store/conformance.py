@@ -17,7 +17,8 @@ so a store over a shared database needs no reset between tests.
 
 The suite covers conversations, turns, replies, interactions (I5, I16), the atomic
 commit (I12 revision check, I13 idempotency, I16 card compare-and-set, all-or-nothing),
-outbox, events, replay records, the paged listing and word-search index
+outbox, events, replay records, a turn's folded writes (plan with its commits, the
+reply, docs/adr/0024-four-writes-per-turn.md), the paged listing and word-search index
 (:mod:`turnframe.store.search`) and concurrent races on one store and, through
 :meth:`StoreConformance.make_peer_store`, across connections to one database.
 """
@@ -40,6 +41,7 @@ from turnframe.core.workflow import OutboxDraft
 from turnframe.store._conformance_base import sample_blocks
 from turnframe.store._conformance_races import RaceTests
 from turnframe.store._conformance_search import SearchTests
+from turnframe.store._conformance_turn_writes import TurnWriteTests
 from turnframe.store.base import InteractionCas, TurnStore
 from turnframe.store.errors import (
     IdempotencyKeyReused,
@@ -52,7 +54,7 @@ from turnframe.store.errors import (
 __all__ = ["StoreConformance"]
 
 
-class StoreConformance(RaceTests, SearchTests):
+class StoreConformance(TurnWriteTests, RaceTests, SearchTests):
     """Base class of the conformance suite; subclass it as ``Test<YourStore>``.
 
     Override :meth:`make_store` (abstract: return a fresh open store); optionally

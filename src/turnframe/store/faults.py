@@ -32,7 +32,10 @@ from turnframe.store.base import (
     CommitResult,
     InteractionCas,
     JournalEntry,
+    PlanCommit,
+    PlanOutcome,
     TurnRecord,
+    TurnReply,
     TurnStore,
 )
 from turnframe.store.errors import InjectedFault
@@ -358,6 +361,47 @@ class FaultInjectingStore:
     async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
         """Delegate (no boundary)."""
         return await self.inner.load_replay(account, turn_id)
+
+    async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
+        """Cross the boundaries the write folds (before it), delegate, then ``commit.ack_lost``.
+
+        Before: ``set_turn_phase`` (with a plan), ``save_replay`` (with a replay record),
+        ``commit`` per request, ``close_interaction`` per close; after: ``commit.ack_lost``
+        per request (:data:`~turnframe.store.base.BOUNDARIES`).
+
+        Raises:
+            InjectedFault: a boundary before is armed (nothing written) or
+                ``commit.ack_lost`` is (everything written, ``performed=True``).
+        """
+        if write.plan is not None:
+            self.plan.trip("set_turn_phase")
+        if write.replay is not None:
+            self.plan.trip("save_replay")
+        for _ in write.requests:
+            self.plan.trip("commit")
+        for _ in write.closes:
+            self.plan.trip("close_interaction")
+        outcome = await self.inner.commit_plan(write)
+        for _ in write.requests:
+            self.plan.trip("commit.ack_lost", performed=True)
+        return outcome
+
+    async def finish_turn(self, reply: TurnReply) -> None:
+        """Cross the boundaries the write folds, then delegate.
+
+        ``put_conversation_state`` (with a state), ``save_reply``, ``save_replay`` (with
+        a replay rest) and ``set_turn_phase``.
+
+        Raises:
+            InjectedFault: one of them is armed; nothing was written.
+        """
+        if reply.conversation_state is not None:
+            self.plan.trip("put_conversation_state")
+        self.plan.trip("save_reply")
+        if reply.replay is not None:
+            self.plan.trip("save_replay")
+        self.plan.trip("set_turn_phase")
+        await self.inner.finish_turn(reply)
 
     async def close(self) -> None:
         """Close the inner store. Idempotent."""

@@ -10,20 +10,30 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from turnframe.core.events import DomainEvent, OutboxMessage
+from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject, JSONValue
-from turnframe.core.interactions import Interaction, InteractionStatus
+from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.reply import ReplyBlock
 from turnframe.store import codec
-from turnframe.store._common import MISSING, REPLIED, foreign_case_conflict, new_lock
+from turnframe.store._common import (
+    COMMITTING,
+    MISSING,
+    REPLIED,
+    foreign_case_conflict,
+    new_lock,
+)
 from turnframe.store._memory_search import MemorySearchIndex
 from turnframe.store.base import (
     CaseRow,
+    CommitRefusal,
     CommitRequest,
     CommitResult,
     InteractionCas,
     JournalEntry,
+    PlanCommit,
+    PlanOutcome,
     TurnRecord,
+    TurnReply,
 )
 from turnframe.store.errors import (
     IdempotencyKeyReused,
@@ -36,6 +46,27 @@ from turnframe.store.faults import FaultPlan
 from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
 
 __all__ = ["InMemoryStore"]
+
+
+def _commit_copies(
+    request: CommitRequest,
+) -> tuple[
+    JSONObject,
+    list[tuple[EventDraft, JSONObject]],
+    list[tuple[str, JSONObject]],
+    InteractionResolution | None,
+]:
+    """Return copies of the request's state, event data, payloads and card resolution."""
+    state = codec.json_copy(request.state)
+    drafts = [(d, codec.json_copy(d.data)) for d in request.events]
+    payloads = [(o.topic, codec.json_copy(o.payload)) for o in request.outbox]
+    cas = request.interaction
+    resolution = (
+        None
+        if cas is None
+        else codec.resolution_from_json(codec.resolution_to_json(cas.resolution))
+    )
+    return state, drafts, payloads, resolution
 
 
 def _copy_interaction(interaction: Interaction) -> Interaction:
@@ -374,98 +405,98 @@ class InMemoryStore:
         return result
 
     async def _commit_locked(self, request: CommitRequest) -> CommitResult:
-        state = codec.json_copy(request.state)
-        drafts = [(d, codec.json_copy(d.data)) for d in request.events]
-        payloads = [(o.topic, codec.json_copy(o.payload)) for o in request.outbox]
-        resolution = (
-            None
-            if request.interaction is None
-            else codec.resolution_from_json(
-                codec.resolution_to_json(request.interaction.resolution)
-            )
-        )
+        state, drafts, payloads, resolution = _commit_copies(request)
         async with self._lock:
-            key = (request.account, request.idempotency_key)
-            entry = self._journal.get(key)
-            if entry is not None:
-                if entry.request_hash != request.request_hash:
-                    raise IdempotencyKeyReused(request.idempotency_key)
-                return replace(self._copy_result(entry.result), replayed=True)
-            row = self._cases.get(request.case)
-            actual = 0 if row is None else row.revision
-            if row is not None and row.account != request.account:
-                raise foreign_case_conflict(request.case, request.expected_revision, actual)
-            if actual != request.expected_revision:
-                raise RevisionConflict(request.case, request.expected_revision, actual)
-            cas = request.interaction
-            card = None if cas is None else self._interactions.get(cas.interaction_id)
-            if cas is not None:
-                if card is None or card.account != request.account:
-                    raise InteractionAlreadyResolved(cas.interaction_id, MISSING)
-                if card.status is not InteractionStatus.OPEN:
-                    raise InteractionAlreadyResolved(cas.interaction_id, card.status.value)
-            # Every check passed: write everything.
-            revision = actual + 1
-            if row is None:
-                self._cases_by_account.setdefault(request.account, []).append(request.case)
-                self._search.created(request.account, request.case)
-            self._cases[request.case] = CaseRow(
-                case=request.case, account=request.account, state=state, revision=revision
-            )
-            self._search.put(request.account, request.case, request.search_text)
-            if cas is not None and card is not None:
-                self._interactions[card.id] = replace(
-                    card, status=cas.status, resolution=resolution
+            return self._apply_commit(request, state, drafts, payloads, resolution)
+
+    def _apply_commit(
+        self,
+        request: CommitRequest,
+        state: JSONObject,
+        drafts: list[tuple[EventDraft, JSONObject]],
+        payloads: list[tuple[str, JSONObject]],
+        resolution: InteractionResolution | None,
+    ) -> CommitResult:
+        """Check, then write one commit; the caller holds the lock. Nothing written on refusal."""
+        key = (request.account, request.idempotency_key)
+        entry = self._journal.get(key)
+        if entry is not None:
+            if entry.request_hash != request.request_hash:
+                raise IdempotencyKeyReused(request.idempotency_key)
+            return replace(self._copy_result(entry.result), replayed=True)
+        row = self._cases.get(request.case)
+        actual = 0 if row is None else row.revision
+        if row is not None and row.account != request.account:
+            raise foreign_case_conflict(request.case, request.expected_revision, actual)
+        if actual != request.expected_revision:
+            raise RevisionConflict(request.case, request.expected_revision, actual)
+        cas = request.interaction
+        card = None if cas is None else self._interactions.get(cas.interaction_id)
+        if cas is not None:
+            if card is None or card.account != request.account:
+                raise InteractionAlreadyResolved(cas.interaction_id, MISSING)
+            if card.status is not InteractionStatus.OPEN:
+                raise InteractionAlreadyResolved(cas.interaction_id, card.status.value)
+        # Every check passed: write everything.
+        revision = actual + 1
+        if row is None:
+            self._cases_by_account.setdefault(request.account, []).append(request.case)
+            self._search.created(request.account, request.case)
+        self._cases[request.case] = CaseRow(
+            case=request.case, account=request.account, state=state, revision=revision
+        )
+        self._search.put(request.account, request.case, request.search_text)
+        if cas is not None and card is not None:
+            self._interactions[card.id] = replace(card, status=cas.status, resolution=resolution)
+        for withdrawal in request.withdraw:
+            found = self._interactions.get(withdrawal.interaction_id)
+            if (
+                found is not None
+                and found.account == request.account
+                and found.status is InteractionStatus.OPEN
+            ):
+                self._interactions[found.id] = replace(
+                    found,
+                    status=withdrawal.status,
+                    resolution=codec.resolution_from_json(
+                        codec.resolution_to_json(withdrawal.resolution)
+                    ),
                 )
-            for withdrawal in request.withdraw:
-                found = self._interactions.get(withdrawal.interaction_id)
-                if (
-                    found is not None
-                    and found.account == request.account
-                    and found.status is InteractionStatus.OPEN
-                ):
-                    self._interactions[found.id] = replace(
-                        found,
-                        status=withdrawal.status,
-                        resolution=codec.resolution_from_json(
-                            codec.resolution_to_json(withdrawal.resolution)
-                        ),
-                    )
-            events: list[DomainEvent] = []
-            for draft, data in drafts:
-                event = DomainEvent(
-                    id=f"ev-{len(self._events) + 1}",
-                    case=request.case,
-                    revision=revision,
-                    type=draft.type,
-                    data=data,
-                    operation=draft.operation,
-                    turn_id=request.turn_id,
-                    idempotency_key=request.idempotency_key,
-                )
-                self._events.append(event)
-                self._event_index[event.id] = event
-                events.append(event)
-            outbox_ids: list[str] = []
-            for topic, payload in payloads:
-                message_id = f"ob-{len(self._outbox) + 1}"
-                self._outbox[message_id] = OutboxMessage(
-                    id=message_id, case=request.case, topic=topic, payload=payload
-                )
-                outbox_ids.append(message_id)
-            result = CommitResult(
+        events: list[DomainEvent] = []
+        for draft, data in drafts:
+            event = DomainEvent(
+                id=f"ev-{len(self._events) + 1}",
                 case=request.case,
                 revision=revision,
-                events=tuple(events),
-                outbox_ids=tuple(outbox_ids),
-            )
-            self._journal[key] = JournalEntry(
-                account=request.account,
+                type=draft.type,
+                data=data,
+                operation=draft.operation,
+                turn_id=request.turn_id,
                 idempotency_key=request.idempotency_key,
-                request_hash=request.request_hash,
-                result=result,
             )
-            return self._copy_result(result)
+            self._events.append(event)
+            self._event_index[event.id] = event
+            events.append(event)
+        outbox_ids: list[str] = []
+        for topic, payload in payloads:
+            message_id = f"ob-{len(self._outbox) + 1}"
+            self._outbox[message_id] = OutboxMessage(
+                id=message_id, case=request.case, topic=topic, payload=payload
+            )
+            outbox_ids.append(message_id)
+        result = CommitResult(
+            case=request.case,
+            revision=revision,
+            events=tuple(events),
+            outbox_ids=tuple(outbox_ids),
+        )
+        self._journal[key] = JournalEntry(
+            account=request.account,
+            idempotency_key=request.idempotency_key,
+            request_hash=request.request_hash,
+            result=result,
+        )
+        return self._copy_result(result)
 
     @staticmethod
     def _copy_result(result: CommitResult) -> CommitResult:
@@ -522,6 +553,100 @@ class InMemoryStore:
         """Return a copy of the turn's replay record, or ``None``."""
         record = self._replays.get((account, turn_id))
         return None if record is None else codec.json_copy(record)
+
+    # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) -------------------
+    async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
+        """Store the plan and replay record, then run every commit and close, atomically.
+
+        Every value is copied before the lock is taken; under it, each request is
+        checked and written as :meth:`commit` does it (a refusal writes nothing of that
+        request and is returned in its slot), then each close compare-and-sets.
+
+        Raises:
+            InjectedFault: a boundary the write crosses is armed (see
+                :data:`~turnframe.store.base.BOUNDARIES`); nothing written, or for
+                ``commit.ack_lost`` everything written.
+            StoreError: no such turn (with a plan), or a value is not JSON.
+        """
+        if write.plan is not None:
+            self._trip("set_turn_phase")
+        if write.replay is not None:
+            self._trip("save_replay")
+        for _ in write.requests:
+            self._trip("commit")
+        for _ in write.closes:
+            self._trip("close_interaction")
+        plan = None if write.plan is None else codec.json_copy(write.plan)
+        replay = None if write.replay is None else codec.json_copy(write.replay)
+        copies = [_commit_copies(r) for r in write.requests]
+        resolutions = [
+            codec.resolution_from_json(codec.resolution_to_json(c.resolution)) for c in write.closes
+        ]
+        outcomes: list[CommitResult | CommitRefusal] = []
+        closed: list[bool] = []
+        async with self._lock:
+            current = self._turns.get(write.turn_id)
+            if plan is not None:
+                if current is None:
+                    raise StoreError(f"turn {write.turn_id} does not exist")
+                self._turns[write.turn_id] = replace(current, phase=COMMITTING, data=plan)
+            if replay is not None:
+                self._replays[(write.account, write.turn_id)] = replay
+            for request, (state, drafts, payloads, resolution) in zip(
+                write.requests, copies, strict=True
+            ):
+                try:
+                    outcomes.append(
+                        self._apply_commit(request, state, drafts, payloads, resolution)
+                    )
+                except (RevisionConflict, InteractionAlreadyResolved, IdempotencyKeyReused) as exc:
+                    outcomes.append(exc)
+            for cas, resolution in zip(write.closes, resolutions, strict=True):
+                found = self._interactions.get(cas.interaction_id)
+                ok = (
+                    found is not None
+                    and found.account == write.account
+                    and found.status is InteractionStatus.OPEN
+                )
+                if ok and found is not None:
+                    self._interactions[found.id] = replace(
+                        found, status=cas.status, resolution=resolution
+                    )
+                closed.append(ok)
+        for _ in write.requests:
+            self._trip("commit.ack_lost", performed=True)
+        return PlanOutcome(commits=tuple(outcomes), closed=tuple(closed))
+
+    async def finish_turn(self, reply: TurnReply) -> None:
+        """Record phase ``replied`` with reply, results, replay rest and state, atomically.
+
+        Raises:
+            InjectedFault: a boundary the write crosses is armed; nothing written.
+            StoreError: no such turn, or a value is not encodable.
+        """
+        if reply.conversation_state is not None:
+            self._trip("put_conversation_state")
+        self._trip("save_reply")
+        if reply.replay is not None:
+            self._trip("save_replay")
+        self._trip("set_turn_phase")
+        encoded = codec.blocks_to_json(reply.blocks)
+        data = codec.json_copy(reply.data)
+        outcome = None if reply.replay is None else codec.json_copy(reply.replay)
+        state = (
+            None if reply.conversation_state is None else codec.json_copy(reply.conversation_state)
+        )
+        async with self._lock:
+            current = self._turns.get(reply.turn_id)
+            if current is None:
+                raise StoreError(f"turn {reply.turn_id} does not exist")
+            self._turns[reply.turn_id] = replace(current, phase=REPLIED, data=data)
+            self._replies[reply.turn_id] = encoded
+            if outcome is not None:
+                key = (reply.account, reply.turn_id)
+                self._replays[key] = {**self._replays.get(key, {}), **outcome}
+            if state is not None:
+                self._conversations[(reply.account, reply.conversation_id)] = state
 
     async def close(self) -> None:
         """Nothing to release; the data stays readable. Idempotent."""

@@ -22,7 +22,8 @@ Driver errors never escape: an unopenable path or a lock held too long is
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -39,13 +40,17 @@ from turnframe.store import _sqlite_ops as ops
 from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
 from turnframe.store._common import new_lock
+from turnframe.store._sqlite_tally import StatementTally, TallyingConnection
 from turnframe.store.base import (
     CaseRow,
     CommitRequest,
     CommitResult,
     InteractionCas,
     JournalEntry,
+    PlanCommit,
+    PlanOutcome,
     TurnRecord,
+    TurnReply,
 )
 from turnframe.store.errors import StoreError, StoreUnavailable
 from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
@@ -56,6 +61,24 @@ T = TypeVar("T")
 
 MEMORY = ":memory:"
 """The path that opens a private in-memory database (no peers can share it)."""
+
+
+def _encoded(request: CommitRequest) -> ops.EncodedCommit:
+    """Return ``request`` with its state, event data, payloads and card resolution encoded.
+
+    Raises:
+        StoreError: a value is not JSON.
+    """
+    cas = request.interaction
+    return ops.EncodedCommit(
+        request=request,
+        state_text=codec.dumps(request.state),
+        event_texts=[codec.dumps(d.data) for d in request.events],
+        outbox_texts=[codec.dumps(o.payload) for o in request.outbox],
+        resolution_text=None
+        if cas is None
+        else codec.dumps(codec.resolution_to_json(cas.resolution)),
+    )
 
 
 def default_path() -> Path:
@@ -131,6 +154,27 @@ class SqliteStore:
     def path(self) -> Path | str:
         """The database file, or ``":memory:"``."""
         return self._path
+
+    @contextmanager
+    def tally(self) -> Iterator[StatementTally]:
+        """Count the statements, write transactions and bytes written inside the block.
+
+        Yields a :class:`~turnframe.store._sqlite_tally.StatementTally` that fills as
+        the store runs (see its attributes for what counts). Tallies do not nest.
+
+        Raises:
+            StoreUnavailable: the store is closed.
+        """
+        conn = self._conn
+        if conn is None:
+            raise StoreUnavailable(f"SQLite store at {self._path} is closed")
+        tally = StatementTally()
+        self._conn = TallyingConnection(conn, tally)  # type: ignore[assignment]
+        try:
+            yield tally
+        finally:
+            if self._conn is not None:
+                self._conn = conn
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the connection under the lock, translating driver errors."""
@@ -381,13 +425,11 @@ class SqliteStore:
             StoreError: the state, an event or a payload is not JSON.
             StoreUnavailable: the database cannot be written (lock timeout, I/O).
         """
-        state_text = codec.dumps(request.state)
-        event_texts = [codec.dumps(d.data) for d in request.events]
-        outbox_texts = [codec.dumps(o.payload) for o in request.outbox]
-        cas = request.interaction
-        res_text = None if cas is None else codec.dumps(codec.resolution_to_json(cas.resolution))
+        e = _encoded(request)
         return await self._call(
-            lambda c: ops.commit(c, request, state_text, event_texts, outbox_texts, res_text)
+            lambda c: ops.commit(
+                c, request, e.state_text, e.event_texts, e.outbox_texts, e.resolution_text
+            )
         )
 
     async def lookup_command(self, account: str, idempotency_key: str) -> JournalEntry | None:
@@ -438,6 +480,51 @@ class SqliteStore:
     async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
         """Return the turn's replay record, or ``None``."""
         return await self._call(lambda c: ops.load_replay(c, account, turn_id))
+
+    # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) -------------------
+    async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
+        """Store the plan and run all its commits in one ``BEGIN IMMEDIATE`` transaction.
+
+        In order: the turn's phase ``committing`` with ``write.plan`` as its data (when
+        given); the replay record's first part (when given; replacing any record, its
+        second part cleared); each request exactly as :meth:`commit` runs it, inside a
+        savepoint (a refusal rolls back to it and is returned in its slot); each close's
+        compare-and-set (open → status). Every value is encoded once, before the
+        transaction.
+
+        Raises:
+            StoreError: no such turn (with a plan), or a value is not JSON; nothing written.
+            StoreUnavailable: the database cannot be written; nothing written.
+        """
+        plan_text = None if write.plan is None else codec.dumps(write.plan)
+        replay_text = None if write.replay is None else codec.dumps(write.replay)
+        commits = [_encoded(r) for r in write.requests]
+        closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
+        return await self._call(
+            lambda c: ops.commit_plan(
+                c, write.turn_id, write.account, plan_text, replay_text, commits, closes
+            )
+        )
+
+    async def finish_turn(self, reply: TurnReply) -> None:
+        """Record phase ``replied`` with everything the reply leaves, in one transaction.
+
+        The turn row gets the phase, ``reply.data`` and the blocks (JSON array, guide
+        §9); the replay record its second part (when given); the conversation its state
+        (when given).
+
+        Raises:
+            StoreError: no such turn, or a value is not encodable; nothing written.
+            StoreUnavailable: the database cannot be written; nothing written.
+        """
+        blocks_text = codec.dumps(codec.blocks_to_json(reply.blocks))
+        data_text = codec.dumps(reply.data)
+        replay_text = None if reply.replay is None else codec.dumps(reply.replay)
+        state = reply.conversation_state
+        state_text = None if state is None else codec.dumps(state)
+        await self._call(
+            lambda c: ops.finish_turn(c, reply, blocks_text, data_text, replay_text, state_text)
+        )
 
     async def close(self) -> None:
         """Close the connection; later calls raise ``StoreUnavailable``. Idempotent."""

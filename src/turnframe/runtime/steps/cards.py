@@ -23,8 +23,9 @@ __all__ = ["persist_cards"]
 async def persist_cards(parts: RuntimeParts, committed: Committed) -> PersistedCards:
     """Persist planned cards bound to the post-commit revision (I5, I6). Idempotent.
 
-    A card already stored under its minted id (recovery) is taken as it is. A Confirm
-    or Review card's prompt shows the record at the revision it is bound to (D2).
+    A card already stored under its minted id (recovery) is taken as it is, and its
+    acts point at it. A Confirm or Review card's prompt shows the record at the
+    revision it is bound to (D2); a case this turn committed is not read again.
 
     Raises:
         StoreError: reading a case or an existing card failed (a failed create is
@@ -38,13 +39,25 @@ async def persist_cards(parts: RuntimeParts, committed: Committed) -> PersistedC
     store, registry = parts.store, parts.registry
     for planned, card_id in zip(prepared.cards, prepared.card_ids, strict=True):
         spec = planned.spec
-        existing = await store.get_interaction(actor.account, prepared.conversation_id, card_id)
+        # Only a resumed plan can find its card stored already (the ids are minted for
+        # this turn): a fresh run does not read.
+        existing = (
+            await store.get_interaction(actor.account, prepared.conversation_id, card_id)
+            if committed.resumed
+            else None
+        )
         if existing is not None:
+            # Recovery: the card exists; its acts point at it as in the first run.
             created.append(existing)
+            for item in planned.item_ids:
+                if item in results:
+                    results[item] = with_status(
+                        results[item], results[item].status, interaction_id=existing.id
+                    )
             continue
         label = ""
         if spec.case is not None:
-            row = await store.load_case(spec.case)
+            row = committed.rows.get(spec.case) or await store.load_case(spec.case)
             erased = registry.workflow(spec.case.workflow)
             label = erased.definition.candidate_label(
                 spec.case, erased.typed(row.state if row else None), prepared.locale

@@ -1,4 +1,8 @@
-"""Steps 10–11, execute and commit: each batch commits atomically; cards close (I12, I13, I16).
+"""Steps 10–11, execute and commit: the plan and every batch in one write; cards close.
+
+Each batch commits atomically on its own (I12, I13), cards close by compare-and-set
+(I16), all in the one transaction that stores the plan
+(docs/adr/0024-four-writes-per-turn.md).
 
 A lost race is reported as the card actually ended, never as this turn meant it
 (docs/adr/0016-races-and-turn-ids.md, docs/adr/0012-links-across-turns.md). Idempotent:
@@ -8,7 +12,7 @@ recovery commits again by idempotency key.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from turnframe.core.events import DomainEvent
 from turnframe.core.ids import CaseRef
@@ -20,80 +24,114 @@ from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.parts import RuntimeParts, rejected, with_status
 from turnframe.runtime.plan import CardClose
 from turnframe.runtime.turn import Committed, PreparedTurn
-from turnframe.store.base import CommitResult, InteractionCas
-from turnframe.store.errors import InteractionAlreadyResolved, RevisionConflict, StoreError
+from turnframe.runtime.turn_writes import plan_commit
+from turnframe.store.base import CaseRow, CommitResult, InteractionCas
+from turnframe.store.errors import (
+    IdempotencyKeyReused,
+    InteractionAlreadyResolved,
+    RevisionConflict,
+    StoreError,
+)
 
-__all__ = ["commit"]
+__all__ = ["CommitInput", "commit"]
 
 
-async def commit(parts: RuntimeParts, prepared: PreparedTurn) -> Committed:
-    """Commit each batch, close the planned cards, and settle what races changed.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitInput:
+    """What the commit step starts from.
 
-    A ``RevisionConflict`` rejects the batch's acts as ``conflict``, an
-    ``InteractionAlreadyResolved`` as ``already_resolved`` — unless another turn closed
-    the batch's card first, when the card's own resolution is reported.
+    Attributes:
+        prepared: the turn's plan.
+        resumed: recovery is finishing a plan stored before: the write carries only
+            the commits and closes, which replay by key and compare-and-set.
+    """
+
+    prepared: PreparedTurn
+    resumed: bool = False
+
+
+async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
+    """Store the plan with every commit and card close in one write, then settle races.
+
+    The write is ``TurnStore.commit_plan`` (docs/adr/0024-four-writes-per-turn.md): phase
+    ``committing`` with the plan and the replay record's first part, each batch atomic
+    on its own, then the card closes, withdrawals included (ADR 0012: they close in the
+    transaction of the commits). A ``RevisionConflict`` rejects the batch's acts as
+    ``conflict``, an ``InteractionAlreadyResolved`` as ``already_resolved``, unless
+    another turn closed the batch's card first, when the card's own resolution is
+    reported.
 
     Raises:
-        TurnInterrupted: a store boundary failed (phase ``committing`` or ``committed``).
+        TurnInterrupted: a store boundary failed (phase ``received`` when the plan was
+            not stored, ``committing`` or ``committed`` after).
     """
+    prepared, resumed = data.prepared, data.resumed
     turn_id = prepared.turn_id
     actor = prepared.actor
-    store = parts.store
     results = {r.item_id: r for r in prepared.results}
     commits: list[CommitResult] = []
     lost: dict[str, Interaction] = {}  # cards another turn closed first (ADR 0016)
     commands: list[tuple[str, CaseRef]] = []
     committed_events: list[DomainEvent] = []
-    phase = TurnPhase.COMMITTING
-    withdrawals = [c for c in prepared.closes if c.status is InteractionStatus.WITHDRAWN]
-    # ADR 0012: the withdrawn cards close in the same transaction as the first commit
-    # that succeeds; with no commit, or on a replayed one, by their own compare-and-set
-    # below (a no-op for a card already withdrawn).
-    carry = tuple(_close_cas(c, turn_id, actor.user) for c in withdrawals)
+    # The rows this turn's commits wrote: the later steps read them here, not again from
+    # the store (a replayed commit's row is read: it may have moved on since).
+    rows: dict[CaseRef, CaseRow] = {}
+    phase = TurnPhase.COMMITTING if resumed else TurnPhase.RECEIVED
+    closes = [_close_cas(c, turn_id, actor.user) for c in prepared.closes]
     try:
-        for batch in prepared.batches:
-            request = replace(batch.request, withdraw=carry) if carry else batch.request
-            try:
-                outcome = await store.commit(request)
-            except RevisionConflict:
+        outcome = await parts.store.commit_plan(plan_commit(prepared, closes, resumed=resumed))
+        phase = TurnPhase.COMMITTING
+        if not resumed:
+            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+        for batch, done in zip(prepared.batches, outcome.commits, strict=True):
+            if isinstance(done, IdempotencyKeyReused):
+                raise done
+            if isinstance(done, RevisionConflict | InteractionAlreadyResolved):
                 if await _lost(parts, prepared, batch.request.interaction, lost):
                     continue
+                code, sentence = (
+                    ("conflict", "conflict")
+                    if isinstance(done, RevisionConflict)
+                    else ("already_resolved", "unknown_card")
+                )
                 for act_id in batch.act_ids:
                     results[act_id] = rejected(
-                        results[act_id], "conflict", say("conflict", prepared.locale)
+                        results[act_id], code, say(sentence, prepared.locale)
                     )
                 continue
-            except InteractionAlreadyResolved:
-                if await _lost(parts, prepared, batch.request.interaction, lost):
-                    continue
-                for act_id in batch.act_ids:
-                    results[act_id] = rejected(
-                        results[act_id],
-                        "already_resolved",
-                        say("unknown_card", prepared.locale),
-                    )
-                continue
-            carry = ()
             for act_id in batch.act_ids:
                 results[act_id] = with_status(results[act_id], ResultStatus.COMMITTED)
-            committed_events.extend(outcome.events)
+            committed_events.extend(done.events)
+            request = batch.request
+            if not done.replayed:
+                rows[request.case] = CaseRow(
+                    case=request.case,
+                    account=request.account,
+                    state=request.state,
+                    revision=done.revision,
+                )
             # A replayed commit is this turn's own when its events carry this turn's id
             # (recovery after "performed, then the acknowledgement was lost").
-            own = bool(outcome.events) and all(e.turn_id == turn_id for e in outcome.events)
-            if not outcome.replayed or own:
-                commits.append(outcome)
-                commands.extend((op, batch.request.case) for op in batch.request.operations)
+            own = bool(done.events) and all(e.turn_id == turn_id for e in done.events)
+            if not done.replayed or own:
+                commits.append(done)
+                commands.extend((op, request.case) for op in request.operations)
         for item_id, result in list(results.items()):
             if result.status is ResultStatus.READY:
                 results[item_id] = with_status(result, ResultStatus.COMMITTED)
         phase = TurnPhase.COMMITTED
         parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
-        for close in prepared.closes:
-            cas = _close_cas(close, turn_id, actor.user)
-            if not await store.close_interaction(cas):
-                if close.status is not InteractionStatus.WITHDRAWN:
-                    await _lost(parts, prepared, cas, lost)
-        unwithdrawn = await _withdrawals_lost(parts, prepared, withdrawals)
+        unclosed = [
+            (close, cas)
+            for close, cas, closed in zip(prepared.closes, closes, outcome.closed, strict=True)
+            if not closed
+        ]
+        for close, cas in unclosed:
+            if close.status is not InteractionStatus.WITHDRAWN:
+                await _lost(parts, prepared, cas, lost)
+        unwithdrawn = await _withdrawals_lost(
+            parts, prepared, [c for c, _ in unclosed if c.status is InteractionStatus.WITHDRAWN]
+        )
     except StoreError as exc:
         raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
 
@@ -110,6 +148,8 @@ async def commit(parts: RuntimeParts, prepared: PreparedTurn) -> Committed:
         commands=tuple(commands),
         events=tuple(committed_events),
         lost=lost,
+        rows=rows,
+        resumed=resumed,
     )
 
 
@@ -117,6 +157,9 @@ async def _withdrawals_lost(
     parts: RuntimeParts, prepared: PreparedTurn, withdrawals: Sequence[CardClose]
 ) -> dict[str, Interaction | None]:
     """Return card id → the card as stored, for each withdrawal this turn did not make.
+
+    ``withdrawals`` are those whose compare-and-set in the plan's write did not close
+    the card: a card this turn withdrew before a crash is read back and found its own.
 
     A card another tab resolved first keeps its resolution (I16); the reply must then
     say what really happened to the acts it carried (ADR 0012).

@@ -1,7 +1,8 @@
-"""Persist the plan: the turn's :class:`PreparedTurn`, stored with phase ``committing``.
+"""Journal the plan: the turn's :class:`PreparedTurn`, stored with phase ``committing``.
 
 Recovery resumes from it without reducing again (docs/architecture.md "Recovery and
-concurrency").
+concurrency"). The commit step stores it with its commits, in one transaction
+(docs/adr/0024-four-writes-per-turn.md).
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from dataclasses import dataclass
 
 from turnframe.core.ids import Actor
 from turnframe.core.results import ResultStatus
-from turnframe.core.turn import TurnInput, TurnPhase, TurnPhaseChanged
+from turnframe.core.turn import TurnInput
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import ActInput, Plan, ReductionInput
 from turnframe.runtime.replay import reduction_record
-from turnframe.runtime.serial import dump
 from turnframe.runtime.turn import Compiled, PreparedTurn, QuestionRef, Understood
 
 __all__ = ["PlanInput", "journal"]
@@ -54,19 +54,16 @@ class PlanInput:
 
 
 async def journal(parts: RuntimeParts, data: PlanInput) -> PreparedTurn:
-    """Return the turn's :class:`PreparedTurn` after storing it with phase ``committing``.
+    """Return the turn's :class:`PreparedTurn`, the plan recovery resumes from.
 
     Card ids are minted here, once, so recovery creates the same cards; the turn's
-    ambiguous targets are counted (``AMBIGUOUS_TARGET``) before the plan is stored.
-
-    Raises:
-        StoreError: the plan was not stored (the turn stays ``received``).
+    ambiguous targets are counted (``AMBIGUOUS_TARGET``). The plan is stored by the
+    commit step, in the same transaction as its commits (``TurnStore.commit_plan``,
+    docs/adr/0024-four-writes-per-turn.md); nothing is written here.
     """
     prepared = _prepared(parts, data)
     if data.plan.ambiguous:
         parts.metrics.count(AMBIGUOUS_TARGET, data.plan.ambiguous)
-    await parts.store.set_turn_phase(data.turn_id, TurnPhase.COMMITTING.value, dump(prepared))
-    parts.emit(TurnPhaseChanged(turn_id=data.turn_id, phase=TurnPhase.COMMITTING))
     return prepared
 
 

@@ -1,7 +1,8 @@
 """Persist the reply: conversation state, the reply exactly as returned, the replay record.
 
-Writes phase ``replied`` with the results last (docs/architecture.md "What is persisted";
-I20: the replay record holds each step's inputs and outputs). Idempotent (recovery).
+One write with phase ``replied`` and the results (docs/architecture.md "What is
+persisted", docs/adr/0024-four-writes-per-turn.md; I20: the replay record holds each
+step's inputs and outputs). Idempotent (recovery).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from turnframe.core.canonical import to_json_value
+from turnframe.core.ids import JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.results import PlannedActResult
 from turnframe.core.turn import TurnPhase, TurnPhaseChanged
@@ -17,8 +18,9 @@ from turnframe.runtime.compose import AskNext
 from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts
 from turnframe.runtime.scope import CASES, remember_cases
-from turnframe.runtime.serial import dump, dump_waiting
+from turnframe.runtime.serial import dump_waiting
 from turnframe.runtime.turn import Committed, Composed, PreparedTurn
+from turnframe.runtime.turn_writes import turn_reply
 from turnframe.store.errors import StoreError
 
 __all__ = ["RecordInput", "record"]
@@ -44,54 +46,53 @@ class RecordInput:
 
 
 async def record(parts: RuntimeParts, data: RecordInput) -> None:
-    """Remember what the reply asked, save the reply and the replay record, mark ``replied``.
+    """Store the reply with phase ``replied``, in one write (``TurnStore.finish_turn``).
+
+    The write carries the reply's blocks exactly as returned, the results, the replay
+    record's second part (what the turn did) and the conversation state when it
+    changes (docs/adr/0024-four-writes-per-turn.md).
 
     Raises:
         TurnInterrupted: a store boundary failed (phase ``committed``; recovery resumes).
     """
     committed, results, created = data.committed, data.results, data.cards
     prepared = committed.prepared
-    turn_id, actor = prepared.turn_id, prepared.actor
-    reply_record = data.composed.record
+    turn_id = prepared.turn_id
     try:
-        await _remember(parts, prepared, data.ask_next if not created else None)
-        await parts.store.save_reply(turn_id, data.composed.blocks)
-        await parts.store.save_replay(
-            actor.account,
-            turn_id,
-            {
-                "turn_id": turn_id,
-                "understanding": to_json_value(prepared.understanding),
-                "results": {k: v.label for k, v in results.items()},
-                "commands": [[op, str(case)] for op, case in committed.commands],
-                "events": [e.id for e in committed.events],
-                "cards": [c.id for c in created],
-                "model_calls": prepared.model_calls,
-                "calls": list(prepared.calls),
-                "reading": prepared.reading,
-                **({"reduction": prepared.reduction} if prepared.reduction else {}),
-                **({"reply": reply_record} if reply_record else {}),
-            },
-        )
-        await parts.store.set_turn_phase(
-            turn_id, TurnPhase.REPLIED.value, {"results": [dump(r) for r in results.values()]}
+        state = await _remember(parts, prepared, data.ask_next if not created else None)
+        await parts.store.finish_turn(
+            turn_reply(
+                prepared,
+                blocks=data.composed.blocks,
+                results=results,
+                commands=committed.commands,
+                events=committed.events,
+                cards=created,
+                reply_record=data.composed.record,
+                conversation_state=state,
+                resumed=committed.resumed,
+            )
         )
     except StoreError as exc:
         raise TurnInterrupted(turn_id, TurnPhase.COMMITTED.value, str(exc)) from exc
     parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.REPLIED))
 
 
-async def _remember(parts: RuntimeParts, prepared: PreparedTurn, asked: AskNext | None) -> None:
-    """Record the standing constraint, what the reply asked and the acts it carries.
+async def _remember(
+    parts: RuntimeParts, prepared: PreparedTurn, asked: AskNext | None
+) -> JSONObject | None:
+    """Return the conversation state as this reply leaves it; ``None`` when unchanged.
 
-    One read of the conversation state and at most one write. A standing "do not submit" holds across replies (D1); the next message is read as
-    the answer to what the reply asked (guide §5); the acts waiting for a record travel
-    to the next reply (D6); the cases the turn was on join the conversation's newest
-    cases (docs/adr/0020-what-a-brief-shows.md). Idempotent (recovery).
+    The state records the standing constraint, what the reply asked, the acts it
+    carries and the cases the turn was on. One read of the conversation state;
+    :func:`record` writes it with the reply. A standing "do not submit" holds across
+    replies (D1); the next message is read as the answer to what the reply asked; the
+    acts waiting for a record travel to the next reply (D6); the cases the turn was on
+    join the conversation's newest cases (docs/adr/0020-what-a-brief-shows.md).
+    Idempotent (recovery).
     """
     actor = prepared.actor
-    store = parts.store
-    state = dict(await store.get_conversation_state(actor.account, prepared.conversation_id))
+    state = dict(await parts.store.get_conversation_state(actor.account, prepared.conversation_id))
     before = dict(state)
     if prepared.standing is not None:
         state[STANDING] = prepared.standing
@@ -107,8 +108,7 @@ async def _remember(parts: RuntimeParts, prepared: PreparedTurn, asked: AskNext 
         # The cases this conversation is on, bounded: the next turn's brief shows them
         # (docs/adr/0020-what-a-brief-shows.md rule 1.2).
         state[CASES] = remember_cases(state, on, parts.app.brief_limits.conversation)
-    if state != before:
-        await store.put_conversation_state(actor.account, prepared.conversation_id, state)
+    return state if state != before else None
 
 
 def _asked_json(prepared: PreparedTurn, asked: AskNext) -> dict[str, Any]:

@@ -6,7 +6,7 @@ after commit; the one thing to ask next is the focus record's first open obligat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ from turnframe.runtime.compose import AskNext
 from turnframe.runtime.copy import say
 from turnframe.runtime.parts import STANDING, RuntimeParts
 from turnframe.runtime.turn import Committed, PersistedCards, PreparedTurn, Reprojected
+from turnframe.store.base import CaseRow
 
 __all__ = ["ReprojectInput", "answers", "ask_next", "receipts", "reproject"]
 
@@ -68,9 +69,9 @@ async def reproject(parts: RuntimeParts, data: ReprojectInput) -> Reprojected:
     return Reprojected(
         results=results,
         notices=notices,
-        receipts=tuple(await receipts(parts, committed.events, prepared.locale)),
+        receipts=tuple(await receipts(parts, committed.events, prepared.locale, committed.rows)),
         answers=tuple(await answers(parts, prepared)),
-        ask_next=await ask_next(parts, prepared, results),
+        ask_next=await ask_next(parts, prepared, results, committed.rows),
     )
 
 
@@ -83,18 +84,23 @@ _REPLAYED_NOTICE = {
 
 
 async def receipts(
-    parts: RuntimeParts, events: Sequence[DomainEvent], locale: str
+    parts: RuntimeParts,
+    events: Sequence[DomainEvent],
+    locale: str,
+    rows: Mapping[CaseRef, CaseRow] | None = None,
 ) -> list[Receipt]:
     """Return one receipt per event the workflow renders, citing the event's id (I15).
 
-    Each case is read once, however many events it has.
+    Each case is read once, however many events it has; a case in ``rows`` (written by
+    this turn's commits) is not read at all.
     """
+    rows = rows or {}
     out = []
     states: dict[CaseRef, Any] = {}  # one read per case, however many events it has
     for event in events:
         erased = parts.registry.workflow(event.case.workflow)
         if event.case not in states:
-            row = await parts.store.load_case(event.case)
+            row = rows.get(event.case) or await parts.store.load_case(event.case)
             states[event.case] = erased.typed(row.state if row else None)
         text = erased.definition.render_receipt(event, states[event.case], locale)
         if text:
@@ -137,9 +143,15 @@ async def answers(parts: RuntimeParts, prepared: PreparedTurn) -> list[AnswerBlo
 
 
 async def ask_next(
-    parts: RuntimeParts, prepared: PreparedTurn, results: dict[str, PlannedActResult]
+    parts: RuntimeParts,
+    prepared: PreparedTurn,
+    results: dict[str, PlannedActResult],
+    rows: Mapping[CaseRef, CaseRow] | None = None,
 ) -> AskNext | None:
-    """Return the one thing to ask next: a clarification, else the focus's first obligation."""
+    """Return the one thing to ask next: a clarification, else the focus's first obligation.
+
+    The focus is read from ``rows`` when this turn's commits wrote it, else from the store.
+    """
     for result in results.values():
         if (
             result.status is ResultStatus.NEEDS_CLARIFICATION
@@ -156,7 +168,7 @@ async def ask_next(
     focus = prepared.focus
     if focus is None:
         return None
-    row = await parts.store.load_case(focus)
+    row = (rows or {}).get(focus) or await parts.store.load_case(focus)
     erased = parts.registry.workflow(focus.workflow)
     view = erased.definition.project(erased.typed(row.state if row else None), prepared.today)
     if not view.obligations:

@@ -1,6 +1,6 @@
 """The PostgreSQL store's paged listing and word-search index (:mod:`turnframe.store.search`).
 
-Tables (migration 0003): ``tf_case_search`` (one row per case: its folded search text,
+Tables (migration 0004): ``tf_case_search`` (one row per case: its folded search text,
 ``NULL`` when unindexed, and its terms) and ``tf_case_term`` (the postings
 ``(account, term, pos)``, whose primary key a lookup seeks). :data:`WRITE_SEARCH` is one
 statement sent in the commit's pipeline, after the case write and inside its

@@ -20,12 +20,14 @@ PUT_CONVERSATION = (
 )
 
 # turns ----------------------------------------------------------------------------------
-# seq = 1 + the conversation's turn count; a concurrent insert in the same conversation
-# violates UNIQUE (account, conversation_id, seq) and the store retries.
+# seq = 1 + the conversation's highest seq, read from the end of the UNIQUE (account,
+# conversation_id, seq) index (one probe, not a count of the conversation's turns); a
+# concurrent insert in the same conversation violates that constraint and the store retries.
 BEGIN_TURN = (
     f"INSERT INTO tf_turn ({TURN_COLS})"
-    " SELECT %(turn_id)s, %(account)s, %(conv)s, 1 + count(*), %(phase)s, %(input)s, %(data)s,"
-    " %(attempts)s FROM tf_turn WHERE account = %(account)s AND conversation_id = %(conv)s"
+    " SELECT %(turn_id)s, %(account)s, %(conv)s, 1 + COALESCE(max(seq), 0), %(phase)s,"
+    " %(input)s, %(data)s, %(attempts)s FROM tf_turn"
+    " WHERE account = %(account)s AND conversation_id = %(conv)s"
     " RETURNING seq"
 )
 SET_PHASE = (
@@ -87,7 +89,7 @@ SUPERSEDE_OPEN = (
 INSERT_CARD = (
     f"INSERT INTO tf_interaction ({CARD_COLS}, case_workflow, case_id)"
     " SELECT %(id)s, %(account)s, %(conv)s, %(turn_id)s, %(spec)s, %(hash)s, %(status)s,"
-    " %(resolution)s, 1 + count(*), %(workflow)s, %(case_id)s"
+    " %(resolution)s, 1 + COALESCE(max(seq), 0), %(workflow)s, %(case_id)s"
     " FROM tf_interaction WHERE account = %(account)s AND conversation_id = %(conv)s"
     " RETURNING seq"
 )
@@ -164,9 +166,28 @@ OUTBOX = (
 SET_OUTBOX_STATUS = "UPDATE tf_outbox SET status = %s, updated_at = now() WHERE id = %s"
 SAVE_REPLAY = (
     "INSERT INTO tf_replay (account, turn_id, record) VALUES (%s, %s, %s)"
-    " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record"
+    " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record, outcome = NULL"
 )
-LOAD_REPLAY = "SELECT record FROM tf_replay WHERE account = %s AND turn_id = %s"
+LOAD_REPLAY = "SELECT record, outcome FROM tf_replay WHERE account = %s AND turn_id = %s"
+
+# the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------------
+STORE_PLAN = (
+    "UPDATE tf_turn SET phase = 'committing', data = %s, updated_at = now() WHERE turn_id = %s"
+)
+CLOSE_OWN_CARD = (
+    "UPDATE tf_interaction SET status = %s, resolution = %s"
+    " WHERE id = %s AND account = %s AND status = 'open'"
+)
+# The reply is what a user was answered with: commit it durably (which also flushes every
+# earlier write of the turn, the WAL being sequential).
+FINISH_TURN = (
+    "UPDATE tf_turn SET phase = 'replied', data = %s, reply = %s, updated_at = now()"
+    " WHERE turn_id = %s AND set_config('synchronous_commit', 'on', true) = 'on'"
+)
+SAVE_REPLAY_OUTCOME = (
+    "INSERT INTO tf_replay (account, turn_id, record, outcome) VALUES (%s, %s, '{}', %s)"
+    " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome"
+)
 
 # the outbox relay (reliability research §3.3) ----------------------------------------------
 _OUTBOX_RETURNING = (

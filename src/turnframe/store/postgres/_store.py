@@ -27,11 +27,15 @@ from turnframe.store import codec
 from turnframe.store._common import MISSING, card_from_row, foreign_case_conflict, turn_from_row
 from turnframe.store.base import (
     CaseRow,
+    CommitRefusal,
     CommitRequest,
     CommitResult,
     InteractionCas,
     JournalEntry,
+    PlanCommit,
+    PlanOutcome,
     TurnRecord,
+    TurnReply,
 )
 from turnframe.store.errors import (
     CommitOutcomeUnknown,
@@ -78,6 +82,21 @@ class _KeyTaken(Exception):
 
 
 # rows → records ------------------------------------------------------------------------
+def _encoded(request: CommitRequest) -> tuple[str, list[str], list[str], str | None]:
+    """Return the request's state, event data, payloads and card resolution as JSON text.
+
+    Raises:
+        StoreError: a value is not JSON.
+    """
+    cas = request.interaction
+    return (
+        codec.dumps(request.state),
+        [codec.dumps(d.data) for d in request.events],
+        [codec.dumps(o.payload) for o in request.outbox],
+        None if cas is None else codec.dumps(codec.resolution_to_json(cas.resolution)),
+    )
+
+
 def _event(row: Sequence[Any]) -> DomainEvent:
     return DomainEvent(
         id=row[0],
@@ -646,15 +665,9 @@ class PostgresStore:
             StoreUnavailable: the database cannot be reached; nothing was written.
         """
         self._trip("commit")
-        state_text = codec.dumps(request.state)
-        event_texts = [codec.dumps(d.data) for d in request.events]
-        outbox_texts = [codec.dumps(o.payload) for o in request.outbox]
-        cas = request.interaction
-        res_text = None if cas is None else codec.dumps(codec.resolution_to_json(cas.resolution))
+        texts = _encoded(request)
         async with self.connection() as conn:
-            result = await self._commit(
-                conn, request, state_text, event_texts, outbox_texts, res_text
-            )
+            result = await self._commit(conn, request, *texts)
         self._trip("commit.ack_lost", performed=True)
         return result
 
@@ -666,7 +679,14 @@ class PostgresStore:
         event_texts: list[str],
         outbox_texts: list[str],
         res_text: str | None,
+        *,
+        nested: bool = False,
     ) -> CommitResult:
+        """Run one commit on ``conn``; ``nested``: inside the caller's open transaction.
+
+        Nested, the commit's transaction is a savepoint, so a lost connection at its end
+        is not an unknown outcome (the caller's COMMIT is the one that decides).
+        """
         case, account, key = request.case, request.account, request.idempotency_key
         at_commit = False
         try:
@@ -691,7 +711,7 @@ class PostgresStore:
                     raise StoreError(f"idempotency key {key[:16]}… vanished") from None
                 raise await self._conflict(conn, request) from None
         except psycopg.Error as exc:
-            if at_commit and self._joined is None and connection_lost(exc, conn):
+            if at_commit and not nested and self._joined is None and connection_lost(exc, conn):
                 raise CommitOutcomeUnknown(
                     f"{describe(self.where, exc)}: the connection was lost during COMMIT of "
                     f"{case} (key {key[:16]}…); look the key up to settle it"
@@ -821,7 +841,7 @@ class PostgresStore:
                 request.request_hash,
                 request.turn_id,
                 codec.dumps(list(request.operations)),
-                codec.dumps(codec.commit_result_to_json(result)),
+                codec.commit_result_text(result, event_texts),
             ),
         )
         if cas is not None and card_cur is not None and await card_cur.fetchone() is None:
@@ -902,9 +922,120 @@ class PostgresStore:
         await self._rowcount(q.SAVE_REPLAY, (account, turn_id, text))
 
     async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
-        """Return the turn's replay record, or ``None``."""
+        """Return the turn's replay record (its second part's keys over the first's), or ``None``."""
         row = await self._fetchone(q.LOAD_REPLAY, (account, turn_id))
-        return None if row is None else codec.loads(row[0])
+        if row is None:
+            return None
+        record: JSONObject = codec.loads(row[0])
+        if row[1] is not None:
+            record.update(codec.loads(row[1]))
+        return record
+
+    # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------
+    async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
+        """Store the plan and run all its commits in one transaction (READ COMMITTED).
+
+        In order: phase ``committing`` with the plan (when given), the replay record's
+        first part (when given), each request exactly as :meth:`commit` runs it inside a
+        savepoint (a refusal rolls back to it and is returned in its slot), each close's
+        compare-and-set. Every value is encoded once, before the transaction.
+
+        Raises:
+            InjectedFault: a boundary the write crosses is armed (see
+                :data:`~turnframe.store.base.BOUNDARIES`).
+            CommitOutcomeUnknown: the connection was lost while COMMIT was in flight;
+                read the turn (its phase) or the commits' keys to settle it.
+            StoreError: no such turn (with a plan), or a value is not JSON; nothing written.
+            StoreUnavailable: the database cannot be reached; nothing was written.
+        """
+        if write.plan is not None:
+            self._trip("set_turn_phase")
+        if write.replay is not None:
+            self._trip("save_replay")
+        for _ in write.requests:
+            self._trip("commit")
+        for _ in write.closes:
+            self._trip("close_interaction")
+        plan_text = None if write.plan is None else codec.dumps(write.plan)
+        replay_text = None if write.replay is None else codec.dumps(write.replay)
+        encoded = [_encoded(r) for r in write.requests]
+        closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
+        outcomes: list[CommitResult | CommitRefusal] = []
+        closed: list[bool] = []
+        async with self.connection() as conn:
+            at_commit = False
+            try:
+                async with conn.transaction():
+                    with translate(self.where):
+                        if plan_text is not None:
+                            cur = await conn.execute(q.STORE_PLAN, (plan_text, write.turn_id))
+                            if cur.rowcount != 1:
+                                raise StoreError(f"turn {write.turn_id} does not exist")
+                        if replay_text is not None:
+                            await conn.execute(
+                                q.SAVE_REPLAY, (write.account, write.turn_id, replay_text)
+                            )
+                    for request, texts in zip(write.requests, encoded, strict=True):
+                        try:
+                            outcomes.append(await self._commit(conn, request, *texts, nested=True))
+                        except (
+                            RevisionConflict,
+                            InteractionAlreadyResolved,
+                            IdempotencyKeyReused,
+                        ) as refusal:
+                            outcomes.append(refusal)
+                    with translate(self.where):
+                        for cas, text in closes:
+                            cur = await conn.execute(
+                                q.CLOSE_OWN_CARD,
+                                (cas.status.value, text, cas.interaction_id, write.account),
+                            )
+                            closed.append(cur.rowcount == 1)
+                    at_commit = True
+            except psycopg.Error as exc:
+                if at_commit and self._joined is None and connection_lost(exc, conn):
+                    raise CommitOutcomeUnknown(
+                        f"{describe(self.where, exc)}: the connection was lost during COMMIT"
+                        f" of turn {write.turn_id}'s plan; read the turn to settle it"
+                    ) from exc
+                raise to_store_error(self.where, exc) from exc
+        for _ in write.requests:
+            self._trip("commit.ack_lost", performed=True)
+        return PlanOutcome(commits=tuple(outcomes), closed=tuple(closed))
+
+    async def finish_turn(self, reply: TurnReply) -> None:
+        """Record phase ``replied`` with everything the reply leaves, in one durable transaction.
+
+        Raises:
+            InjectedFault: a boundary the write crosses is armed; nothing written.
+            StoreError: no such turn, or a value is not encodable; nothing written.
+            StoreUnavailable: the database cannot be reached; nothing was written.
+        """
+        if reply.conversation_state is not None:
+            self._trip("put_conversation_state")
+        self._trip("save_reply")
+        if reply.replay is not None:
+            self._trip("save_replay")
+        self._trip("set_turn_phase")
+        blocks_text = codec.dumps(codec.blocks_to_json(reply.blocks))
+        data_text = codec.dumps(reply.data)
+        replay_text = None if reply.replay is None else codec.dumps(reply.replay)
+        state = reply.conversation_state
+        state_text = None if state is None else codec.dumps(state)
+        async with self.connection() as conn:
+            with translate(self.where):
+                async with conn.transaction():
+                    cur = await conn.execute(q.FINISH_TURN, (data_text, blocks_text, reply.turn_id))
+                    if cur.rowcount != 1:
+                        raise StoreError(f"turn {reply.turn_id} does not exist")
+                    if replay_text is not None:
+                        await conn.execute(
+                            q.SAVE_REPLAY_OUTCOME, (reply.account, reply.turn_id, replay_text)
+                        )
+                    if state_text is not None:
+                        await conn.execute(
+                            q.PUT_CONVERSATION, (reply.account, reply.conversation_id, state_text)
+                        )
 
     @asynccontextmanager
     async def conversation_lock(self, account: str, conversation_id: str) -> AsyncIterator[None]:

@@ -118,6 +118,7 @@ CREATE TABLE tf_replay (
     account text NOT NULL,
     turn_id text NOT NULL,
     record text NOT NULL,
+    outcome text,
     PRIMARY KEY (account, turn_id)
 );
 

@@ -1,4 +1,4 @@
--- Turnframe PostgreSQL store, migration 0003: the paged case listing and the word-search
+-- Turnframe PostgreSQL store, migration 0004: the paged case listing and the word-search
 -- index (turnframe.store.search). tf_case_search holds each case's folded search text
 -- (NULL: unindexed, as every case stored before this migration is until the directory
 -- indexes it) and its terms; tf_case_term holds the postings a lookup seeks.

@@ -1,0 +1,131 @@
+"""What a turn writes at its two later recovery points (docs/adr/0024-four-writes-per-turn.md).
+
+A turn persists three phases (``docs/architecture.md`` "Recovery and
+concurrency"): ``received`` (``begin_turn``), ``committing`` and ``replied``. This module
+builds the store's two folded writes from the turn's records, each value encoded once:
+
+* :func:`plan_commit`: the plan (the :class:`PreparedTurn` without what only the replay
+  record needs), the replay record's first part, every commit request and every card
+  close, for :meth:`TurnStore.commit_plan` (one transaction).
+* :func:`turn_reply`: the reply, the results, the replay record's second part and the
+  conversation state, for :meth:`TurnStore.finish_turn` (one transaction).
+
+The reduction record, the model calls and the reading trace go into the replay record
+only: recovery from ``committing`` never needs them, so the plan does not repeat them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from turnframe.core.canonical import to_json_value
+from turnframe.core.events import DomainEvent
+from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.interactions import Interaction
+from turnframe.core.reply import ReplyBlock
+from turnframe.core.results import PlannedActResult
+from turnframe.runtime.turn import PreparedTurn
+from turnframe.store.base import InteractionCas, PlanCommit, TurnReply
+
+__all__ = ["REPLAY_ONLY", "plan_commit", "plan_json", "replay_first", "turn_reply"]
+
+REPLAY_ONLY: frozenset[str] = frozenset({"reduction", "calls", "reading"})
+"""The :class:`PreparedTurn` fields stored in the replay record only, never in the plan."""
+
+_PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
+_RESULTS: TypeAdapter[list[PlannedActResult]] = TypeAdapter(list[PlannedActResult])
+
+
+def plan_json(prepared: PreparedTurn) -> JSONObject:
+    """Return the plan stored with phase ``committing``: ``prepared`` without :data:`REPLAY_ONLY`.
+
+    Loading it back (``TypeAdapter(PreparedTurn).validate_python``) gives ``prepared``
+    with those fields at their defaults, which is all recovery needs.
+    """
+    out = _PREPARED.dump_python(prepared, mode="json", exclude=set(REPLAY_ONLY))
+    assert isinstance(out, dict)
+    return out
+
+
+def replay_first(prepared: PreparedTurn) -> JSONObject:
+    """Return the replay record's first part: what the turn read and decided (I20).
+
+    Keys: ``turn_id``, ``understanding`` (canonical JSON), ``model_calls``, ``calls``,
+    ``reading`` and, for a turn that reduced, ``reduction``.
+    """
+    record: JSONObject = {
+        "turn_id": prepared.turn_id,
+        "understanding": to_json_value(prepared.understanding),
+        "model_calls": prepared.model_calls,
+        "calls": list(prepared.calls),
+        "reading": prepared.reading,
+    }
+    if prepared.reduction:
+        record["reduction"] = prepared.reduction
+    return record
+
+
+def plan_commit(
+    prepared: PreparedTurn, closes: Sequence[InteractionCas], *, resumed: bool
+) -> PlanCommit:
+    """Return the ``committing`` write of ``prepared``.
+
+    Args:
+        prepared: the turn's plan.
+        closes: the compare-and-sets of its card closes, in ``prepared.closes`` order.
+        resumed: recovery is finishing a stored plan: the plan and the replay record's
+            first part are stored already, so the write carries only the commits and
+            closes (which replay by idempotency key and compare-and-set).
+    """
+    return PlanCommit(
+        turn_id=prepared.turn_id,
+        account=prepared.actor.account,
+        plan=None if resumed else plan_json(prepared),
+        replay=None if resumed else replay_first(prepared),
+        requests=tuple(b.request for b in prepared.batches),
+        closes=tuple(closes),
+    )
+
+
+def turn_reply(
+    prepared: PreparedTurn,
+    *,
+    blocks: tuple[ReplyBlock, ...],
+    results: Mapping[str, PlannedActResult],
+    commands: Iterable[tuple[str, CaseRef]],
+    events: Iterable[DomainEvent],
+    cards: Iterable[Interaction],
+    reply_record: Mapping[str, Any],
+    conversation_state: JSONObject | None,
+    resumed: bool,
+) -> TurnReply:
+    """Return the ``replied`` write: blocks, results, the replay record's rest, the state.
+
+    The rest holds ``results`` (item id → label), ``commands`` (``[operation, case]``),
+    ``events`` and ``cards`` (ids) and, with a reply writer, ``reply``. A resumed plan
+    stored before the replay record was split (its :data:`REPLAY_ONLY` fields are
+    set) also carries the first part, so the record stays whole.
+    """
+    rest: JSONObject = {
+        "results": {k: v.label for k, v in results.items()},
+        "commands": [[op, str(case)] for op, case in commands],
+        "events": [e.id for e in events],
+        "cards": [c.id for c in cards],
+    }
+    if reply_record:
+        rest["reply"] = dict(reply_record)
+    if resumed and (prepared.reduction or prepared.calls or prepared.reading):
+        rest = {**replay_first(prepared), **rest}
+    data = _RESULTS.dump_python(list(results.values()), mode="json")
+    return TurnReply(
+        turn_id=prepared.turn_id,
+        account=prepared.actor.account,
+        conversation_id=prepared.conversation_id,
+        blocks=blocks,
+        data={"results": data},
+        replay=rest,
+        conversation_state=conversation_state,
+    )
