@@ -70,10 +70,17 @@ Targets (issue 9; reported, never asserted): on SQLite the 10,000-record turn's 
 is at most 1.2x the 10-record turn's (``ratio_10000_over_10``), and turn 50,000 at most
 1.2x turn 5 (``ratio_turn50000_over_turn5``), medians of the same run.
 
+What the brief shows (docs/adr/0020-what-a-brief-shows.md): with ``--in-view targets``
+(the default) every turn passes ``in_view`` = the Lisbon and Porto trips and Ana Costa, the
+records a surface showing this conversation would have on screen, so the brief is bounded;
+with ``--in-view none`` it passes ``in_view=None``, which briefs every record of the
+account, and the turn's cost grows with it by design.
+
 Usage::
 
     python benchmarks/scaling.py [--json] [--turns N] [--warmup N] [--sizes 10,1000,...]
         [--history-turns N] [--stores sqlite,postgres] [--postgres-dsn DSN] [--quick]
+        [--in-view targets|none]
 
 Defaults: 20 timed turns and 2 warm-up turns per row, both stores. The PostgreSQL rows
 need ``--postgres-dsn`` or ``TURNFRAME_TEST_POSTGRES_DSN``; without either they are
@@ -465,8 +472,9 @@ def _copy_statements(kind: str, columns: Mapping[str, Sequence[str]], mark: str)
 class Account:
     """One seeded account on one store, with its runtime; runs the three-act turn."""
 
-    def __init__(self, store: TurnStore, name: str) -> None:
+    def __init__(self, store: TurnStore, name: str, in_view: str = "targets") -> None:
         self.store = store
+        self.in_view = in_view
         self.script = ScriptedUnderstanding()
         self.runtime = Runtime(travel_application(), store, self.script, clock=FixedClock(TODAY))
         self.actor = Actor(account=name, user=f"{name}-user")
@@ -566,7 +574,12 @@ class Account:
         self.script.push(build)
         turn = TurnInput(text=MESSAGES[parity])
         cpu, wall = time.process_time_ns(), time.perf_counter_ns()
-        result = await self.runtime.run_turn(self.actor, conversation, turn)
+        in_view = (
+            [self.refs["TL"], self.refs["TP"], self.refs["PA"]]
+            if self.in_view == "targets"
+            else None
+        )
+        result = await self.runtime.run_turn(self.actor, conversation, turn, in_view=in_view)
         wall, cpu = time.perf_counter_ns() - wall, time.process_time_ns() - cpu
         _expect_committed(result, ("a1", "a2", "a3"))
         return cpu, wall
@@ -617,15 +630,20 @@ class Row:
 
 
 async def _rows(
-    stores: Stores, kind: str, sizes: Sequence[int], history: int, warmup: int
+    stores: Stores,
+    kind: str,
+    sizes: Sequence[int],
+    history: int,
+    warmup: int,
+    in_view: str = "targets",
 ) -> list[Row]:
     """Open, seed and prepare the rows of one store kind (untimed)."""
     rows = []
     for size in sizes:
-        account = Account(await stores.open(kind), f"size{size}")
+        account = Account(await stores.open(kind), f"size{size}", in_view)
         seed_s = await account.seed(size)
         rows.append(Row(kind, "records", account, "size", size, account.new_conversation(), seed_s))
-    account = Account(await stores.open(kind), "history")
+    account = Account(await stores.open(kind), "history", in_view)
     seed_s = await account.seed(sizes[0])
     rows.append(Row(kind, "turn", account, "short", SHORT_TURN, seed_s=seed_s))
     long = Row(kind, "turn", account, "long", history, account.new_conversation(), seed_s)
@@ -652,6 +670,7 @@ async def _measure(
     turns: int,
     warmup: int,
     dsn: str | None,
+    in_view: str = "targets",
 ) -> list[Row]:
     """Prepare every row, warm up, then time them interleaved in rounds of ``ROUND``."""
     with tempfile.TemporaryDirectory(prefix="turnframe-scaling-") as tmp:
@@ -659,7 +678,7 @@ async def _measure(
             stores = Stores(stack, Path(tmp), dsn)
             rows: list[Row] = []
             for kind in kinds:
-                rows += await _rows(stores, kind, sizes, history, warmup)
+                rows += await _rows(stores, kind, sizes, history, warmup, in_view)
             accounts = list({id(r.account): r.account for r in rows}.values())
             for account in accounts:
                 await account.reset()
@@ -779,7 +798,8 @@ def _table(report: dict[str, Any]) -> str:
         f"Turnframe scaling: three-act turn, {config['turns']} timed turns per row "
         f"(+{config['warmup']} warm-up), git {config['git']}, Python {config['python']}, "
         f"reference loop {config['reference_loop_ms']} ms",
-        "CPU = time.process_time of run_turn (this process only); bytes = database growth per turn",
+        "CPU = time.process_time of run_turn (this process only); bytes = database growth per turn"
+        f"; in_view: {report['config'].get('in_view', 'targets')}",
         "",
         f"{'store':<9}{'row':<17}{'cpu med':>9}{'cpu p90':>9}{'wall med':>10}{'wall p90':>10}"
         f"{'bytes':>10}{'ratio':>8}{'seed s':>8}",
@@ -843,6 +863,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--postgres-dsn", default=os.environ.get(DSN_VAR) or None, help=f"default ${DSN_VAR}"
     )
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    parser.add_argument(
+        "--in-view",
+        choices=("targets", "none"),
+        default="targets",
+        help="targets: the turn's three records are on screen (bounded brief, ADR 0020); "
+        "none: in_view=None, every record of the account is briefed",
+    )
     args = parser.parse_args(argv)
     defaults: dict[str, Any] = (
         dict(QUICK)
@@ -865,7 +892,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         skipped["postgres"] = f"no DSN: set {DSN_VAR} or pass --postgres-dsn"
         print(f"PostgreSQL rows skipped: {skipped['postgres']}", file=sys.stderr)
         kinds.remove("postgres")
-    rows = anyio.run(_measure, kinds, sizes, history, turns, warmup, args.postgres_dsn)
+    rows = anyio.run(
+        _measure, kinds, sizes, history, turns, warmup, args.postgres_dsn, args.in_view
+    )
     report = _report(rows, kinds, skipped)
     report["config"] = {
         "turns": turns,
@@ -873,6 +902,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "round": ROUND,
         "sizes": sizes,
         "history_turns": history,
+        "in_view": args.in_view,
         "history_build": "bulk copy of the first turns' stored rows (see the docstring)",
         "bytes": "database growth per timed turn (sqlite: pages in use after a WAL "
         "checkpoint; postgres: pg_total_relation_size of the schema)",
