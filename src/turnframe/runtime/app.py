@@ -56,6 +56,10 @@ class Application:
             is marked (docs/adr/0020-what-a-brief-shows.md). Deployment-set.
         brief_limits: how many records a bounded brief adds (turns run with
             ``in_view``; docs/adr/0020-what-a-brief-shows.md). Deployment-set.
+
+    Raises:
+        UsageError: when ``briefing_budget`` or ``brief_limits`` is not of its type
+            (refused when the application is built, not in a turn).
     """
 
     name: str
@@ -64,6 +68,18 @@ class Application:
     default_locale: str = "en"
     briefing_budget: BriefingBudget = field(default_factory=BriefingBudget)
     brief_limits: BriefLimits = field(default_factory=BriefLimits)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.briefing_budget, BriefingBudget):
+            raise UsageError(
+                "Application.briefing_budget must be a BriefingBudget, got "
+                f"{type(self.briefing_budget).__name__}"
+            )
+        if not isinstance(self.brief_limits, BriefLimits):
+            raise UsageError(
+                "Application.brief_limits must be a BriefLimits, got "
+                f"{type(self.brief_limits).__name__}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
