@@ -9,9 +9,10 @@ A turn run with ``in_view`` briefs the records it can be about, not the account:
 4. for each distinct word of the user's text of at least
    :attr:`BriefLimits.word_chars` characters, the records it finds
    (``CaseDirectory.find``'s rule, the store's word index ``TurnStore.find_cases``),
-   when they are at most :attr:`BriefLimits.found`; a shorter word is looked up the same
-   way only when it is a whole word of a record already briefed (``"Li"`` of
-   ``"Li Silva"``), so that record is never the only one briefed of those it names.
+   when they are at most :attr:`BriefLimits.found` (the first :attr:`BriefLimits.words`
+   such words); a shorter word, or one past that many, is looked up the same way only
+   when it is a whole word of a record already briefed (``"Li"`` of ``"Li Silva"``),
+   so that record is never the only one briefed of those it names.
 
 A word that finds more records than that adds none, and every record it finds is left
 out of the brief unless the surface shows it (in view: the user sees which record is
@@ -151,13 +152,14 @@ async def brief_scope(
         if callable(reindex) and _over_this_store(directory, snapshots):
             await reindex(actor.account)  # a case committed without its words is found too
         words = query_words(text)
-        for word in (w for w in words if len(w) >= limits.word_chars):
+        long = [w for w in words if len(w) >= limits.word_chars][: limits.words]
+        for word in long:
             await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
-        # A short word is not looked up to add records; but when it is a whole word of
-        # a record the brief lists ("Li"), it may be a mention of that record, so it is
-        # looked up like a long one: that record is never listed alone among the
-        # records the word names (rule 2).
-        short = [w for w in words if len(w) < limits.word_chars]
+        # A short word, or one past ``limits.words``, is not looked up to add records;
+        # but when it is a whole word of a record the brief lists ("Li"), it may be a
+        # mention of that record, so it is looked up like the others: that record is
+        # never listed alone among the records the word names (rule 2).
+        short = [w for w in words if w not in long]
         if short:
             tokens: set[str] = set()
             for case in chosen:
