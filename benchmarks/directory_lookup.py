@@ -165,17 +165,60 @@ async def run(sizes: list[int], repeat: int, stores: list[str], dsn: str | None)
     return {"rows": rows, "ratios": ratios}
 
 
-def main() -> None:
-    """Parse the arguments, run, print a table (or one JSON object with ``--json``)."""
+def _sizes(text: str) -> list[int]:
+    """Parse ``--sizes``: comma-separated ints, each at least 2 (two records are "Ana Costa")."""
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of integers: {text!r}"
+        ) from None
+    if any(size < 2 for size in sizes):
+        raise argparse.ArgumentTypeError(f"sizes must be at least 2: {text!r}")
+    return sizes
+
+
+def _at_least_one(text: str) -> int:
+    """Parse an int of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _stores(text: str) -> list[str]:
+    """Parse ``--stores``: ``sqlite`` and/or ``postgres``, comma-separated."""
+    stores = [part for part in text.split(",") if part]
+    unknown = [part for part in stores if part not in ("sqlite", "postgres")]
+    if unknown or not stores:
+        raise argparse.ArgumentTypeError(f"takes sqlite and/or postgres, not {text!r}")
+    return stores
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the arguments, run, print a table (or one JSON object with ``--json``).
+
+    Bad arguments (a size below 2, ``--repeat`` below 1, a store not ``sqlite`` or
+    ``postgres``) exit with argparse's usage error (status 2), before any store opens.
+    """
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--sizes", default="10,1000,10000", help="records per account")
-    parser.add_argument("--repeat", type=int, default=15, help="lookups per row and variant")
-    parser.add_argument("--stores", default="sqlite,postgres", help="sqlite,postgres")
+    parser.add_argument(
+        "--sizes", type=_sizes, default=[10, 1000, 10000], help="records per account (>= 2 each)"
+    )
+    parser.add_argument(
+        "--repeat", type=_at_least_one, default=15, help="lookups per row and variant (>= 1)"
+    )
+    parser.add_argument(
+        "--stores", type=_stores, default=["sqlite", "postgres"], help="sqlite,postgres"
+    )
     parser.add_argument("--postgres-dsn", default=os.environ.get("TURNFRAME_TEST_POSTGRES_DSN"))
-    args = parser.parse_args()
-    stores = [s for s in args.stores.split(",") if s != "postgres" or args.postgres_dsn]
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = parser.parse_args(argv)
+    stores = [s for s in args.stores if s != "postgres" or args.postgres_dsn]
+    sizes = args.sizes
     result = anyio.run(run, sizes, args.repeat, stores, args.postgres_dsn)
     if args.json:
         print(json.dumps(result))

@@ -32,7 +32,9 @@ How
     built). The message names its targets in words, as a user would ("add a seat to the
     Lisbon trip, Ana Costa pays the baggage, and rename the Porto trip to Porto Autumn"),
     so a directory that finds records by the user's words finds them; the scripted acts
-    name the records by ``Runtime.handle_for(turn_id, case)``. Records are seeded
+    name the records by ``Runtime.handle_for(turn_id, case)``. Every turn passes ``in_view``
+    (``--in-view``, below), so the brief is bounded as docs/adr/0020-what-a-brief-shows.md
+    says; ``in_view=None`` would brief the whole account by design. Records are seeded
     untimed with the public ``Runtime.seed`` (eight at a time: PostgreSQL's pool serves
     them in parallel; 100,000 records took about 1.5 minutes on SQLite and 5.5 on
     PostgreSQL on a loaded 2-core machine, reported per row as ``seed_s``). Before each round the Lisbon trip's extras are reset (untimed,

@@ -123,3 +123,35 @@ def test_bulk_history_refuses_a_conversation_column_it_would_leave_stale() -> No
     }
     with pytest.raises(RuntimeError, match="last_seq"):
         bench._copy_statements("sqlite", columns, "?")
+
+
+def test_timed_turns_brief_only_what_they_are_about(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The measured turns run with ``in_view`` and never list the whole account.
+
+    ``in_view=None`` briefs every record by design (docs/adr/0020-what-a-brief-shows.md),
+    so a benchmark of flat cost in account size measures bounded briefs only.
+    """
+    from turnframe.runtime import Runtime
+    from turnframe.store.sqlite import SqliteStore
+
+    seen: list[object] = []
+    listed: list[int] = []
+    run_turn, list_cases = Runtime.run_turn, SqliteStore.list_cases
+
+    async def spy_turn(self: Runtime, *args: object, **kw: object) -> object:
+        seen.append(kw.get("in_view"))
+        return await run_turn(self, *args, **kw)  # type: ignore[arg-type]
+
+    async def spy_list(self: SqliteStore, account: str) -> object:
+        listed.append(1)
+        return await list_cases(self, account)
+
+    monkeypatch.setattr(Runtime, "run_turn", spy_turn)
+    monkeypatch.setattr(SqliteStore, "list_cases", spy_list)
+    bench = _load()
+    assert bench.main(["--quick", "--json", "--stores", "sqlite"]) == 0
+    capsys.readouterr()
+    assert seen and all(v is not None for v in seen)
+    assert not listed

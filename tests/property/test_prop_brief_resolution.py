@@ -30,9 +30,11 @@ from turnframe.understand import Brief, ScriptedUnderstanding
 
 TODAY = date(2026, 5, 1)
 ACTOR = Actor(account="acme", user="u1", roles=frozenset({"customer"}))
-FIRST = ("Ana", "Kim", "Rui", "Eva")
+FIRST = ("Ana", "Kim", "Li", "Jo")
 LAST = ("Silva", "Costa", "Lopes")
-"""No name is a substring of another, so a label's words and the directory's rule agree."""
+"""No name is a substring of another, so a label's words and the directory's rule agree.
+Two names are shorter than ``BriefLimits.word_chars`` (drawn, default 3), so a mention
+the brief does not look up by words is generated too."""
 
 travelers = st.lists(
     st.tuples(st.sampled_from(FIRST), st.sampled_from(LAST), st.booleans()),
@@ -133,7 +135,7 @@ async def _run(
 
 
 @settings(
-    max_examples=120,
+    max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -154,7 +156,20 @@ def test_a_bounded_brief_resolves_every_mention_as_the_whole_account(
         st.lists(st.sampled_from(unrelated), unique=True) if unrelated else st.just([]),
         label="in view",
     )
-    limits = BriefLimits(found=data.draw(st.integers(1, 4), label="found"))
+    limits = BriefLimits(
+        found=data.draw(st.integers(1, 4), label="found"),
+        word_chars=data.draw(st.integers(1, 4), label="word_chars"),
+    )
     whole = anyio.run(_run, people, earlier, mention, None, limits)
     bounded = anyio.run(_run, people, earlier, mention, in_view, limits)
+    assert bounded == whole
+
+
+def test_a_short_first_name_of_the_conversations_record_is_not_resolved_alone() -> None:
+    """Two travelers named "Li", the conversation on one: "Li" is ambiguous in both briefs."""
+    people = [("Li", "Silva", False), ("Li", "Costa", False)]
+    limits = BriefLimits(found=4)  # word_chars 3: "li" is shorter
+    whole = anyio.run(_run, people, 0, "Li", None, limits)
+    bounded = anyio.run(_run, people, 0, "Li", [], limits)
+    assert whole[1] == "ambiguous_target"
     assert bounded == whole

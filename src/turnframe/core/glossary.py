@@ -66,7 +66,12 @@ def checked_glossary(workflow: str, entries: object) -> tuple[GlossaryEntry, ...
     out: dict[str, GlossaryEntry] = {}
     for term, meaning in pairs:
         for what, value in (("term", term), ("meaning", meaning)):
-            if not isinstance(value, str) or not value.strip():
+            if not isinstance(value, str):
+                raise RegistryError(
+                    f"workflow {workflow!r}: a glossary {what} is {type(value).__name__}, "
+                    "not a string"
+                )
+            if not value.strip():
                 raise RegistryError(f"workflow {workflow!r}: a glossary {what} is empty")
             if len(value) > GLOSSARY_TERM_LIMIT:
                 raise RegistryError(

@@ -496,13 +496,19 @@ class ErasedWorkflow:
         """Return the domain's glossary in ``locale`` (``()`` without a ``glossary`` hook).
 
         Raises:
-            RegistryError: when the hook answers something that is not a glossary
-                (:func:`~turnframe.core.glossary.checked_glossary`).
+            RegistryError: when the hook raises (chained) or answers something that is
+                not a glossary (:func:`~turnframe.core.glossary.checked_glossary`).
         """
         hook = getattr(self._def, "glossary", None)
         if not callable(hook):
             return ()
-        return checked_glossary(self.name, hook(locale))
+        try:
+            answer = hook(locale)
+        except Exception as exc:
+            raise RegistryError(
+                f"workflow {self.name!r}: glossary({locale!r}) raised {type(exc).__name__}"
+            ) from exc
+        return checked_glossary(self.name, answer)
 
     def no_candidate(
         self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str

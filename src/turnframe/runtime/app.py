@@ -27,6 +27,10 @@ class BriefLimits:
         conversation: the most cases the conversation remembers it was on (>= 0).
         found: the most records one word of the text may add (>= 0; 0 adds none).
         word_chars: the shortest word of the text that is looked up (>= 1).
+        words: the most distinct words of the text looked up to add records (>= 0), in
+            the text's order, so a long message costs at most this many index reads;
+            a word past it, like a short one, is looked up only when it is a whole
+            word of a record already briefed.
 
     Raises:
         UsageError: when a limit is out of range.
@@ -35,9 +39,10 @@ class BriefLimits:
     conversation: int = 8
     found: int = 20
     word_chars: int = 3
+    words: int = 64
 
     def __post_init__(self) -> None:
-        for name, least in (("conversation", 0), ("found", 0), ("word_chars", 1)):
+        for name, least in (("conversation", 0), ("found", 0), ("word_chars", 1), ("words", 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise UsageError(f"BriefLimits.{name} must be an int >= {least}, got {value!r}")
@@ -56,6 +61,10 @@ class Application:
             is marked (docs/adr/0020-what-a-brief-shows.md). Deployment-set.
         brief_limits: how many records a bounded brief adds (turns run with
             ``in_view``; docs/adr/0020-what-a-brief-shows.md). Deployment-set.
+
+    Raises:
+        UsageError: when ``briefing_budget`` or ``brief_limits`` is not of its type
+            (refused when the application is built, not in a turn).
     """
 
     name: str
@@ -64,6 +73,18 @@ class Application:
     default_locale: str = "en"
     briefing_budget: BriefingBudget = field(default_factory=BriefingBudget)
     brief_limits: BriefLimits = field(default_factory=BriefLimits)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.briefing_budget, BriefingBudget):
+            raise UsageError(
+                "Application.briefing_budget must be a BriefingBudget, got "
+                f"{type(self.briefing_budget).__name__}"
+            )
+        if not isinstance(self.brief_limits, BriefLimits):
+            raise UsageError(
+                "Application.brief_limits must be a BriefLimits, got "
+                f"{type(self.brief_limits).__name__}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -175,7 +175,9 @@ class Runtime:
             TurnInterrupted: a store boundary failed; ``recover(turn_id)`` resumes it.
             TurnIdReused: ``turn_id`` names one of this account's turns that has not
                 replied, or one started with another conversation or input.
-            UsageError: a text turn with no understander.
+            UsageError: a text turn with no understander, or ``in_view`` not ``None`` nor
+                an iterable of ``CaseRef`` (a ``str``, or an item of another type:
+                refused before anything is stored, never read as "nothing in view").
         """
         if turn.text and self.understander is None:
             raise UsageError("a text turn needs an understander; pass one to Runtime")
@@ -183,7 +185,7 @@ class Runtime:
             actor=actor,
             conversation_id=conversation_id,
             turn=turn,
-            in_view=in_view,
+            in_view=_checked_in_view(in_view),
             turn_id=turn_id or self.ids.new_id("turn"),
             given_by_caller=turn_id is not None,
         )
@@ -247,3 +249,23 @@ class Runtime:
     def subscribe(self, listener: Callable[[TurnEvent], None]) -> None:
         """Call ``listener`` with every :data:`TurnEvent` of later turns."""
         self._listeners.append(listener)
+
+
+def _checked_in_view(in_view: object) -> tuple[CaseRef, ...] | None:
+    """Return ``in_view`` as a tuple of ``CaseRef`` (read once: a generator is kept whole).
+
+    Raises:
+        UsageError: ``in_view`` is a ``str``/``bytes``, not iterable, or holds an item that
+            is not a ``CaseRef``.
+    """
+    if in_view is None:
+        return None
+    if isinstance(in_view, str | bytes) or not hasattr(in_view, "__iter__"):
+        raise UsageError(
+            f"in_view must be None or a sequence of CaseRef, got {type(in_view).__name__}"
+        )
+    refs = tuple(in_view)
+    for ref in refs:
+        if not isinstance(ref, CaseRef):
+            raise UsageError(f"in_view holds a {type(ref).__name__}, not a CaseRef: {ref!r:.60}")
+    return refs

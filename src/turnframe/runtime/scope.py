@@ -9,7 +9,10 @@ A turn run with ``in_view`` briefs the records it can be about, not the account:
 4. for each distinct word of the user's text of at least
    :attr:`BriefLimits.word_chars` characters, the records it finds
    (``CaseDirectory.find``'s rule, the store's word index ``TurnStore.find_cases``),
-   when they are at most :attr:`BriefLimits.found`.
+   when they are at most :attr:`BriefLimits.found` (the first :attr:`BriefLimits.words`
+   such words); a shorter word, or one past that many, is looked up the same way only
+   when it is a whole word of a record already briefed (``"Li"`` of ``"Li Silva"``),
+   so that record is never the only one briefed of those it names.
 
 A word that finds more records than that adds none, and every record it finds is left
 out of the brief unless the surface shows it (in view: the user sees which record is
@@ -148,25 +151,29 @@ async def brief_scope(
         reindex = getattr(directory, "reindex", None)
         if callable(reindex) and _over_this_store(directory, snapshots):
             await reindex(actor.account)  # a case committed without its words is found too
-        for word in query_words(text):
-            if len(word) < limits.word_chars:
-                continue
-            found, more = await _found(directory, snapshots, actor, word, limits.found)
-            if more:
-                unlisted.append(word)
-            else:
-                chosen.update(dict.fromkeys(found))
+        words = query_words(text)
+        long = [w for w in words if len(w) >= limits.word_chars][: limits.words]
+        for word in long:
+            await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
+        # A short word, or one past ``limits.words``, is not looked up to add records;
+        # but when it is a whole word of a record the brief lists ("Li"), it may be a
+        # mention of that record, so it is looked up like the others: that record is
+        # never listed alone among the records the word names (rule 2).
+        short = [w for w in words if w not in long]
+        if short:
+            tokens: set[str] = set()
+            for case in chosen:
+                tokens.update(_search_text(registry, snapshots, case).split())
+            for word in (w for w in short if w in tokens):
+                await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
     if unlisted:
-        words = tuple(unlisted)
+        hidden = tuple(unlisted)
         on_screen = set(in_view)
         for case in list(chosen):
             if case in on_screen:
                 continue  # the surface shows it: the user sees which record is meant
-            snap = snapshots[case]
-            if snap.state is None:
-                continue
-            text_of = fold(registry.workflow(case.workflow).definition.search_text(snap.state))
-            if any(matches(text_of, (w,)) for w in words):
+            text_of = _search_text(registry, snapshots, case)
+            if any(matches(text_of, (w,)) for w in hidden):
                 del chosen[case]  # listed alone among records the words name: never
     locale = str(getattr(directory, "locale", "en"))
     entries = []
@@ -177,6 +184,23 @@ async def brief_scope(
         )
         entries.append(DirectoryEntry(case=case, label=label))
     return BriefScope(entries=tuple(entries), unlisted=tuple(unlisted))
+
+
+async def _look_up(
+    directory: CaseDirectory,
+    snapshots: TurnSnapshots,
+    actor: Actor,
+    word: str,
+    limit: int,
+    chosen: dict[CaseRef, None],
+    unlisted: list[str],
+) -> None:
+    """Add the records ``word`` finds to ``chosen``, or ``word`` to ``unlisted`` when too many."""
+    found, more = await _found(directory, snapshots, actor, word, limit)
+    if more:
+        unlisted.append(word)
+    else:
+        chosen.update(dict.fromkeys(found))
 
 
 async def _owned(
@@ -221,6 +245,14 @@ async def _found(
             await snapshots.load(case)
             out.append(case)
     return out, False
+
+
+def _search_text(registry: WorkflowRegistry, snapshots: TurnSnapshots, case: CaseRef) -> str:
+    """Return a snapshotted case's folded search text (``""`` for a case with no state)."""
+    snap = snapshots[case]
+    if snap.state is None:
+        return ""
+    return fold(registry.workflow(case.workflow).definition.search_text(snap.state))
 
 
 def _over_this_store(directory: CaseDirectory, snapshots: TurnSnapshots) -> bool:

@@ -151,7 +151,8 @@ class SearchTests(ConformanceBase):
                     await store.list_cases_page(self.account, limit=limit)
                 with pytest.raises(BadPageRequest, match="limit"):
                     await store.find_cases(self.account, "ana", limit=limit)
-            for cursor in ("x", "-1", "1.5", ""):
+            # past a 64-bit position, and past int()'s 4300-digit limit: refused, typed
+            for cursor in ("x", "-1", "1.5", "", "9" * 30, str(2**63), "9" * 5000):
                 with pytest.raises(BadPageRequest, match="after"):
                     await store.list_cases_page(self.account, after=cursor)
                 with pytest.raises(BadPageRequest, match="after"):

@@ -39,6 +39,7 @@ from turnframe.store.errors import StoreError
 __all__ = [
     "DEFAULT_PAGE",
     "MAX_PAGE",
+    "MAX_POSITION",
     "PROBE",
     "BadPageRequest",
     "CasePage",
@@ -58,6 +59,9 @@ MAX_PAGE = 10_000
 
 PROBE = 64
 """How many postings of each key a store counts at most when choosing the key to seek."""
+
+MAX_POSITION = 2**63 - 1
+"""The largest creation position a cursor may name (a signed 64-bit column on every store)."""
 
 
 class BadPageRequest(StoreError, ValueError):
@@ -141,12 +145,20 @@ def check_page(limit: int, after: str | None) -> int:
 
     Raises:
         BadPageRequest: ``limit`` is not an int in ``1..MAX_PAGE``, or ``after`` is not
-            a cursor a store returned.
+            a cursor a store returned (decimal digits naming a position up to
+            :data:`MAX_POSITION`; a longer one would overflow the store's integer column).
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         raise BadPageRequest(f"limit must be an int from 1 to {MAX_PAGE}, got {limit!r}")
     if after is None:
         return 0
-    if not isinstance(after, str) or not after.isascii() or not after.isdigit():
-        raise BadPageRequest(f"after must be a cursor from a previous page, got {after!r}")
+    if (
+        not isinstance(after, str)
+        or not after.isascii()
+        or not after.isdigit()
+        or len(after) > len(str(MAX_POSITION))
+        or int(after) > MAX_POSITION
+    ):
+        shown = after[:40] + "..." if isinstance(after, str) and len(after) > 40 else after
+        raise BadPageRequest(f"after must be a cursor from a previous page, got {shown!r}")
     return int(after)
