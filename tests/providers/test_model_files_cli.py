@@ -114,3 +114,29 @@ def test_the_adapter_resolves_a_named_model_through_the_fetcher(
     assert local.model_file(str(path)) == path
     with pytest.raises(CapabilityMissing, match="named local models: .*smollm2"):
         local.model_file(str(tmp_path / "nothing.gguf"))
+
+
+def test_progress_on_a_terminal_is_one_line_redrawn_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from turnframe.cli import models
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    clock = iter(float(t) for t in range(100))
+    monkeypatch.setattr(models.time, "monotonic", lambda: next(clock))
+    stream = Terminal()
+    line = models.LineProgress(stream)
+    line.start("local:fake (x.whl)", 3_000_000)
+    line.advance(1_500_000)
+    line.advance(3_000_000)
+    line.finish(Path("/cache/tiny.gguf"))
+    text = stream.getvalue()
+    assert text.count("\n") == 1 and text.endswith("done, /cache/tiny.gguf\n")
+    assert "\rDownloading local:fake (x.whl): 1.5/3.0 MB" in text
+    line.close()  # a finished line is not ended twice
+    assert stream.getvalue() == text

@@ -63,7 +63,7 @@ class LineProgress:
         self.what = ""
         self.total: int | None = None
         self.open = False
-        self._drawn = 0.0
+        self._drawn = float("-inf")
 
     def _mb(self, n: int) -> str:
         return f"{n / 1e6:.1f}"
