@@ -71,8 +71,22 @@ class StoredStateExecutor:
                 or an envelope targets another case.
         """
         workflow = self._registry.workflow(loaded.case.workflow)
-        definition = workflow.definition
-        state = workflow.typed(loaded.state)
+        return self.apply_typed(loaded, workflow.typed(loaded.state), commands)
+
+    def apply_typed(
+        self, loaded: LoadedCase, state: Any, commands: Sequence[CommandEnvelope]
+    ) -> IndexedTransition:
+        """Do :meth:`apply` to ``loaded`` whose state is already typed as ``state``.
+
+        ``state`` must be the workflow's typed state of ``loaded.state`` (the turn's
+        snapshot holds both, read from one row): the policy step applies its batches
+        without typing a case again. Pure (nothing is read or written).
+
+        Raises:
+            CommandRejected: when a command does not validate against the state.
+            InvariantBroken: as :meth:`apply`.
+        """
+        definition = self._registry.workflow(loaded.case.workflow).definition
         events: list[EventDraft] = []
         outbox: list[OutboxDraft] = []
         for envelope in commands:

@@ -1,0 +1,108 @@
+"""The read side's shortcuts answer exactly what the long way answers (I1, ADR 0020).
+
+* ``parts.handle`` is memoised and writes the canonical JSON of its three strings by
+  hand: for any turn id and case, it equals ``"h" + digest(("handle", turn_id,
+  str(case)))[:10]``, the definition, however often and in whatever order it is asked.
+* ``records.authorized`` answers from a row read this turn instead of reading the case
+  again: for any mix of own, foreign and absent cases, read through any of the
+  snapshot cache's paths, it answers what ``StoredCaseDirectory.authorize`` answers.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import anyio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from turnframe.core.canonical import digest
+from turnframe.core.ids import Actor, CaseRef
+from turnframe.runtime import Runtime
+from turnframe.runtime.parts import handle
+from turnframe.runtime.records import authorized
+from turnframe.samples.travel import travel_application
+from turnframe.store import InMemoryStore
+from turnframe.understand import ScriptedUnderstanding
+
+_TEXT = st.text(max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _TEXT, _TEXT), min_size=1, max_size=8), st.randoms())
+def test_handle_is_the_digest_of_its_canonical_json(
+    asks: list[tuple[str, str, str]], rnd: Any
+) -> None:
+    """Every (repeated, shuffled) ask answers the digest definition of the handle."""
+    asks = asks + [rnd.choice(asks) for _ in range(len(asks))]
+    rnd.shuffle(asks)
+    for turn_id, workflow, case_id in asks:
+        case = CaseRef(workflow, case_id)
+        assert handle(turn_id, case) == "h" + digest(("handle", turn_id, str(case)))[:10]
+
+
+_TRIP: dict[str, Any] = {
+    "name": "Lisbon",
+    "destination": "Lisbon",
+    "start": "2026-05-12",
+    "end": "2026-05-15",
+    "travelers": [],
+    "extras": [],
+    "status": "planning",
+    "next_extra": 1,
+}
+
+
+class _Parts:
+    """The two fields ``authorized`` reads of ``RuntimeParts``."""
+
+    def __init__(self, directory: Any, store: Any) -> None:
+        self.directory = directory
+        self.store = store
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(["own", "foreign", "absent"]), min_size=1, max_size=6),
+    st.lists(st.sampled_from(["load", "rows", "listing", "none"]), min_size=1, max_size=6),
+)
+def test_authorized_answers_what_the_directory_reads(kinds: list[str], paths: list[str]) -> None:
+    """Own cases are authorised, foreign and absent ones never, whichever way they were read."""
+    from turnframe.runtime.executor import StoredCaseDirectory
+    from turnframe.runtime.snapshots import TurnSnapshots
+
+    async def run() -> None:
+        app = travel_application()
+        store = InMemoryStore()
+        runtime = Runtime(app, store, ScriptedUnderstanding())
+        directory = StoredCaseDirectory(app.registry, store)
+        parts: Any = _Parts(directory, store)
+        actor = Actor(account="acme", user="u")
+        cases = []
+        for i, kind in enumerate(kinds):
+            case = CaseRef("trip", f"t{i}")
+            if kind != "absent":
+                account = "acme" if kind == "own" else "other"
+                await runtime.seed(account, "trip", dict(_TRIP), case.case_id)
+            cases.append(case)
+        snaps = TurnSnapshots(app.registry, store, "acme", date(2026, 5, 1), "en")
+        for i, case in enumerate(cases):
+            path = paths[i % len(paths)]
+            if path == "load":
+                await snaps.load(case)
+            elif path == "rows":
+                await snaps.load_rows([case])
+            elif path == "listing":
+                page = await directory.page_with_states(actor, cases=[case])
+                for _, row, typed in page.items:
+                    snaps.add_row(row, typed)
+        for case in cases:
+            expected = await directory.authorize(actor, case)
+            assert await authorized(parts, actor, case, snaps) is expected
+            other = Actor(account="other", user="v")
+            assert await authorized(parts, other, case, snaps) is await directory.authorize(
+                other, case
+            )
+
+    anyio.run(run)
