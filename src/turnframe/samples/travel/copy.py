@@ -449,8 +449,21 @@ _TEXT: dict[str, dict[str, str]] = {
 
 
 def lang(locale: str) -> str:
-    """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"`` (§9)."""
-    return PT if locale.lower().startswith("pt") else EN
+    """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"`` (§9).
+
+    A pure function of the locale text, remembered for the first few hundred locales
+    seen (every label and sentence of a turn asks it).
+    """
+    found = _LANGS.get(locale)
+    if found is None:
+        found = PT if locale.lower().startswith("pt") else EN
+        if len(_LANGS) < _LANGS_KEPT:
+            _LANGS[locale] = found
+    return found
+
+
+_LANGS: dict[str, str] = {}
+_LANGS_KEPT = 256
 
 
 def text(locale: str, key: str, **params: object) -> str:
@@ -497,8 +510,9 @@ def join(locale: str, items: Sequence[str]) -> str:
 
 def fmt_date(locale: str, day: date) -> str:
     """Return ``day`` written out: ``"12 May 2026"`` or ``"12 de maio de 2026"`` (§9)."""
-    month = _MONTHS[lang(locale)][day.month - 1]
-    if lang(locale) == PT:
+    language = lang(locale)
+    month = _MONTHS[language][day.month - 1]
+    if language == PT:
         return f"{day.day} de {month} de {day.year}"
     return f"{day.day} {month} {day.year}"
 
