@@ -147,3 +147,40 @@ def test_dump_trip_is_the_generic_json_of_the_state(data: st.DataObject) -> None
     assert dumped == to_json_value(state)
     assert list(dumped) == list(to_json_value(state))  # type: ignore[arg-type]
     assert load_trip(dumped) == state
+
+
+_ANSWERS = st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=4) | st.dictionaries(
+    st.text(max_size=3), st.integers(0, 3) | st.text(max_size=3), max_size=3
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ANSWERS, min_size=1, max_size=6), st.randoms())
+def test_glossary_answers_are_checked_as_if_never_remembered(
+    answers: list[dict[str, Any]], rnd: Any
+) -> None:
+    """Whatever a hook answers from call to call, the workflow returns that answer checked."""
+    from turnframe.core.errors import RegistryError
+    from turnframe.core.glossary import checked_glossary
+    from turnframe.core.workflow import ErasedWorkflow
+    from turnframe.samples.travel.trip import TripWorkflow
+
+    answers = answers + [rnd.choice(answers) for _ in range(len(answers))]
+    rnd.shuffle(answers)
+    served = iter(answers)
+
+    class Hooked(TripWorkflow):
+        def glossary(self, locale: str) -> Any:  # type: ignore[override]
+            return next(served)
+
+    erased = ErasedWorkflow(Hooked())
+    for answer in answers:
+        try:
+            expected: Any = checked_glossary("trip", answer)
+        except RegistryError as exc:
+            expected = type(exc)
+        try:
+            got: Any = erased.glossary("en")
+        except RegistryError as exc:
+            got = type(exc)
+        assert got == expected
