@@ -130,7 +130,7 @@ def handle(turn_id: str, case: CaseRef) -> str:
     return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
-_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
 """``json.dumps`` of one string (ASCII-escaped, quoted): the canonical JSON of a string."""
 
 
