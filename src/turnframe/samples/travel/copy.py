@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from functools import lru_cache
 
 __all__ = [
     "EN",
@@ -448,22 +449,14 @@ _TEXT: dict[str, dict[str, str]] = {
 }
 
 
+@lru_cache(maxsize=256)
 def lang(locale: str) -> str:
     """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"`` (§9).
 
-    A pure function of the locale text, remembered for the first few hundred locales
-    seen (every label and sentence of a turn asks it).
+    A pure function of the locale text, memoised (every label and sentence of a turn
+    asks it).
     """
-    found = _LANGS.get(locale)
-    if found is None:
-        found = PT if locale.lower().startswith("pt") else EN
-        if len(_LANGS) < _LANGS_KEPT:
-            _LANGS[locale] = found
-    return found
-
-
-_LANGS: dict[str, str] = {}
-_LANGS_KEPT = 256
+    return PT if locale.lower().startswith("pt") else EN
 
 
 def text(locale: str, key: str, **params: object) -> str:
