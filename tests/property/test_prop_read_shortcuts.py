@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 import anyio
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from turnframe.core.canonical import digest
@@ -184,3 +184,83 @@ def test_glossary_answers_are_checked_as_if_never_remembered(
         except RegistryError as exc:
             got = type(exc)
         assert got == expected
+
+
+_LOOSE = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 3)
+    | st.floats(0, 2, allow_nan=False)
+    | st.sampled_from(["E1", "E2", "e1", "hotel", "seat", "company", "traveler/p1", "trip/x", ""])
+)
+_EXTRA_JSON = st.one_of(
+    _LOOSE,
+    st.fixed_dictionaries(
+        {
+            "id": st.sampled_from(["E1", "E2"]) | _LOOSE,
+            "kind": st.sampled_from(["hotel", "seat"]) | _LOOSE,
+        },
+        optional={
+            "details": st.none() | st.just("Avenida") | _LOOSE,
+            "payer": st.sampled_from(["company", "traveler/p1"]) | _LOOSE,
+            "nights": st.integers(0, 2) | st.booleans() | _LOOSE,
+        },
+    ),
+)
+
+
+def _swap(value: Any) -> list[Any]:
+    """Values equal to ``value`` (and hashing alike) of another type: True/1/1.0, False/0/0.0."""
+    if isinstance(value, bool | int | float) and value in (0, 1):
+        return [v for v in (bool(value), int(value), float(value)) if type(v) is not type(value)]
+    return []
+
+
+def _twins(extras: list[Any]) -> list[list[Any]]:
+    out = []
+    for n, extra in enumerate(extras):
+        if isinstance(extra, dict):
+            for key, value in extra.items():
+                for other in _swap(value):
+                    out.append([*extras[:n], {**extra, key: other}, *extras[n + 1 :]])
+    return out
+
+
+def _outcome(read: Any, data: Any) -> Any:
+    try:
+        return ("ok", read(data))
+    except ValueError as exc:
+        return ("refused", str(exc))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_EXTRA_JSON, max_size=4), st.lists(_LOOSE, max_size=3))
+@example(extras=[{"id": "E1", "kind": "hotel", "nights": True}], travelers=[])
+@example(extras=[{"id": "E1", "kind": "seat", "payer": "company", "nights": 1.0}], travelers=[])
+def test_a_memoised_trip_reads_as_one_read_field_by_field(
+    extras: list[Any], travelers: list[Any]
+) -> None:
+    """``load_trip`` (memoised extras and references) answers what the checks answer.
+
+    The reference reads every extra with the field-by-field checks and every traveler
+    with ``ref_from_json``; a bool for an int, a float for an int or a non-string id must
+    be refused the same way however often an equal-looking value was read before.
+    """
+    from turnframe.samples.travel import trip_model
+    from turnframe.samples.travel._common import ref_from_json
+
+    def reference(data: dict[str, Any]) -> Any:
+        refs = tuple(ref_from_json(t, "traveler") for t in data["travelers"])
+        checked = [trip_model._checked_extra(e) for e in data["extras"]]
+        return trip_model.TripState(name=data["name"], travelers=refs, extras=tuple(checked))
+
+    data = {"name": "Lisbon", "travelers": travelers, "extras": extras}
+    for twin in _twins(extras):  # equal values of other types, read first
+        _outcome(trip_model.load_trip, {**data, "extras": twin})
+    for _ in range(2):  # cold and warm
+        got = _outcome(trip_model.load_trip, data)
+        assert got == _outcome(reference, data)
+        if got[0] == "ok":
+            assert [type(e.nights) for e in got[1].extras] == [
+                type(e.get("nights")) for e in extras if isinstance(e, dict)
+            ]
