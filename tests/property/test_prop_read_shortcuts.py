@@ -264,3 +264,45 @@ def test_a_memoised_trip_reads_as_one_read_field_by_field(
             assert [type(e.nights) for e in got[1].extras] == [
                 type(e.get("nights")) for e in extras if isinstance(e, dict)
             ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(max_size=8),
+    st.none() | st.text(max_size=8),
+    _DAYS,
+    _DAYS,
+    st.sampled_from(["planning", "confirmed", "completed", "cancelled"]),
+    st.none() | st.dates(),
+    st.none() | st.text(max_size=8),
+    st.sampled_from(["active", "deleted"]),
+    st.sampled_from(["en", "pt-PT", "pt", "PT-br", "fr"]),
+)
+def test_memoised_labels_are_the_labels_of_the_state(
+    name: str,
+    destination: str | None,
+    start: Any,
+    end: Any,
+    status: Any,
+    born: Any,
+    email: str | None,
+    person_status: Any,
+    locale: str,
+) -> None:
+    """A trip's and a traveler's label (memoised on their fields) is the one written fresh."""
+    from turnframe.samples.travel import traveler, trip
+    from turnframe.samples.travel.traveler import TravelerState, TravelerWorkflow
+    from turnframe.samples.travel.trip import TripWorkflow
+    from turnframe.samples.travel.trip_model import TripState
+
+    trips, people = TripWorkflow(), TravelerWorkflow()
+    case = CaseRef("trip", "t1")
+    state = TripState(name=name, destination=destination, start=start, end=end, status=status)
+    fresh = trip._label.__wrapped__(name, destination, start, end, status, locale)
+    for _ in range(2):
+        assert trips.candidate_label(case, state, locale) == fresh
+    person = TravelerState(full_name=name, birth_date=born, email=email, status=person_status)
+    year = born.year if born is not None else None
+    fresh = traveler._label.__wrapped__(name, year, email, person_status, locale)
+    for _ in range(2):
+        assert people.candidate_label(CaseRef("traveler", "p1"), person, locale) == fresh

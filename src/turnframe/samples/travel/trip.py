@@ -492,18 +492,7 @@ class TripWorkflow:
         """Return ``"Lisbon · 12–15 May 2026 · planning"`` (+ destination when it differs; ADR)."""
         if state is None:
             return copy.text(locale, "label.absent.trip")
-        dates = copy.fmt_range(locale, state.start, state.end)
-        status = copy.status_name(locale, state.status)
-        if state.destination and state.destination.lower() != state.name.lower():
-            return copy.text(
-                locale,
-                "label.trip.destination",
-                trip=state.name,
-                destination=state.destination,
-                dates=dates,
-                status=status,
-            )
-        return copy.text(locale, "label.trip", trip=state.name, dates=dates, status=status)
+        return _label(state.name, state.destination, state.start, state.end, state.status, locale)
 
     def search_text(self, state: TripState) -> str:
         """Return the name, destination and the months/years of the dates (en and pt; §2.6)."""
@@ -605,6 +594,30 @@ def _kind_tokens(kind: str) -> frozenset[str]:
             *_tokens(copy.kind_name(copy.PT, kind)),
         )
     )
+
+
+@lru_cache(maxsize=1024)
+def _label(
+    name: str,
+    destination: str | None,
+    start: date | None,
+    end: date | None,
+    status: str,
+    locale: str,
+) -> str:
+    """The candidate label of a trip with these fields (pure; memoised on them)."""
+    dates = copy.fmt_range(locale, start, end)
+    words = copy.status_name(locale, status)
+    if destination and destination.lower() != name.lower():
+        return copy.text(
+            locale,
+            "label.trip.destination",
+            trip=name,
+            destination=destination,
+            dates=dates,
+            status=words,
+        )
+    return copy.text(locale, "label.trip", trip=name, dates=dates, status=words)
 
 
 def _extra_label(extra: Extra, locale: str) -> str:

@@ -196,14 +196,8 @@ def _extra(item: JSONValue) -> Extra:
     else is checked field by field every time.
     """
     if type(item) is dict:
-        key = (
-            item.get("id"),
-            item.get("kind"),
-            item.get("details"),
-            item.get("payer"),
-            item.get("nights"),
-        )
-        extra_id, kind, details, payer, nights = key
+        extra_id, kind, details = item.get("id"), item.get("kind"), item.get("details")
+        payer, nights = item.get("payer"), item.get("nights")
         if (
             type(extra_id) is str
             and type(kind) is str
@@ -211,7 +205,7 @@ def _extra(item: JSONValue) -> Extra:
             and (payer is None or type(payer) is str)
             and (nights is None or type(nights) is int)
         ):
-            return _plain_extra(*key)
+            return _plain_extra(extra_id, kind, details, payer, nights)
     return _checked_extra(item)
 
 
