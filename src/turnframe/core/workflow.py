@@ -335,6 +335,24 @@ class WorkflowDefinition(Protocol[S]):
 
 AnyWorkflow: TypeAlias = WorkflowDefinition[Any]
 
+_GLOSSARIES_KEPT = 32
+"""Checked glossary answers an :class:`ErasedWorkflow` remembers (a few per locale)."""
+
+
+def _glossary_key(answer: object) -> tuple[object, ...] | None:
+    """Return a hashable copy of a glossary answer's whole content, or ``None``.
+
+    Only a plain ``dict`` of strings (the common answer) is keyed; anything else is
+    checked every time.
+    """
+    if type(answer) is not dict:
+        return None
+    items = tuple(answer.items())
+    for term, meaning in items:
+        if type(term) is not str or type(meaning) is not str:
+            return None
+    return items
+
 
 class ErasedWorkflow:
     """A workflow behind the type-erased boundary: JSON state in, JSON state out.
@@ -345,11 +363,12 @@ class ErasedWorkflow:
         definition: the typed workflow.
     """
 
-    __slots__ = ("_def", "_ops")
+    __slots__ = ("_def", "_glossaries", "_ops")
 
     def __init__(self, definition: AnyWorkflow) -> None:
         self._def = definition
         self._ops = {op.key: op for op in definition.operations()}
+        self._glossaries: dict[tuple[object, ...], tuple[GlossaryEntry, ...]] = {}
 
     @property
     def definition(self) -> AnyWorkflow:
@@ -508,7 +527,18 @@ class ErasedWorkflow:
             raise RegistryError(
                 f"workflow {self.name!r}: glossary({locale!r}) raised {type(exc).__name__}"
             ) from exc
-        return checked_glossary(self.name, answer)
+        # The hook is asked every time; a checked answer is remembered under its whole
+        # content (what ``checked_glossary`` is a pure function of), never under the
+        # locale, so a hook whose answer changes is checked again.
+        key = _glossary_key(answer)
+        if key is not None:
+            found = self._glossaries.get(key)
+            if found is not None:
+                return found
+        checked = checked_glossary(self.name, answer)
+        if key is not None and len(self._glossaries) < _GLOSSARIES_KEPT:
+            self._glossaries[key] = checked
+        return checked
 
     def no_candidate(
         self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str

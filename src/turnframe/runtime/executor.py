@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.errors import InvariantBroken
 from turnframe.core.events import EventDraft
-from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
@@ -51,6 +51,16 @@ class StoredStateExecutor:
         self.turn_id = ""
         self.locale = "en"
         """The turn's locale: a refusal at execution time is worded in it."""
+        self._typed: dict[CaseRef, tuple[object, Any]] = {}
+
+    def know(self, case: CaseRef, state: JSONObject | None, typed: Any) -> None:
+        """Tell :meth:`apply` that ``typed`` is the workflow's typed state of ``state``.
+
+        The policy step passes each batch's snapshot (state and typed state read from
+        one row): :meth:`apply` to that very ``state`` object then skips typing it again.
+        Any other state (another object, even an equal one) is typed as usual.
+        """
+        self._typed[case] = (state, typed)
 
     async def load(self, case: CaseRef) -> LoadedCase:
         """Return the stored state and revision (``None`` and 0 when absent)."""
@@ -72,7 +82,11 @@ class StoredStateExecutor:
         """
         workflow = self._registry.workflow(loaded.case.workflow)
         definition = workflow.definition
-        state = workflow.typed(loaded.state)
+        known = self._typed.get(loaded.case)
+        if known is not None and known[0] is loaded.state:
+            state = known[1]
+        else:
+            state = workflow.typed(loaded.state)
         events: list[EventDraft] = []
         outbox: list[OutboxDraft] = []
         for envelope in commands:

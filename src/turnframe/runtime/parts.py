@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core.ids import CaseRef
@@ -114,15 +115,23 @@ class RuntimeParts:
         )
 
 
+@lru_cache(maxsize=4096)
 def handle(turn_id: str, case: CaseRef) -> str:
     """Mint the opaque per-turn handle of ``case`` (I1): no record id can be read from it.
 
     The handle is ``"h"`` + the first 10 hex digits of ``digest(("handle", turn_id,
-    str(case)))``; a list of strings is its own canonical JSON, so the text is hashed
-    directly (one handle per listed record per turn).
+    str(case)))``; a list of strings is its own canonical JSON (``json.dumps`` with
+    ``ensure_ascii`` and no spaces), written here string by string and hashed directly
+    (one handle per listed record per turn). A pure function of two immutable values,
+    so the answers are memoised: the load step and ``Runtime.handle_for`` ask for the
+    same ones.
     """
-    text = json.dumps(["handle", turn_id, str(case)], separators=(",", ":"))
+    text = f'["handle",{_json_string(turn_id)},{_json_string(str(case))}]'
     return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
+"""``json.dumps`` of one string (ASCII-escaped, quoted): the canonical JSON of a string."""
 
 
 def with_status(result: PlannedActResult, status: ResultStatus, **changes: Any) -> PlannedActResult:

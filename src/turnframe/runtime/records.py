@@ -15,11 +15,12 @@ from typing import Any
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.copy import say
+from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.snapshots import TurnSnapshots
 
-__all__ = ["HANDLE", "find", "find_hints", "fits", "label", "no_fit", "record_args"]
+__all__ = ["HANDLE", "authorized", "find", "find_hints", "fits", "label", "no_fit", "record_args"]
 
 HANDLE = re.compile(r"^h[0-9a-f]{10}$")
 """The shape of a per-turn handle: a stale or invented one is never looked up as words."""
@@ -46,6 +47,30 @@ def find_hints(directory: object) -> frozenset[str]:
             known = frozenset(n for n in ("operation", "argument", "today") if n in params)
         _HINTS[kind] = known
     return known
+
+
+async def authorized(
+    parts: RuntimeParts, actor: Actor, case: CaseRef, snapshots: TurnSnapshots
+) -> bool:
+    """Return whether ``actor`` may address ``case`` (``CaseDirectory.authorize``).
+
+    The default directory over the turn's own store authorises exactly the cases whose
+    row exists in the actor's account; when a row read this turn already showed that
+    (:meth:`TurnSnapshots.owned`), the answer is that read's and the store is not read
+    again. Any other directory is asked every time (its rule may be its own).
+
+    Raises:
+        StoreError: a read failed.
+    """
+    directory = parts.directory
+    if (
+        type(directory) is StoredCaseDirectory
+        and directory.store is parts.store
+        and snapshots.account == actor.account
+        and snapshots.owned(case)
+    ):
+        return True
+    return await directory.authorize(actor, case)
 
 
 async def find(
@@ -77,7 +102,7 @@ async def find(
     kwargs = {k: v for k, v in hints.items() if k in accepted and v is not None}
     out = []
     for case in await parts.directory.find(actor, workflow, words, **kwargs):
-        if case in out or not await parts.directory.authorize(actor, case):
+        if case in out or not await authorized(parts, actor, case, snapshots):
             continue
         if case not in snapshots:
             await snapshots.load(case)

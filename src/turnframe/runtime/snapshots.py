@@ -86,6 +86,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         self._today = today
         self._locale = locale
         self._snaps: dict[CaseRef, CaseSnapshot] = {}
+        self._owned: set[CaseRef] = set()
         self._calls = 0
 
     # ------------------------------------------------------------------ loading
@@ -102,6 +103,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         if snap is None:
             self._calls += 1
             row = await self._store.load_case(case)
+            self._own(row)
             snap = self._snaps[case] = snapshot_of(
                 self._registry, case, row, self._today, self._locale
             )
@@ -115,6 +117,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         """
         self._calls += 1
         row = await self._store.load_case(case)
+        self._own(row)
         snap = self._snaps[case] = snapshot_of(self._registry, case, row, self._today, self._locale)
         return snap
 
@@ -166,10 +169,25 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         """
         snap = self._snaps.get(row.case)
         if snap is None:
+            self._own(row)
             snap = self._snaps[row.case] = snapshot_of(
                 self._registry, row.case, row, self._today, self._locale, typed
             )
         return snap
+
+    def _own(self, row: CaseRow | None) -> None:
+        if row is not None and row.account == self._account:
+            self._owned.add(row.case)
+
+    def owned(self, case: CaseRef) -> bool:
+        """Return whether a row read this turn showed ``case`` stored in the turn's account.
+
+        A case's row never changes account, so this answers what
+        :meth:`~turnframe.runtime.executor.StoredCaseDirectory.authorize` would read
+        again (the row exists and belongs to the account) without a second read. ``False``
+        says only that no such row was read (absent, foreign, or not read yet).
+        """
+        return case in self._owned
 
     def absent(self, case: CaseRef) -> CaseSnapshot:
         """Return the snapshot of a case minted this turn (not stored yet): no read."""
@@ -185,6 +203,11 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
     def store(self) -> TurnStore:
         """The store the snapshots are read from."""
         return self._store
+
+    @property
+    def account(self) -> str:
+        """The account whose turn this is (:meth:`owned` answers for it)."""
+        return self._account
 
     @property
     def loaded(self) -> tuple[CaseRef, ...]:

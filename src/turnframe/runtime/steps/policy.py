@@ -1,8 +1,9 @@
 """Step 9, apply policy: each planned batch's commands are applied, unwritten (I4, I14, I17).
 
 ``StoredStateExecutor.apply`` checks every envelope's origin against its policy
-(``runtime.policy.origin_satisfies``) and validates it against the state; a batch the
-domain rejects rejects every act it carries. Nothing is written here.
+(``runtime.policy.origin_satisfies``) and validates it against the snapshot's typed state
+(no case is typed twice in a turn); a batch the domain rejects rejects every act it
+carries. Nothing is written here.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
         snap = data.snapshots[batch.case]
         loaded = LoadedCase(case=batch.case, state=snap.state_json, revision=snap.revision)
         try:
+            executor.know(batch.case, snap.state_json, snap.state)
             transition = await executor.apply(loaded, batch.envelopes)
         except CommandRejected as exc:
             for act_id in batch.act_ids:

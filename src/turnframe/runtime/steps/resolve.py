@@ -24,7 +24,7 @@ from turnframe.core.targets import (
 from turnframe.core.turn import TurnInput
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import ActInput, ClickInput
-from turnframe.runtime.records import find, fits, label, no_fit, record_args
+from turnframe.runtime.records import authorized, find, fits, label, no_fit, record_args
 from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.runtime.turn import Loaded, QuestionRef, ResolvedAct
 
@@ -100,7 +100,7 @@ async def _resolve(
     today: date,
     locale: str,
 ) -> TargetResolution:
-    registry, directory = parts.registry, parts.directory
+    registry = parts.registry
     spec = registry.operation(operation)
     if target.new:
         if spec is None or not spec.creates_case:
@@ -134,7 +134,7 @@ async def _resolve(
         for case in cases:
             labels.setdefault(case, snapshots[case].label)
     elif turn.origin_ref is not None:
-        if not await directory.authorize(actor, turn.origin_ref):
+        if not await authorized(parts, actor, turn.origin_ref, snapshots):
             return Unauthorized()
         cases = [turn.origin_ref]
         if turn.origin_ref not in snapshots:
@@ -142,7 +142,7 @@ async def _resolve(
     if not cases:
         return NotFound(reason="no_target")
     for case in cases:
-        if not await directory.authorize(actor, case):
+        if not await authorized(parts, actor, case, snapshots):
             return Unauthorized()
     if len(cases) > 1 and spec is not None:
         # Several records named: only those on which the operation is on offer now
@@ -236,7 +236,6 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
         StoreError: a read failed.
     """
     actor, snapshots = data.actor, data.loaded.snapshots
-    directory = parts.directory
     response = data.turn.interaction_response
     assert response is not None
     card = await parts.store.get_interaction(
@@ -263,7 +262,9 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
         if p.argument is not None and option is not None and option.value is not None:
             # A Choice that fills a part argument: the act keeps its own target, and
             # the domain re-checks the part when the act compiles again.
-            owned = p.case is not None and (p.new_case or await directory.authorize(actor, p.case))
+            owned = p.case is not None and (
+                p.new_case or await authorized(parts, actor, p.case, snapshots)
+            )
             pending.append(
                 ActInput(
                     act=p.act,
@@ -278,8 +279,10 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
         if p.argument is not None and option is not None and option.case is not None:
             # A selection that fills a record argument: the act keeps its own target.
             chosen_arg: TargetResolution | None = None
-            if p.case is not None and (p.new_case or await directory.authorize(actor, p.case)):
-                if await directory.authorize(actor, option.case):
+            if p.case is not None and (
+                p.new_case or await authorized(parts, actor, p.case, snapshots)
+            ):
+                if await authorized(parts, actor, option.case, snapshots):
                     chosen_arg = Exact(case=p.case, new=p.new_case)
             pending.append(
                 ActInput(
@@ -296,7 +299,7 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
             # A case this account's earlier turn minted (stored on its own card) is not in
             # the directory until its first commit; every other case must be authorised.
             minted = p.new_case and chosen == p.case
-            if not minted and not await directory.authorize(actor, chosen):
+            if not minted and not await authorized(parts, actor, chosen, snapshots):
                 resolution = Unauthorized()
             else:
                 resolution = Exact(case=chosen, new=p.new_case and chosen == p.case)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from functools import lru_cache
 
 __all__ = [
     "EN",
@@ -448,8 +449,13 @@ _TEXT: dict[str, dict[str, str]] = {
 }
 
 
+@lru_cache(maxsize=256)
 def lang(locale: str) -> str:
-    """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"`` (§9)."""
+    """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"`` (§9).
+
+    A pure function of the locale text, memoised (every label and sentence of a turn
+    asks it).
+    """
     return PT if locale.lower().startswith("pt") else EN
 
 
@@ -497,8 +503,9 @@ def join(locale: str, items: Sequence[str]) -> str:
 
 def fmt_date(locale: str, day: date) -> str:
     """Return ``day`` written out: ``"12 May 2026"`` or ``"12 de maio de 2026"`` (§9)."""
-    month = _MONTHS[lang(locale)][day.month - 1]
-    if lang(locale) == PT:
+    language = lang(locale)
+    month = _MONTHS[language][day.month - 1]
+    if language == PT:
         return f"{day.day} de {month} de {day.year}"
     return f"{day.day} {month} {day.year}"
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 from typing import Literal, TypeAlias, cast
 
 from turnframe.core import (
@@ -379,16 +380,8 @@ class TravelerWorkflow:
         """Return ``"Ana Costa (born 1985)"``; email stands in for an unknown birth date (ADR)."""
         if state is None:
             return copy.text(locale, "label.absent.traveler")
-        details = []
-        if state.birth_date is not None:
-            details.append(copy.text(locale, "label.born", year=state.birth_date.year))
-        elif state.email:
-            details.append(state.email)
-        if state.status == "deleted":
-            details.append(copy.status_name(locale, "deleted"))
-        if not details:
-            return state.full_name
-        return copy.text(locale, "label.traveler", name=state.full_name, details=", ".join(details))
+        year = state.birth_date.year if state.birth_date is not None else None
+        return _label(state.full_name, year, state.email, state.status, locale)
 
     def search_text(self, state: TravelerState) -> str:
         """Return the full name and the email address, if any (§2.6 ``CaseDirectory.find``)."""
@@ -427,3 +420,18 @@ class TravelerWorkflow:
     ) -> str:
         """Return the question of a selection card offering travelers, in ``locale`` (ADR)."""
         return copy.text(locale, "select.traveler")
+
+
+@lru_cache(maxsize=1024)
+def _label(full_name: str, year: int | None, email: str | None, status: str, locale: str) -> str:
+    """The candidate label of a traveler with these fields (pure; memoised on them)."""
+    details = []
+    if year is not None:
+        details.append(copy.text(locale, "label.born", year=year))
+    elif email:
+        details.append(email)
+    if status == "deleted":
+        details.append(copy.status_name(locale, "deleted"))
+    if not details:
+        return full_name
+    return copy.text(locale, "label.traveler", name=full_name, details=", ".join(details))

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core import (
@@ -410,7 +411,9 @@ class TripWorkflow:
         """
         if state is None:
             return refusal(Rejected("not_created"), locale)
-        found = [e for e in state.extras if _names_extra(e, words)]
+        named = extra_id(words)
+        wanted = [t for t in _tokens(words) if t not in _IGNORED]
+        found = [e for e in state.extras if _names_extra(e, named, wanted)]
         if not found:
             return refusal(Rejected("no_such_extra", trip=state.name), locale)
         return tuple(PartCandidate(id=e.id, label=_extra_label(e, locale)) for e in found)
@@ -489,18 +492,7 @@ class TripWorkflow:
         """Return ``"Lisbon · 12–15 May 2026 · planning"`` (+ destination when it differs; ADR)."""
         if state is None:
             return copy.text(locale, "label.absent.trip")
-        dates = copy.fmt_range(locale, state.start, state.end)
-        status = copy.status_name(locale, state.status)
-        if state.destination and state.destination.lower() != state.name.lower():
-            return copy.text(
-                locale,
-                "label.trip.destination",
-                trip=state.name,
-                destination=state.destination,
-                dates=dates,
-                status=status,
-            )
-        return copy.text(locale, "label.trip", trip=state.name, dates=dates, status=status)
+        return _label(state.name, state.destination, state.start, state.end, state.status, locale)
 
     def search_text(self, state: TripState) -> str:
         """Return the name, destination and the months/years of the dates (en and pt; §2.6)."""
@@ -580,19 +572,52 @@ def _tokens(words: str) -> list[str]:
     return [t for w in words.split() if (t := w.strip(".,;:!?\"'()").casefold())]
 
 
-def _names_extra(extra: Extra, words: str) -> bool:
-    """Return whether ``words`` name ``extra``: its id, or words all found in its description."""
-    if extra_id(words) == extra.id:
+def _names_extra(extra: Extra, named: str | None, wanted: list[str]) -> bool:
+    """Return whether the words name ``extra``: its id, or words all found in its description.
+
+    ``named`` is ``extra_id`` of the words and ``wanted`` their tokens less the ignored
+    ones, both read once for every extra of the trip.
+    """
+    if named == extra.id:
         return True
-    wanted = [t for t in _tokens(words) if t not in _IGNORED]
-    known = {
-        *_tokens(extra.kind),
-        *_tokens(copy.kind_name(copy.EN, extra.kind)),
-        *_tokens(copy.kind_name(copy.PT, extra.kind)),
-        *_tokens(extra.details or ""),
-        extra.id.casefold(),
-    }
+    known = {*_kind_tokens(extra.kind), *_tokens(extra.details or ""), extra.id.casefold()}
     return all(t in known for t in wanted)
+
+
+@lru_cache(maxsize=64)
+def _kind_tokens(kind: str) -> frozenset[str]:
+    """The tokens of a kind and of its English and Portuguese names (fixed words)."""
+    return frozenset(
+        (
+            *_tokens(kind),
+            *_tokens(copy.kind_name(copy.EN, kind)),
+            *_tokens(copy.kind_name(copy.PT, kind)),
+        )
+    )
+
+
+@lru_cache(maxsize=1024)
+def _label(
+    name: str,
+    destination: str | None,
+    start: date | None,
+    end: date | None,
+    status: str,
+    locale: str,
+) -> str:
+    """The candidate label of a trip with these fields (pure; memoised on them)."""
+    dates = copy.fmt_range(locale, start, end)
+    words = copy.status_name(locale, status)
+    if destination and destination.lower() != name.lower():
+        return copy.text(
+            locale,
+            "label.trip.destination",
+            trip=name,
+            destination=destination,
+            dates=dates,
+            status=words,
+        )
+    return copy.text(locale, "label.trip", trip=name, dates=dates, status=words)
 
 
 def _extra_label(extra: Extra, locale: str) -> str:
