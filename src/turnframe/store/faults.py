@@ -285,10 +285,11 @@ class FaultInjectingStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Delegate (no boundary)."""
         return await self.inner.list_cases_page(
-            account, workflow=workflow, cases=cases, limit=limit, after=after
+            account, workflow=workflow, cases=cases, limit=limit, after=after, recent=recent
         )
 
     async def find_cases(

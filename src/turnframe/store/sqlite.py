@@ -53,7 +53,7 @@ from turnframe.store.base import (
     TurnReply,
 )
 from turnframe.store.errors import StoreError, StoreUnavailable
-from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page, check_recent
 
 __all__ = ["MEMORY", "SqliteStore", "default_path"]
 
@@ -348,16 +348,19 @@ class SqliteStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Return a page of the account's cases in creation order, filtered in SQL.
 
         Raises:
-            BadPageRequest: ``limit`` or ``after`` is malformed.
+            BadPageRequest: ``limit`` or ``after`` is malformed, or ``recent`` is combined
+                with a filter or a cursor.
             StoreUnavailable: the database cannot be read.
         """
         start = check_page(limit, after)
+        newest = check_recent(recent, workflow, cases, after)
         return await self._call(
-            lambda c: search.list_page(c, account, workflow, cases, limit, start)
+            lambda c: search.list_page(c, account, workflow, cases, limit, start, newest)
         )
 
     async def find_cases(

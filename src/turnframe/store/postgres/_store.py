@@ -58,7 +58,7 @@ from turnframe.store.postgres._errors import (
     translate,
 )
 from turnframe.store.postgres._migrations import _where, check_schema_name, migrate
-from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page, check_recent
 from turnframe.store.takeover import DeadTurn
 
 __all__ = ["PostgresStore"]
@@ -564,16 +564,19 @@ class PostgresStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Return a page of the account's cases in creation order, filtered in SQL.
 
         Raises:
-            BadPageRequest: ``limit`` or ``after`` is malformed.
+            BadPageRequest: ``limit`` or ``after`` is malformed, or ``recent`` is combined
+                with a filter or a cursor.
             StoreUnavailable: the database cannot be reached.
         """
         start = check_page(limit, after)
-        sql, params = search.list_sql(account, workflow, cases, limit, start)
-        return search.page_of(await self._fetchall(sql, params), limit)
+        newest = check_recent(recent, workflow, cases, after)
+        sql, params = search.list_sql(account, workflow, cases, limit, start, newest)
+        return search.page_of(await self._fetchall(sql, params), limit, newest)
 
     async def find_cases(
         self,
@@ -633,7 +636,8 @@ class PostgresStore:
                     if row is None or int(row[1]) != revision:
                         return False
                     await conn.execute(
-                        search.WRITE_SEARCH, search.search_params(case, str(row[0]), search_text)
+                        search.WRITE_SEARCH,
+                        search.search_params(case, str(row[0]), search_text, touch=False),
                     )
                     return True
 
