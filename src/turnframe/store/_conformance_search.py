@@ -206,7 +206,7 @@ class SearchTests(ConformanceBase):
             # A recent page is one page of the whole account: no filter, no cursor.
             for kw in ({"workflow": "trip"}, {"cases": [self.case(1)]}, {"after": "1"}):
                 with pytest.raises(BadPageRequest, match="recent"):
-                    await store.list_cases_page(self.account, recent=True, **kw)  # type: ignore[arg-type]
+                    await store.list_cases_page(self.account, recent=True, **kw)
             with pytest.raises(BadPageRequest, match="recent"):
                 await store.list_cases_page(self.account, recent=1)  # type: ignore[arg-type]
 
