@@ -22,6 +22,8 @@ ROW_KEYS = {
     "n",
     "committed",
     "seed_s",
+    "brief_records",
+    "brief_cut",
 }
 
 

@@ -48,7 +48,7 @@ class BriefLimits:
     found: int = 20
     word_chars: int = 3
     words: int = 64
-    recent: int = 20
+    recent: int = 10
 
     def __post_init__(self) -> None:
         for name, least in (

@@ -171,8 +171,7 @@ async def brief_scope(
             await reindex(actor.account)  # a case committed without its words is found too
         words = query_words(text)
         long = [w for w in words if len(w) >= limits.word_chars][: limits.words]
-        for word in long:
-            await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
+        await _look_up(directory, snapshots, actor, long, limits.found, chosen, unlisted)
         # A short word, or one past ``limits.words``, is not looked up to add records;
         # but when it is a whole word of a record the brief lists ("Li"), it may be a
         # mention of that record, so it is looked up like the others: that record is
@@ -182,8 +181,8 @@ async def brief_scope(
             tokens: set[str] = set()
             for case in chosen:
                 tokens.update(_search_text(registry, snapshots, case).split())
-            for word in (w for w in short if w in tokens):
-                await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
+            named_short = [w for w in short if w in tokens]
+            await _look_up(directory, snapshots, actor, named_short, limits.found, chosen, unlisted)
     if unlisted:
         hidden = tuple(unlisted)
         on_screen = set(in_view or ())
@@ -242,17 +241,35 @@ async def _look_up(
     directory: CaseDirectory,
     snapshots: TurnSnapshots,
     actor: Actor,
-    word: str,
+    words: Sequence[str],
     limit: int,
     chosen: dict[CaseRef, None],
     unlisted: list[str],
 ) -> None:
-    """Add the records ``word`` finds to ``chosen``, or ``word`` to ``unlisted`` when too many."""
-    found, more = await _found(directory, snapshots, actor, word, limit)
-    if more:
-        unlisted.append(word)
-    else:
-        chosen.update(dict.fromkeys(found))
+    """Add the records each word finds to ``chosen``, or the word to ``unlisted`` when too many.
+
+    Over this store the words are looked up together (``TurnStore.find_cases_each``: two
+    reads however many words); an adopter's directory is asked ``find`` per word.
+    """
+    if not words:
+        return
+    each = getattr(snapshots.store, "find_cases_each", None)
+    if callable(each) and _over_this_store(directory, snapshots):
+        # The store's word index, the directory's rule; a word that finds more than
+        # ``limit`` records is told by ``more``, and its rows are not even typed.
+        pages = await each(actor.account, list(words), limit=limit)
+        for word, page in zip(words, pages, strict=True):
+            if page.more:
+                unlisted.append(word)
+            else:
+                chosen.update(dict.fromkeys(snapshots.add_row(row).case for row in page.rows))
+        return
+    for word in words:
+        found, more = await _found(directory, snapshots, actor, word, limit)
+        if more:
+            unlisted.append(word)
+        else:
+            chosen.update(dict.fromkeys(found))
 
 
 async def _owned(

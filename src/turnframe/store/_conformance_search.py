@@ -202,6 +202,9 @@ class SearchTests(ConformanceBase):
             with pytest.raises(BadPageRequest, match="limit"):
                 await store.unindexed_cases(self.account, limit=0)
             with pytest.raises(BadPageRequest, match="limit"):
+                await store.find_cases_each(self.account, ["ana"], limit=0)
+            assert await store.find_cases_each(self.account, []) == ()
+            with pytest.raises(BadPageRequest, match="limit"):
                 await store.list_cases_page(self.account, limit=0, recent=True)
             # A recent page is one page of the whole account: no filter, no cursor.
             for kw in ({"workflow": "trip"}, {"cases": [self.case(1)]}, {"after": "1"}):
@@ -235,6 +238,28 @@ class SearchTests(ConformanceBase):
             assert await _all(store, self.account, " \t ") == []
             assert await _all(store, self.account, "josé") == []
             assert await _all(store, self.other_account, "ana") == [self.case(4)]
+
+        self.run(body)
+
+    def test_find_cases_each_answers_each_mention_as_find_cases(self) -> None:
+        """Many mentions at once: each page as ``find_cases`` gives it, ``more`` included."""
+
+        async def body(store: TurnStore) -> None:
+            names = ["Ana Silva", "Ana Souza", "Mariana Lopes", "Kim Lee", "Ana Lima"]
+            for n, name in enumerate(names):
+                await store.commit(self.searched(f"k{n}", self.case(n), name))
+            await store.commit(
+                self.searched("o", self.case(9), "Ana Silva", account=self.other_account)
+            )
+            mentions = ["ana", "silva", "zed", "", "kim lee", "ANA", "a", "lopes mariana"]
+            pages = await store.find_cases_each(self.account, mentions, limit=2)
+            assert len(pages) == len(mentions)
+            for mention, page in zip(mentions, pages, strict=True):
+                assert page == await store.find_cases(self.account, mention, limit=2), mention
+            ana = pages[0]
+            assert [r.case for r in ana.rows] == [self.case(0), self.case(1)] and ana.more
+            assert [r.case for r in pages[1].rows] == [self.case(0)] and not pages[1].more
+            assert pages[2] == pages[3] == CasePage(rows=())
 
         self.run(body)
 
@@ -357,7 +382,13 @@ class SearchTests(ConformanceBase):
                 )
             )
             listed = [r.case for r in await store.list_cases(account)]
-            for mention in [*mentions, *drawn, " ".join(mentions)]:
+            every = [*mentions, *drawn, " ".join(mentions)]
+            # Every mention's first page at once: the same pages, one at a time.
+            for limit in (1, 3):
+                each = await store.find_cases_each(account, every, limit=limit)
+                for mention, page in zip(every, each, strict=True):
+                    assert page == await store.find_cases(account, mention, limit=limit), mention
+            for mention in every:
                 for only in [None, "trip"]:
                     expected = [
                         c

@@ -17,17 +17,26 @@ a case stored before version 4 gets its creation position), and the index
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from turnframe.core.ids import CaseRef
 from turnframe.store import codec
 from turnframe.store.base import CaseRow
-from turnframe.store.search import PROBE, CasePage, fold, query_keys, query_words, terms
+from turnframe.store.search import (
+    PROBE,
+    CasePage,
+    fold,
+    query_keys,
+    query_words,
+    rarest,
+    terms,
+)
 
 __all__ = [
     "MIGRATION",
     "SEARCH_SCHEMA",
+    "find_each",
     "find_page",
     "index_case",
     "list_page",
@@ -218,17 +227,9 @@ def find_page(
     keys = query_keys(wanted)
     if not keys:
         return CasePage(rows=())
-    counts = []
-    for key in keys:
-        (n,) = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM case_terms WHERE account = ? AND term = ?"
-            " LIMIT ?)",
-            (account, key, PROBE),
-        ).fetchone()
-        if n == 0:
-            return CasePage(rows=())
-        counts.append((n, key))
-    seek = min(counts)[1]
+    seek = rarest(keys, _probe(conn, account, keys))
+    if seek is None:
+        return CasePage(rows=())
     checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
     params: list[Any] = [account, seek, start]
     where = "t.account = ? AND t.term = ? AND t.pos > ?"
@@ -242,6 +243,54 @@ def find_page(
         (*params, *wanted, limit + 1),
     ).fetchall()
     return _cut(rows, limit)
+
+
+def _probe(conn: sqlite3.Connection, account: str, keys: Sequence[str]) -> dict[str, int]:
+    """Return each key's postings counted up to ``PROBE``, in one statement."""
+    marks = ", ".join("(?)" for _ in keys)
+    rows = conn.execute(
+        "SELECT k.column1, (SELECT count(*) FROM (SELECT 1 FROM case_terms t"
+        f" WHERE t.account = ? AND t.term = k.column1 LIMIT ?)) FROM (VALUES {marks}) AS k",
+        (account, PROBE, *keys),
+    ).fetchall()
+    return {str(k): int(n) for k, n in rows}
+
+
+def find_each(
+    conn: sqlite3.Connection, account: str, mentions: Sequence[str], limit: int
+) -> tuple[CasePage, ...]:
+    """Return :func:`find_page`'s first page for each mention, in two statements.
+
+    One statement counts the keys of every mention; one ``UNION ALL`` seeks each
+    mention's rarest key (a branch per mention that can match, each its own bounded
+    walk of the postings, ``LIMIT limit + 1``).
+    """
+    plans = [(w, query_keys(w)) for w in (query_words(m) for m in mentions)]
+    keys = sorted({k for _, ks in plans for k in ks})
+    counts = _probe(conn, account, keys) if keys else {}
+    branches: list[str] = []
+    params: list[Any] = []
+    seeking: list[int] = []
+    for n, (wanted, ks) in enumerate(plans):
+        seek = rarest(ks, counts)
+        if seek is None:
+            continue
+        checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
+        branches.append(
+            f"SELECT {n} AS m, * FROM (SELECT {_COLS} FROM case_terms t"
+            " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
+            f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
+        )
+        params += [account, seek, *wanted, limit + 1]
+        seeking.append(n)
+    found: dict[int, list[Any]] = {n: [] for n in seeking}
+    if branches:
+        for row in conn.execute(" UNION ALL ".join(branches), params).fetchall():
+            found[row[0]].append(row[1:])
+    return tuple(
+        _cut(sorted(found[n], key=lambda r: r[0]), limit) if n in found else CasePage(rows=())
+        for n in range(len(plans))
+    )
 
 
 def unindexed(conn: sqlite3.Connection, account: str, limit: int) -> list[CaseRow]:

@@ -412,6 +412,21 @@ class TurnStore(Protocol):
         """
         ...
 
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = 100
+    ) -> tuple[CasePage, ...]:
+        """Return, for each mention, the first page ``find_cases(account, mention, limit=limit)`` returns.
+
+        The same answers in as few statements as the store can (SQL stores: one that
+        counts every mention's keys, one that seeks them all), so a brief's word lookups
+        cost two reads whatever the length of the message
+        (docs/adr/0020-what-a-brief-shows.md).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+        """
+        ...
+
     async def unindexed_cases(self, account: str, *, limit: int = 100) -> Sequence[CaseRow]:
         """Return up to ``limit`` of the account's cases with no search text, oldest first.
 

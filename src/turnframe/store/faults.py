@@ -306,6 +306,12 @@ class FaultInjectingStore:
             account, words, workflow=workflow, limit=limit, after=after
         )
 
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Delegate (no boundary)."""
+        return await self.inner.find_cases_each(account, mentions, limit=limit)
+
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE
     ) -> Sequence[CaseRow]:

@@ -362,6 +362,20 @@ class InMemoryStore:
             account, words, self._row, workflow=workflow, limit=limit, start=start
         )
 
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Return each mention's first ``find_cases`` page (see ``TurnStore``).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+        """
+        check_page(limit, None)
+        return tuple(
+            self._search.find(account, m, self._row, workflow=None, limit=limit, start=0)
+            for m in mentions
+        )
+
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE
     ) -> Sequence[CaseRow]:

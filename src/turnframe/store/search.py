@@ -41,6 +41,7 @@ change positions existed has its creation position as its change position.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from turnframe.store.base import CaseRow
@@ -59,6 +60,7 @@ __all__ = [
     "matches",
     "query_keys",
     "query_words",
+    "rarest",
     "terms",
 ]
 
@@ -144,6 +146,16 @@ def query_keys(words: tuple[str, ...]) -> tuple[str, ...]:
         else:
             keys.update(word[i : i + 3] for i in range(len(word) - 2))
     return tuple(sorted(keys))
+
+
+def rarest(keys: Sequence[str], counts: Mapping[str, int]) -> str | None:
+    """Return the key with the fewest postings counted (ties: the first in sort order).
+
+    ``None`` when there is no key or one has no posting: nothing can match.
+    """
+    if not keys or min(counts.get(k, 0) for k in keys) == 0:
+        return None
+    return min((counts[k], k) for k in keys)[1]
 
 
 def matches(folded: str, words: tuple[str, ...]) -> bool:

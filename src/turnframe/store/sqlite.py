@@ -383,6 +383,19 @@ class SqliteStore:
             lambda c: search.find_page(c, account, words, workflow, limit, start)
         )
 
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Return each mention's first ``find_cases`` page in two statements (see ``TurnStore``).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+            StoreUnavailable: the database cannot be read.
+        """
+        check_page(limit, None)
+        wanted = list(mentions)
+        return await self._call(lambda c: search.find_each(c, account, wanted, limit))
+
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE
     ) -> Sequence[CaseRow]:

@@ -15,7 +15,7 @@ the index ``(account, changed)`` backwards and stops at the page.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from turnframe.core.ids import CaseRef
@@ -28,6 +28,8 @@ __all__ = [
     "RECENT",
     "UNINDEXED",
     "WRITE_SEARCH",
+    "PROBE_KEYS",
+    "find_each_sql",
     "find_sql",
     "list_sql",
     "page_of",
@@ -172,6 +174,38 @@ def find_sql(
         " ORDER BY t.pos LIMIT %s",
         (*params, list(wanted), limit + 1),
     )
+
+
+PROBE_KEYS = (
+    "SELECT k, (SELECT count(*) FROM (SELECT 1 FROM tf_case_term t"
+    " WHERE t.account = %s AND t.term = k LIMIT %s) AS x)"
+    " FROM unnest(%s::text[]) AS k"
+)
+"""Every key's postings counted up to ``PROBE``; parameters ``(account, PROBE, keys)``."""
+
+
+def find_each_sql(
+    account: str, seeks: Sequence[tuple[int, str, tuple[str, ...]]], limit: int
+) -> tuple[str, tuple[Any, ...]]:
+    """Return one ``UNION ALL`` of :func:`find_sql`'s first-page walks, tagged by mention.
+
+    ``seeks``: (mention number, key to seek, the mention's folded words); each row
+    comes back as ``(mention number, pos, workflow, case_id, account, state, revision)``.
+    """
+    branches: list[str] = []
+    params: list[Any] = []
+    for n, seek, wanted in seeks:
+        branches.append(
+            f"(SELECT %s::int AS m, {_COLS} FROM tf_case_term t"
+            " CROSS JOIN LATERAL (SELECT s.text FROM tf_case_search s"
+            " WHERE s.pos = t.pos LIMIT 1) AS s"
+            " CROSS JOIN LATERAL (SELECT * FROM tf_case c WHERE c.pos = t.pos LIMIT 1) AS c"
+            " WHERE t.account = %s AND t.term = %s AND s.text IS NOT NULL"
+            " AND NOT EXISTS (SELECT 1 FROM unnest(%s::text[]) AS w WHERE strpos(s.text, w) = 0)"
+            " ORDER BY t.pos LIMIT %s)"
+        )
+        params += [n, account, seek, list(wanted), limit + 1]
+    return " UNION ALL ".join(branches), tuple(params)
 
 
 def row_of(row: Any) -> CaseRow:
