@@ -30,7 +30,8 @@ class BriefLimits:
 
     Attributes:
         conversation: the most cases the conversation remembers it was on (>= 0).
-        found: the most records one word of the text may add (>= 0; 0 adds none).
+        found: the most records one word of the text may add (>= 0; 0 adds none, and
+            a word that finds any record is then unlisted, hiding them).
         word_chars: the shortest word of the text that is looked up (>= 1).
         words: the most distinct words of the text looked up to add records (>= 0), in
             the text's order, so a long message costs at most this many index reads;

@@ -138,8 +138,9 @@ async def brief_scope(
     """Return the records a turn briefs (this module's rules; ``None``: the default view).
 
     Every record returned has a snapshot in ``snapshots``; the reads are one recent page
-    (``in_view=None`` only), one paged read of the named cases and one word-index page
-    per looked-up word, whatever the size of the account.
+    (``in_view=None`` only), one paged read of the named cases and one read of the word
+    index for the long words of the text (and one for the short words a briefed record
+    holds), whatever the size of the account and the length of the text.
 
     Raises:
         StoreError: a read failed.
@@ -148,7 +149,7 @@ async def brief_scope(
     cut = False
     if in_view is None:
         default, cut = await _default_view(directory, snapshots, actor, limits.recent)
-        if not cut:  # the whole account: every record briefed, as in view (rule 5)
+        if not cut:  # the whole account: every record briefed, as in view (rule 5 above)
             return BriefScope(entries=_entries(registry, directory, snapshots, default))
     named = list(
         dict.fromkeys(
@@ -160,12 +161,13 @@ async def brief_scope(
             ]
         )
     )
-    stored = await _owned(directory, snapshots, actor, [c for c in named if c not in default])
+    seen = set(default)
+    stored = await _owned(directory, snapshots, actor, [c for c in named if c not in seen])
     stored.update(default)
     chosen: dict[CaseRef, None] = dict.fromkeys(c for c in named if c in stored)
     chosen.update(dict.fromkeys(default))
     unlisted: list[str] = []
-    if text and limits.found:
+    if text:
         reindex = getattr(directory, "reindex", None)
         if callable(reindex) and _over_this_store(directory, snapshots):
             await reindex(actor.account)  # a case committed without its words is found too
@@ -248,8 +250,10 @@ async def _look_up(
 ) -> None:
     """Add the records each word finds to ``chosen``, or the word to ``unlisted`` when too many.
 
-    Over this store the words are looked up together (``TurnStore.find_cases_each``: two
-    reads however many words); an adopter's directory is asked ``find`` per word.
+    Over this store the words are looked up together (``TurnStore.find_cases_each``: one
+    read however many words); an adopter's directory is asked ``find`` per word. With
+    ``limit`` 0 a word adds none, and one that finds any record is unlisted (it hides
+    them: a record the runtime brought in is never listed alone among those it names).
     """
     if not words:
         return
@@ -257,9 +261,9 @@ async def _look_up(
     if callable(each) and _over_this_store(directory, snapshots):
         # The store's word index, the directory's rule; a word that finds more than
         # ``limit`` records is told by ``more``, and its rows are not even typed.
-        pages = await each(actor.account, list(words), limit=limit)
+        pages = await each(actor.account, list(words), limit=max(1, limit))
         for word, page in zip(words, pages, strict=True):
-            if page.more:
+            if page.more or len(page.rows) > limit:
                 unlisted.append(word)
             else:
                 chosen.update(dict.fromkeys(snapshots.add_row(row).case for row in page.rows))
@@ -301,8 +305,8 @@ async def _found(
     if callable(seek) and _over_this_store(directory, snapshots):
         # The store's word index, the directory's rule; a word that finds more than
         # ``limit`` records is told by ``more``, and its rows are not even typed.
-        page = await seek(actor.account, word, limit=limit)
-        if page.more:
+        page = await seek(actor.account, word, limit=max(1, limit))
+        if page.more or len(page.rows) > limit:
             return [], True
         return [snapshots.add_row(row).case for row in page.rows], False
     cases = list(dict.fromkeys(await directory.find(actor, None, word)))
