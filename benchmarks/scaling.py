@@ -28,13 +28,13 @@ How
     named ``<city> <purpose> <month> <year>`` (e.g. "Oslo Client Workshop March 2027",
     with dates in that month and one or two filler travelers), filler travelers
     ``<first> <initial>. <last>`` with a birth date and an email; every name is distinct
-    and no word of one is a word of the turn's message (checked when the words are
-    built). The message names its targets in words, as a user would ("add a seat to the
-    Lisbon trip, Ana Costa pays the baggage, and rename the Porto trip to Porto Autumn"),
-    so a directory that finds records by the user's words finds them; the scripted acts
-    name the records by ``Runtime.handle_for(turn_id, case)``. Every turn passes ``in_view``
-    (``--in-view``, below), so the brief is bounded as docs/adr/0020-what-a-brief-shows.md
-    says; ``in_view=None`` would brief the whole account by design. Records are seeded
+    and no word of the turn's message finds a filler under the directory's rule (a
+    word finds a record whose search text holds it as a substring; checked when the
+    words are built, :func:`_check_vocabulary`). The message names its targets in
+    words, as a user would ("add a seat to the Lisbon trip, Ana Costa pays the baggage,
+    and rename the Porto trip to Porto Autumn"), so a directory that finds records by
+    the user's words finds them; the scripted acts name the records by
+    ``Runtime.handle_for(turn_id, case)``. Records are seeded
     untimed with the public ``Runtime.seed`` (eight at a time: PostgreSQL's pool serves
     them in parallel; 100,000 records took about 1.5 minutes on SQLite and 5.5 on
     PostgreSQL on a loaded 2-core machine, reported per row as ``seed_s``). Before each round the Lisbon trip's extras are reset (untimed,
@@ -72,17 +72,21 @@ Targets (issue 9; reported, never asserted): on SQLite the 10,000-record turn's 
 is at most 1.2x the 10-record turn's (``ratio_10000_over_10``), and turn 50,000 at most
 1.2x turn 5 (``ratio_turn50000_over_turn5``), medians of the same run.
 
-What the brief shows (docs/adr/0020-what-a-brief-shows.md): with ``--in-view targets``
-(the default) every turn passes ``in_view`` = the Lisbon and Porto trips and Ana Costa, the
-records a surface showing this conversation would have on screen, so the brief is bounded;
-with ``--in-view none`` it passes ``in_view=None``, which briefs every record of the
-account, and the turn's cost grows with it by design.
+What the brief shows (docs/adr/0020-what-a-brief-shows.md): with ``--in-view none`` (the
+default, what ``turnframe chat`` and most callers do) every turn passes ``in_view=None``:
+the brief holds the default view (the account's ``BriefLimits.recent`` most recently
+changed records: the whole account of the 10-record row, a cut one beyond), the
+conversation's cases and the records the message's words find. With ``--in-view
+targets`` every turn passes ``in_view`` = the Lisbon and Porto trips and Ana Costa, the
+records a surface showing this conversation would have on screen. Per row,
+``brief_records`` is the number of records the last timed turn's brief held and
+``brief_cut`` whether it was marked cut (``Brief.records_cut``).
 
 Usage::
 
     python benchmarks/scaling.py [--json] [--turns N] [--warmup N] [--sizes 10,1000,...]
         [--history-turns N] [--stores sqlite,postgres] [--postgres-dsn DSN] [--quick]
-        [--in-view targets|none]
+        [--in-view none|targets]
 
 Defaults: 20 timed turns and 2 warm-up turns per row, both stores. The PostgreSQL rows
 need ``--postgres-dsn`` or ``TURNFRAME_TEST_POSTGRES_DSN``; without either they are
@@ -120,9 +124,11 @@ from turnframe.core.events import EventDraft
 from turnframe.core.results import ResultStatus
 from turnframe.core.turn import TurnInput
 from turnframe.core.workflow import Execution
-from turnframe.runtime import FixedClock, Runtime, TurnResult
+from turnframe.runtime import BriefLimits, FixedClock, Runtime, TurnResult
 from turnframe.samples.travel import TripState, seed_all, travel_application
+from turnframe.samples.travel import copy as travel_copy
 from turnframe.store import TurnStore
+from turnframe.store.search import fold, query_words
 from turnframe.understand import Brief, ScriptedUnderstanding
 
 SIZES = (10, 1_000, 10_000, 100_000)
@@ -167,25 +173,25 @@ TARGETS: list[dict[str, Any]] = [
 
 FIRST = (
     "Maria Jonas Elif Tomasz Ingrid Mateo Yuki Priya Lars Chiara Omar Sofia Henrik Amara "
-    "Dmitri Freya Rafael Noor Emil Lucia Viktor Hana Bruno Selin Tariq Greta Paolo Leila "
+    "Dmitri Freya Rafael Noor Emil Lucia Viktor Hilde Bruno Selin Tariq Greta Paolo Leila "
     "Anton Mirela Felix Zora Gustav Ines Karim Vera Oskar Dalia Nils Rosa Milan Aylin "
     "Hugo Marta Ivan Petra Samir Clara Jakob Nadia Stefan Lotte Arjun Eva Teodor Maja "
     "Cyrus Agnes Lukas Irene"
 ).split()
 INITIALS = tuple("BCDEFGHJMNOPQRSTUVWXYZ")
 LAST = (
-    "Schmidt Nowak Yilmaz Johansson Rossi Garcia Tanaka Sharma Novak Moreau Haddad Berg "
-    "Kowalski Fischer Silva Andersen Romano Petrov Dubois Weber Horvat Jansen Lindqvist "
+    "Schmidt Nowak Yilmaz Johansson Rossi Garcia Takeda Sharma Novak Moreau Halvorsen Berg "
+    "Kowalski Fischer Silva Eklund Romano Petrov Dubois Weber Horvat Jansen Lindqvist "
     "Marin Okafor Sato Keller Popescu Varga Hansen Meyer Bianchi Kaya Duarte Nielsen "
-    "Wagner Ivanova Laurent Brandt Svoboda Ferrari Aziz Eriksen Vogel Moretti Kovacs "
+    "Wagner Ivanova Laurent Brenner Svoboda Ferrari Aziz Eriksen Vogel Moretti Kovacs "
     "Richter Lund Torres Fontaine Sokolov Engel Castillo Hoffmann Rahman Ortega Bauer "
     "Nakamura Ricci Lehmann"
 ).split()
 CITIES = (
-    "Berlin Oslo Vienna Madrid Dublin Prague Warsaw Zurich Munich Helsinki Athens Seville "
+    "Berlin Oslo Vienna Madrid Dublin Prague Warsaw Zurich Munich Helsinki Lucerne Seville "
     "Krakow Geneva Lyon Milan Budapest Brussels Antwerp Gdansk Tallinn Riga Vilnius "
-    "Bergen Gothenburg Malmo Hamburg Cologne Bologna Turin Valencia Bilbao Nantes "
-    "Bordeaux Salzburg Graz Ljubljana Zagreb Split Sofia"
+    "Bergen Uppsala Malmo Hamburg Cologne Bologna Turin Valencia Bilbao Nantes "
+    "Bordeaux Salzburg Graz Innsbruck Zagreb Split Sofia"
 ).split()
 PURPOSES = (
     "Sales Visit",
@@ -211,14 +217,45 @@ def _words(text: str) -> set[str]:
     return {w.strip(",.").lower() for w in text.split() if w.strip(",.")}
 
 
+def _filler_parts() -> set[str]:
+    """Return every word a filler record's search text is made of, folded.
+
+    Names, cities, purposes, the dates' month names in English and Portuguese and their
+    years (``TripWorkflow.search_text``), and the emails' parts
+    (``<first>.<initial>.<last>.<n>@example.com``).
+    """
+    parts = {*FIRST, *INITIALS, *LAST, *CITIES, *(w for p in PURPOSES for w in p.split())}
+    for month in range(1, 13):
+        for locale in (travel_copy.EN, travel_copy.PT):
+            parts.update(travel_copy.fmt_date(locale, date(YEARS[0], month, 1)).split()[1:])
+    parts.update(str(y) for y in YEARS)
+    parts.update(("example", "com", "de"))
+    return {fold(p) for p in parts}
+
+
 def _check_vocabulary() -> None:
-    """Raise ``ValueError`` when a filler word is a word of a message or a target's name."""
-    taken = set().union(*(_words(m) for m in MESSAGES))
-    taken |= {"ana", "costa", "kim", "lee", "lisbon", "porto"}
-    parts = [*FIRST, *LAST, *CITIES, *MONTHS, *(w for p in PURPOSES for w in p.split())]
-    clash = sorted({p.lower() for p in parts} & taken)
+    """Raise ``ValueError`` when a word of a message could find a filler record.
+
+    The directory's rule (:mod:`turnframe.store.search`): a word finds a record when it
+    is a lower-cased substring of the record's search text. So no word of a message of
+    at least ``BriefLimits.word_chars`` characters (the words a brief looks up) may be a
+    substring of a filler's word, and no shorter one may be a whole filler word (a short
+    word is looked up when it is a whole word of a briefed record). A collision would
+    make the brief grow with the account (up to ``BriefLimits.found`` records per word,
+    the 1.58x of the 1,000-record row that "add" in "Haddad" once gave) or hide a target
+    the scripted acts name by handle.
+    """
+    shortest = BriefLimits().word_chars
+    taken = {w for m in MESSAGES for w in query_words(m)}
+    parts = _filler_parts()
+    clash = sorted(
+        w for w in taken if (len(w) >= shortest and any(w in p for p in parts)) or (w in parts)
+    )
     if clash:
-        raise ValueError(f"filler words collide with the turn's words: {clash}")
+        raise ValueError(f"filler words meet the turn's words under the directory's rule: {clash}")
+    names = {"ana", "costa", "kim", "lee", "lisbon", "porto"}
+    if names & parts:
+        raise ValueError(f"filler words are the targets' names: {sorted(names & parts)}")
 
 
 def filler_records(count: int) -> list[dict[str, Any]]:
@@ -474,9 +511,11 @@ def _copy_statements(kind: str, columns: Mapping[str, Sequence[str]], mark: str)
 class Account:
     """One seeded account on one store, with its runtime; runs the three-act turn."""
 
-    def __init__(self, store: TurnStore, name: str, in_view: str = "targets") -> None:
+    def __init__(self, store: TurnStore, name: str, in_view: str = "none") -> None:
         self.store = store
         self.in_view = in_view
+        self.brief_records = 0
+        self.brief_cut = False
         self.script = ScriptedUnderstanding()
         self.runtime = Runtime(travel_application(), store, self.script, clock=FixedClock(TODAY))
         self.actor = Actor(account=name, user=f"{name}-user")
@@ -560,6 +599,7 @@ class Account:
         parity = self.step % 2
 
         def build(brief: Brief) -> Understanding:
+            self.brief_records, self.brief_cut = len(brief.records), brief.records_cut
             payer = (
                 "company"
                 if parity == 0
@@ -637,7 +677,7 @@ async def _rows(
     sizes: Sequence[int],
     history: int,
     warmup: int,
-    in_view: str = "targets",
+    in_view: str = "none",
 ) -> list[Row]:
     """Open, seed and prepare the rows of one store kind (untimed)."""
     rows = []
@@ -672,7 +712,7 @@ async def _measure(
     turns: int,
     warmup: int,
     dsn: str | None,
-    in_view: str = "targets",
+    in_view: str = "none",
 ) -> list[Row]:
     """Prepare every row, warm up, then time them interleaved in rounds of ``ROUND``."""
     with tempfile.TemporaryDirectory(prefix="turnframe-scaling-") as tmp:
@@ -722,6 +762,8 @@ def _figures(row: Row, base: Row | None) -> dict[str, Any]:
         "n": len(row.cpu),
         "committed": row.committed,
         "seed_s": round(row.seed_s, 2),
+        "brief_records": row.account.brief_records,
+        "brief_cut": row.account.brief_cut,
     }
 
 
@@ -749,18 +791,25 @@ def _report(
     def ratio(top: float | None, bottom: float | None) -> float | None:
         return round(top / bottom, 3) if top is not None and bottom else None
 
-    sq_10k, sq_10 = median_of("sqlite", "size", 10_000), median_of("sqlite", "size", 10)
-    long_rows = [r for r in rows if r.kind == "sqlite" and r.mode == "long"]
-    sq_long = median_of("sqlite", "long", long_rows[0].turn_number) if long_rows else None
-    sq_short = median_of("sqlite", "short", SHORT_TURN)
-    sizes_ratio = ratio(sq_10k, sq_10)
-    turns_ratio = ratio(sq_long, sq_short)
-    is_50k = bool(long_rows) and long_rows[0].turn_number == HISTORY_TURNS
+    def ratios(kind: str) -> tuple[float | None, float | None, bool]:
+        """Return (10,000 / 10 records, long / short turn, whether long is turn 50,000)."""
+        long_rows = [r for r in rows if r.kind == kind and r.mode == "long"]
+        long = median_of(kind, "long", long_rows[0].turn_number) if long_rows else None
+        return (
+            ratio(median_of(kind, "size", 10_000), median_of(kind, "size", 10)),
+            ratio(long, median_of(kind, "short", SHORT_TURN)),
+            bool(long_rows) and long_rows[0].turn_number == HISTORY_TURNS,
+        )
+
+    sizes_ratio, turns_ratio, is_50k = ratios("sqlite")
+    pg_sizes, pg_turns, pg_50k = ratios("postgres")
     return {
         "stores": stores,
         "ratio_10000_over_10": sizes_ratio,
         "ratio_turn50000_over_turn5": turns_ratio if is_50k else None,
         "ratio_long_over_short_turn": turns_ratio,
+        "postgres_ratio_10000_over_10": pg_sizes,
+        "postgres_ratio_turn50000_over_turn5": pg_turns if pg_50k else None,
         "targets": {
             "ratio_max": TARGET_RATIO,
             "records_met": None if sizes_ratio is None else sizes_ratio <= TARGET_RATIO,
@@ -801,10 +850,10 @@ def _table(report: dict[str, Any]) -> str:
         f"(+{config['warmup']} warm-up), git {config['git']}, Python {config['python']}, "
         f"reference loop {config['reference_loop_ms']} ms",
         "CPU = time.process_time of run_turn (this process only); bytes = database growth per turn"
-        f"; in_view: {report['config'].get('in_view', 'targets')}",
+        f"; in_view: {report['config'].get('in_view', 'none')}",
         "",
         f"{'store':<9}{'row':<17}{'cpu med':>9}{'cpu p90':>9}{'wall med':>10}{'wall p90':>10}"
-        f"{'bytes':>10}{'ratio':>8}{'seed s':>8}",
+        f"{'bytes':>10}{'ratio':>8}{'seed s':>8}{'brief':>7}",
     ]
     for kind, figures in report["stores"].items():
         if "skipped" in figures:
@@ -817,6 +866,7 @@ def _table(report: dict[str, Any]) -> str:
                     f"{kind:<9}{name:<17}{f['cpu_median_ms']:>9.2f}{f['cpu_p90_ms']:>9.2f}"
                     f"{f['wall_median_ms']:>10.2f}{f['wall_p90_ms']:>10.2f}"
                     f"{f['bytes_per_turn']:>10,}{f['ratio_to_smallest']:>8.2f}{f['seed_s']:>8.1f}"
+                    f"{str(f['brief_records']) + ('*' if f['brief_cut'] else ''):>7}"
                 )
     targets = report["targets"]
 
@@ -830,6 +880,11 @@ def _table(report: dict[str, Any]) -> str:
         f"SQLite turn {config['history_turns']:,} / turn {SHORT_TURN} (CPU median): "
         f"{report['ratio_long_over_short_turn']} (target <= {targets['ratio_max']} at turn "
         f"{HISTORY_TURNS:,}): {met(targets['turns_met'])}",
+        f"PostgreSQL 10,000 / 10 records: {report['postgres_ratio_10000_over_10']}; "
+        f"turn {HISTORY_TURNS:,} / turn {SHORT_TURN}: "
+        f"{report['postgres_ratio_turn50000_over_turn5']}",
+        "brief = records in the last timed turn's brief (* marked cut: the default view "
+        "held fewer than the account)",
     ]
     return "\n".join(lines)
 
@@ -867,10 +922,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     parser.add_argument(
         "--in-view",
-        choices=("targets", "none"),
-        default="targets",
-        help="targets: the turn's three records are on screen (bounded brief, ADR 0020); "
-        "none: in_view=None, every record of the account is briefed",
+        choices=("none", "targets"),
+        default="none",
+        help="none (default): in_view=None, the brief's default view (ADR 0020); "
+        "targets: the turn's three records are on screen",
     )
     args = parser.parse_args(argv)
     defaults: dict[str, Any] = (

@@ -22,6 +22,8 @@ ROW_KEYS = {
     "n",
     "committed",
     "seed_s",
+    "brief_records",
+    "brief_cut",
 }
 
 
@@ -128,10 +130,11 @@ def test_bulk_history_refuses_a_conversation_column_it_would_leave_stale() -> No
 def test_timed_turns_brief_only_what_they_are_about(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The measured turns run with ``in_view`` and never list the whole account.
+    """The measured turns never list the whole account, on the default path or with targets.
 
-    ``in_view=None`` briefs every record by design (docs/adr/0020-what-a-brief-shows.md),
-    so a benchmark of flat cost in account size measures bounded briefs only.
+    The default measures ``in_view=None`` (the default view of
+    docs/adr/0020-what-a-brief-shows.md, rule 7: the 10-record account briefed whole,
+    a larger one cut and marked); ``--in-view targets`` passes the records on screen.
     """
     from turnframe.runtime import Runtime
     from turnframe.store.sqlite import SqliteStore
@@ -151,7 +154,15 @@ def test_timed_turns_brief_only_what_they_are_about(
     monkeypatch.setattr(Runtime, "run_turn", spy_turn)
     monkeypatch.setattr(SqliteStore, "list_cases", spy_list)
     bench = _load()
-    assert bench.main(["--quick", "--json", "--stores", "sqlite"]) == 0
-    capsys.readouterr()
-    assert seen and all(v is not None for v in seen)
-    assert not listed
+    for extra, default_path in (([], True), (["--in-view", "targets"], False)):
+        seen.clear()
+        assert bench.main(["--quick", "--json", "--stores", "sqlite", *extra]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert seen and all((v is None) is default_path for v in seen)
+        assert not listed
+        small, large = report["stores"]["sqlite"]["records"]
+        if default_path:
+            assert not small["brief_cut"] and small["brief_records"] == small["records"]
+            assert large["brief_cut"] and large["brief_records"] < large["records"]
+        else:
+            assert not small["brief_cut"] and not large["brief_cut"]

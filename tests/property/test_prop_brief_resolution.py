@@ -2,13 +2,17 @@
 
 For generated accounts of travelers with shared first and last names (some deleted), a
 conversation that was on one of them, and a generated mention, the same turn is run
-twice: once with the whole account briefed (``in_view=None``) and once with a bounded
-brief (``in_view`` a random subset of the records the mention does not name, small
-``BriefLimits.found`` so the words often name more records than a brief may add). The understander is faithful to what it is
-shown: it names the handles of every listed record whose label holds the mention's
-words, and when none is listed it gives the words to find. The outcome (committed on
-which record, ambiguous between which, not found) is identical: a record is never
-resolved because it happened to be listed alone (the no-guess rule, I8).
+twice: once with the whole account briefed (``in_view=None`` with
+``BriefLimits.recent`` above the account's size: the default view is the whole account)
+and once with a bounded brief: ``in_view`` a random subset of the records the mention
+does not name, or ``in_view=None`` with a default view smaller or larger than the
+account after records were changed in a random order (so the default view is not the
+creation order), small ``BriefLimits.found`` so the words often name more records than
+a brief may add. The understander is faithful to what it is shown: it names the handles
+of every listed record whose label holds the mention's words, and when none is listed it
+gives the words to find. The outcome (committed on which record, ambiguous between
+which, not found) is identical: a record is never resolved because it happened to be
+listed alone (the no-guess rule, I8).
 """
 
 from __future__ import annotations
@@ -23,9 +27,12 @@ from hypothesis import strategies as st
 
 from turnframe.core import Actor, CaseRef, TurnInput
 from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
+from turnframe.core.events import EventDraft
+from turnframe.core.workflow import Execution
 from turnframe.runtime import BriefLimits, FixedClock, Runtime, SequentialIds
 from turnframe.samples.travel import complete_records, seed_order, seed_state, travel_application
 from turnframe.store import InMemoryStore
+from turnframe.store.search import MAX_PAGE
 from turnframe.understand import Brief, ScriptedUnderstanding
 
 TODAY = date(2026, 5, 1)
@@ -43,11 +50,12 @@ travelers = st.lists(
 )
 
 
-def _faithful(mention: str, email: str) -> Any:
+def _faithful(mention: str, email: str, seen: list[Brief]) -> Any:
     """An understander that names every listed traveler the mention's words fit."""
     words = mention.lower().split()
 
     def read(brief: Brief) -> Understanding:
+        seen.append(brief)
         named = tuple(
             r.handle
             for r in brief.records
@@ -76,10 +84,15 @@ async def _run(
     mention: str,
     in_view: list[int] | None,
     limits: BriefLimits,
+    touched: tuple[int, ...] = (),
+    seen: list[Brief] | None = None,
 ) -> tuple[Any, ...]:
-    app = travel_application()
-    if in_view is not None:
-        app = replace(app, brief_limits=limits)
+    """Run the mention's turn; return its outcome (``seen`` gets the turn's brief).
+
+    ``touched``: travelers changed after seeding, in order (their change order, which
+    the default view follows, is then not their creation order).
+    """
+    app = replace(travel_application(), brief_limits=limits)
     understanding = ScriptedUnderstanding()
     runtime = Runtime(
         app, InMemoryStore(), understanding, clock=FixedClock(TODAY), ids=SequentialIds()
@@ -101,6 +114,17 @@ async def _run(
             "acme", workflow, state, case_id=str(record["key"]).lower()
         )
     cases = [refs[f"P{n}"] for n in range(len(people))]
+    for n, i in enumerate(touched):
+        await runtime.external_update(
+            "acme",
+            cases[i],
+            source="test",
+            reference=f"touch-{n}",
+            transition=lambda state: Execution(
+                state=state,
+                events=(EventDraft(type="traveler.touched", data={}, operation="test.touch"),),
+            ),
+        )
     if earlier is not None:
         # The conversation was on one traveler (named by its handle, shown in view).
         chosen = cases[earlier]
@@ -120,7 +144,7 @@ async def _run(
 
         understanding.push(first_turn)
         await runtime.run_turn(ACTOR, "c1", TurnInput(text="first"), in_view=[chosen])
-    understanding.push(_faithful(mention, "new@example.pt"))
+    understanding.push(_faithful(mention, "new@example.pt", [] if seen is None else seen))
     result = await runtime.run_turn(
         ACTOR,
         "c1",
@@ -157,19 +181,58 @@ def test_a_bounded_brief_resolves_every_mention_as_the_whole_account(
         label="in view",
     )
     limits = BriefLimits(
-        found=data.draw(st.integers(1, 4), label="found"),
+        found=data.draw(st.integers(0, 4), label="found"),
         word_chars=data.draw(st.integers(1, 4), label="word_chars"),
     )
-    whole = anyio.run(_run, people, earlier, mention, None, limits)
+    whole = anyio.run(_run, people, earlier, mention, None, replace(limits, recent=MAX_PAGE))
     bounded = anyio.run(_run, people, earlier, mention, in_view, limits)
     assert bounded == whole
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data(), people=travelers)
+def test_the_default_brief_resolves_every_mention_as_the_whole_account(
+    data: st.DataObject, people: list[tuple[str, str, bool]]
+) -> None:
+    """``in_view=None``: a default view smaller or larger than the account changes no outcome."""
+    n = len(people)
+    earlier = data.draw(st.none() | st.integers(0, n - 1), label="conversation was on")
+    first = data.draw(st.sampled_from(FIRST))
+    last = data.draw(st.sampled_from(LAST))
+    mention = data.draw(st.sampled_from((first, last, f"{first} {last}")), label="mention")
+    touched = tuple(
+        data.draw(st.lists(st.integers(0, n - 1), max_size=6), label="changed, in order")
+    )
+    limits = BriefLimits(
+        found=data.draw(st.integers(0, 4), label="found"),
+        word_chars=data.draw(st.integers(1, 4), label="word_chars"),
+        recent=data.draw(st.integers(0, n + 1), label="recent"),
+    )
+    whole_seen: list[Brief] = []
+    seen: list[Brief] = []
+    whole = anyio.run(
+        _run, people, earlier, mention, None, replace(limits, recent=MAX_PAGE), touched, whole_seen
+    )
+    default = anyio.run(_run, people, earlier, mention, None, limits, touched, seen)
+    # The reference briefs the whole account; the default brief says when it does not.
+    assert len(whole_seen[-1].records) == n and not whole_seen[-1].records_cut
+    assert seen[-1].records_cut == (n > limits.recent)
+    if n <= limits.recent:
+        assert seen[-1].records == whole_seen[-1].records
+    assert default == whole
 
 
 def test_a_short_first_name_of_the_conversations_record_is_not_resolved_alone() -> None:
     """Two travelers named "Li", the conversation on one: "Li" is ambiguous in both briefs."""
     people = [("Li", "Silva", False), ("Li", "Costa", False)]
     limits = BriefLimits(found=4)  # word_chars 3: "li" is shorter
-    whole = anyio.run(_run, people, 0, "Li", None, limits)
+    whole = anyio.run(_run, people, 0, "Li", None, replace(limits, recent=MAX_PAGE))
     bounded = anyio.run(_run, people, 0, "Li", [], limits)
+    default = anyio.run(_run, people, 0, "Li", None, replace(limits, recent=1))
     assert whole[1] == "ambiguous_target"
     assert bounded == whole
+    assert default == whole

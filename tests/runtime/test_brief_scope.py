@@ -10,20 +10,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
 import anyio
 import pytest
 
-from turnframe.core import Actor, CaseRef, TurnInput
+from turnframe.core import Actor, CaseRef, TurnInput, UsageError
 from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
-from turnframe.runtime import FixedClock, Runtime, SequentialIds
+from turnframe.core.events import EventDraft
+from turnframe.core.workflow import Execution
+from turnframe.runtime import BriefLimits, FixedClock, Runtime, SequentialIds
 from turnframe.samples.travel import complete_records, seed_order, seed_state, travel_application
 from turnframe.samples.travel.traveler import TravelerWorkflow
 from turnframe.samples.travel.trip import TripWorkflow
 from turnframe.store import InMemoryStore
 from turnframe.store.base import CaseRow
+from turnframe.store.search import MAX_PAGE
 from turnframe.understand import Brief, ScriptedUnderstanding
 
 TODAY = date(2026, 5, 1)
@@ -117,7 +121,13 @@ def _handle(brief: Brief, case: CaseRef) -> str:
     return _RUNTIME[-1].handle_for(brief.turn_id, case)
 
 
-async def _turn(fillers: int, labels: Counter[str]) -> tuple[CountingStore, Any, Brief]:
+_IN_VIEW = object()
+"""``_turn``'s default: the turn runs with the Lisbon trip (T1) in view."""
+
+
+async def _turn(
+    fillers: int, labels: Counter[str], in_view: Any = _IN_VIEW
+) -> tuple[CountingStore, Any, Brief]:
     store = CountingStore()
     seen: list[Brief] = []
     refs: dict[str, CaseRef] = {}
@@ -138,7 +148,7 @@ async def _turn(fillers: int, labels: Counter[str]) -> tuple[CountingStore, Any,
         ACTOR,
         "c1",
         TurnInput(text="Rename the Lisbon trip to Summer and add Ana Silva to Porto"),
-        in_view=[refs["T1"]],
+        in_view=[refs["T1"]] if in_view is _IN_VIEW else in_view,
     )
     return store, (result, refs), seen[0]
 
@@ -256,3 +266,105 @@ def test_a_record_on_screen_stays_briefed_when_its_word_names_too_many(
     assert runtime.handle_for(brief.turn_id, refs["T1"]) in shown
     assert not any(runtime.handle_for(brief.turn_id, refs[f"L{i}"]) in shown for i in range(25))
     assert brief.unlisted == ("lisbon",)
+
+
+# ------------------------------------------------------------ the default view (rule 5)
+def test_the_default_brief_reads_the_same_rows_whatever_the_account(
+    labels: Counter[str],
+) -> None:
+    """``in_view=None`` over more records than ``BriefLimits.recent``: a bounded, marked brief."""
+    recent = travel_application().brief_limits.recent
+    small_store, (small, refs), small_brief = anyio.run(_turn, recent + 6, labels, None)
+    small_labels = sum(labels.values())
+    big_store, (big, _), big_brief = anyio.run(_turn, 300, labels, None)
+    big_labels = sum(labels.values())
+    for result in (small, big):
+        assert result.results["a1"].status.value == "committed"  # T1 by handle: "Lisbon"
+        assert result.results["a2"].status.value == "committed"
+    assert sum(big_store.rows.values()) == sum(small_store.rows.values()), (
+        small_store.rows,
+        big_store.rows,
+    )
+    assert big_labels == small_labels
+    assert big_store.rows["list_cases"] == 0
+    assert big_store.rows["list_cases_page"] <= recent + len(RECORDS)
+    assert small_brief.records_cut and big_brief.records_cut
+    assert len(big_brief.records) == len(small_brief.records) <= recent + len(RECORDS)
+    runtime = _RUNTIME[-1]
+    shown = set(big_brief.handles)
+    for key in ("T1", "T3", "P2"):  # "Lisbon"; "Porto"; "Ana", "Silva"
+        assert runtime.handle_for(big_brief.turn_id, refs[key]) in shown, key
+
+
+def test_a_default_view_holding_the_account_briefs_it_whole_in_creation_order(
+    labels: Counter[str],
+) -> None:
+    """An account of at most ``recent`` records: every record, as the whole-account brief did."""
+    store, (result, refs), brief = anyio.run(_turn, 6, labels, None)
+    assert store.rows["list_cases"] == 0  # one recent page, not a listing
+    runtime = _RUNTIME[-1]
+    cases = [r.case for r in anyio.run(store.list_cases, "acme")]
+    assert len(cases) == len(RECORDS) + 6
+    assert list(brief.handles) == [runtime.handle_for(brief.turn_id, c) for c in cases]
+    assert not brief.records_cut and brief.unlisted == ()
+    assert result.results["a1"].status.value == "committed"
+
+
+def test_the_default_view_follows_changes_and_hides_what_a_common_word_names() -> None:
+    """The newest changes are briefed; one that a too-common word names is left out."""
+    many = [
+        {"key": f"L{i}", "workflow": "trip", "name": "Lisbon", "start": "2026-09-01"}
+        for i in range(6)
+    ]
+
+    async def go() -> tuple[list[Brief], dict[str, CaseRef], Runtime]:
+        seen: list[Brief] = []
+        refs: dict[str, CaseRef] = {}
+
+        def read(brief: Brief) -> Understanding:
+            seen.append(brief)
+            return Understanding()
+
+        app = replace(travel_application(), brief_limits=BriefLimits(recent=3, found=4))
+        runtime = Runtime(
+            app,
+            InMemoryStore(),
+            ScriptedUnderstanding([read, read]),
+            clock=FixedClock(TODAY),
+            ids=SequentialIds(),
+        )
+        for record in seed_order(complete_records(RECORDS + many)):
+            workflow, state = seed_state(record, refs)
+            refs[str(record["key"])] = await runtime.seed(
+                "acme", workflow, state, case_id=str(record["key"]).lower()
+            )
+        for key in ("L0", "P1"):  # changed last: the newest with L5
+            await runtime.external_update(
+                "acme",
+                refs[key],
+                source="test",
+                reference=key,
+                transition=lambda state: Execution(
+                    state=state,
+                    events=(EventDraft(type="touched", data={}, operation="test.touch"),),
+                ),
+            )
+        await runtime.run_turn(ACTOR, "c1", TurnInput(text="hello there"))
+        await runtime.run_turn(ACTOR, "c1", TurnInput(text="the Lisbon trip"))
+        return seen, refs, runtime
+
+    (hello, lisbon), refs, runtime = anyio.run(go)
+
+    def briefed(brief: Brief) -> set[str]:
+        return {k for k, c in refs.items() if runtime.handle_for(brief.turn_id, c) in brief.handles}
+
+    assert briefed(hello) == {"L0", "L5", "P1"} and hello.records_cut
+    # "lisbon" names seven trips (more than found=4): none is briefed, L0 and L5 neither.
+    assert briefed(lisbon) == {"P1"} and lisbon.unlisted == ("lisbon",) and lisbon.records_cut
+
+
+def test_recent_is_validated_like_the_other_limits() -> None:
+    for bad in (-1, True, 1.5, MAX_PAGE + 1):
+        with pytest.raises(UsageError, match="BriefLimits.recent"):
+            BriefLimits(recent=bad)
+    assert BriefLimits(recent=0).recent == 0 and BriefLimits(recent=MAX_PAGE).recent == MAX_PAGE

@@ -131,7 +131,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         store = await SqliteStore.open(path)
         assert store._conn is not None  # peeking at the version rows
         rows = store._conn.execute("SELECT version FROM schema_version ORDER BY version")
-        assert rows.fetchall() == [(1,), (2,), (3,)]
+        assert rows.fetchall() == [(v,) for v in range(1, SCHEMA_VERSION + 1)]
         assert await store.load_replay("a", "t") == {"x": 1}
         await store.close()
         again = await SqliteStore.open(path)  # a migrated file opens as it is

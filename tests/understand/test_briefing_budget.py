@@ -138,3 +138,37 @@ def test_the_runtime_cuts_briefings_to_the_deployments_budget_and_marks_it() -> 
         assert full.startswith(record.briefing) and len(record.briefing) <= 40
         assert record.briefing_cut == len(full) - len(record.briefing)
     assert any(r.briefing_cut for r in cut.records)
+
+
+# ----------------------------------------------------------------- a cut default view
+def test_a_cut_default_view_is_marked_where_the_task_reads_the_records() -> None:
+    """``Brief.records_cut`` (ADR 0020 rule 5): route and the merged read show the note."""
+    from turnframe.understand.brief import RECORDS_CUT_NOTE
+    from turnframe.understand.merged import merged_task
+    from turnframe.understand.route import route_task
+    from turnframe.understand.units import Unit, records_cut_data
+    from turnframe.understand.words import Words
+
+    record = BriefRecord(handle="h1", workflow="w", label="L", phase="p")
+    whole = Brief(turn_id="t", text="rename it", locale="en", today="2026-05-01", records=(record,))
+    cut = Brief(
+        turn_id="t",
+        text="rename it",
+        locale="en",
+        today="2026-05-01",
+        records=(record,),
+        records_cut=True,
+    )
+    assert records_cut_data(whole) == {} and records_cut_data(cut) == {
+        "records_cut": RECORDS_CUT_NOTE
+    }
+    words = Words.of("rename it")
+    units = [Unit(id="u1", kind="request", start=0, end=1)]
+    for brief, shown in ((whole, False), (cut, True)):
+        route: Any = route_task(brief, words, units, units).data
+        merged: Any = merged_task(brief, words, offers=None, check=lambda _a: None).data
+        for data in (route, merged):
+            assert ("records_cut" in data["data"]) is shown
+            assert data["data"]["records"][0]["handle"] == "h1"
+    assert brief_from_json(brief_to_json(cut)).records_cut is True
+    assert brief_from_json(brief_to_json(whole)).records_cut is False

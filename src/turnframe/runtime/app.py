@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from turnframe.core.errors import UsageError
 from turnframe.core.ports import KnowledgeSource
 from turnframe.core.workflow import WorkflowRegistry
+from turnframe.store.search import MAX_PAGE
 from turnframe.understand.brief import BriefingBudget
 
 __all__ = ["Application", "BriefLimits", "NarrationConfig"]
@@ -14,23 +15,31 @@ __all__ = ["Application", "BriefLimits", "NarrationConfig"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefLimits:
-    """How many records a bounded brief may add beyond the surface's (docs/adr/0020-what-a-brief-shows.md).
+    """How many records a brief may add beyond the surface's (docs/adr/0020-what-a-brief-shows.md).
 
-    A turn run with ``in_view`` gets a brief bounded by these numbers, not by the
-    account: the records in view, the conversation's newest ``conversation`` cases, the
-    cases of the cards on screen and of the carried acts, and for each word of the
-    user's text of at least ``word_chars`` characters the records it finds, when they
-    are at most ``found`` (more, and none of them is listed: a mention of them is found
-    by words and is never resolved to the one that happened to be listed).
+    Every brief is bounded by these numbers, not by the account: the records in view,
+    the conversation's newest ``conversation`` cases, the cases of the cards on screen
+    and of the carried acts, and for each word of the user's text of at least
+    ``word_chars`` characters the records it finds, when they are at most ``found``
+    (more, and none of them is listed: a mention of them is found by words and is never
+    resolved to the one that happened to be listed). A turn run with ``in_view=None``
+    adds the default view: the actor's ``recent`` most recently changed records (one
+    recent page of the store). An account of at most ``recent`` records is then briefed
+    whole, every record as in view; a larger one is not, and the brief says it is cut
+    (``Brief.records_cut``).
 
     Attributes:
         conversation: the most cases the conversation remembers it was on (>= 0).
-        found: the most records one word of the text may add (>= 0; 0 adds none).
+        found: the most records one word of the text may add (>= 0; 0 adds none, and
+            a word that finds any record is then unlisted, hiding them).
         word_chars: the shortest word of the text that is looked up (>= 1).
         words: the most distinct words of the text looked up to add records (>= 0), in
             the text's order, so a long message costs at most this many index reads;
             a word past it, like a short one, is looked up only when it is a whole
             word of a record already briefed.
+        recent: the size of the default view of a turn run with ``in_view=None``
+            (``0..MAX_PAGE`` of :mod:`turnframe.store.search`, 10,000; 0 reads none and
+            the brief is always marked cut).
 
     Raises:
         UsageError: when a limit is out of range.
@@ -40,12 +49,23 @@ class BriefLimits:
     found: int = 20
     word_chars: int = 3
     words: int = 64
+    recent: int = 10
 
     def __post_init__(self) -> None:
-        for name, least in (("conversation", 0), ("found", 0), ("word_chars", 1), ("words", 0)):
+        for name, least in (
+            ("conversation", 0),
+            ("found", 0),
+            ("word_chars", 1),
+            ("words", 0),
+            ("recent", 0),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise UsageError(f"BriefLimits.{name} must be an int >= {least}, got {value!r}")
+        if self.recent > MAX_PAGE:
+            raise UsageError(
+                f"BriefLimits.recent must be at most {MAX_PAGE} (one page), got {self.recent!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,8 +79,9 @@ class Application:
         default_locale: the locale used when a turn names none.
         briefing_budget: how much of the records' briefings travels in a brief; a cut
             is marked (docs/adr/0020-what-a-brief-shows.md). Deployment-set.
-        brief_limits: how many records a bounded brief adds (turns run with
-            ``in_view``; docs/adr/0020-what-a-brief-shows.md). Deployment-set.
+        brief_limits: how many records a brief adds beyond the surface's, and the
+            size of the default view (docs/adr/0020-what-a-brief-shows.md).
+            Deployment-set.
 
     Raises:
         UsageError: when ``briefing_budget`` or ``brief_limits`` is not of its type

@@ -163,11 +163,14 @@ class Runtime:
             actor: who acts.
             conversation_id: the conversation.
             turn: text, a click, or both.
-            in_view: the records on the surface's screen. ``None`` (default): the brief
-                shows every record of the account, and the turn's cost grows with it. A
-                list (possibly empty): the brief shows those, the conversation's cases,
-                the cards' and carried acts' cases and what the message's words find,
-                at a cost independent of the account (docs/adr/0020-what-a-brief-shows.md).
+            in_view: the records on the surface's screen. A list (possibly empty): the
+                brief shows those, the conversation's cases, the cards' and carried
+                acts' cases and what the message's words find. ``None`` (default: the
+                surface says nothing about its screen): the same plus the default view,
+                the actor's ``BriefLimits.recent`` most recently changed records; an
+                account that small is briefed whole, a larger one is not and the brief
+                says so (``Brief.records_cut``). Either way the cost is independent of
+                the account (docs/adr/0020-what-a-brief-shows.md).
             turn_id: the turn's id (a client's retry key, or a crashed turn's id that was
                 never persisted); default: mint one.
 

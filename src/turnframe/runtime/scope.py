@@ -1,8 +1,8 @@
 """Which records a turn's brief shows (docs/adr/0020-what-a-brief-shows.md).
 
-A turn run with ``in_view`` briefs the records it can be about, not the account:
+A brief shows the records a turn can be about, not the account:
 
-1. the records in view of the surface that are the actor's;
+1. the records in view of the surface that are the actor's (``in_view``);
 2. the conversation's cases: the newest :attr:`BriefLimits.conversation` cases its turns
    resolved or committed (conversation state ``"cases"``, :func:`remembered_cases`);
 3. the cases of the cards on screen and of the acts carried from earlier replies;
@@ -12,15 +12,21 @@ A turn run with ``in_view`` briefs the records it can be about, not the account:
    when they are at most :attr:`BriefLimits.found` (the first :attr:`BriefLimits.words`
    such words); a shorter word, or one past that many, is looked up the same way only
    when it is a whole word of a record already briefed (``"Li"`` of ``"Li Silva"``),
-   so that record is never the only one briefed of those it names.
+   so that record is never the only one briefed of those it names;
+5. with ``in_view=None`` (the surface says nothing about what it shows), the *default
+   view*: the actor's :attr:`BriefLimits.recent` most recently changed records, one
+   recent page (``TurnStore.list_cases_page(recent=True)``). When that page holds the
+   whole account, every record is briefed and counts as in view, exactly as the
+   whole-account brief did (no word needs looking up). When the account holds more,
+   the default view is treated like the conversation's cases (the user does not see
+   it) and the brief is marked cut (:attr:`BriefScope.cut`, ``Brief.records_cut``).
 
 A word that finds more records than that adds none, and every record it finds is left
 out of the brief unless the surface shows it (in view: the user sees which record is
 meant, as before): a brief never lists, by the runtime's choice, one record of several
 the user's words name, so a mention of them is found by words and resolved against the
 whole account (Ambiguous when several fit: the no-guess rule, I8). The word is recorded
-in ``Brief.unlisted``. A turn run with ``in_view=None`` briefs every record of the
-account, as before (small accounts, tests).
+in ``Brief.unlisted``. No step reads the whole account.
 """
 
 from __future__ import annotations
@@ -50,12 +56,16 @@ class BriefScope:
 
     Attributes:
         entries: the records, each with its directory label, in brief order (in view,
-            the conversation's newest first, cards, carried acts, found by words).
+            the conversation's newest first, cards, carried acts, the default view, found
+            by words; a default view holding the whole account: creation order).
         unlisted: the words that find more records than a brief may add.
+        cut: the default view was cut at :attr:`BriefLimits.recent` (the account holds
+            records changed earlier that the brief does not list unless named).
     """
 
     entries: tuple[DirectoryEntry, ...]
     unlisted: tuple[str, ...] = ()
+    cut: bool = False
 
 
 def remembered_cases(state: Any) -> tuple[CaseRef, ...]:
@@ -119,42 +129,51 @@ async def brief_scope(
     snapshots: TurnSnapshots,
     actor: Actor,
     text: str,
-    in_view: Sequence[CaseRef],
+    in_view: Sequence[CaseRef] | None,
     conversation: Sequence[CaseRef],
     cards: Sequence[Interaction],
     waiting: Sequence[WaitingAct],
     limits: BriefLimits,
 ) -> BriefScope:
-    """Return the records a turn run with ``in_view`` briefs (this module's rules).
+    """Return the records a turn briefs (this module's rules; ``None``: the default view).
 
-    Every record returned has a snapshot in ``snapshots``; the reads are one paged read
-    of the named cases plus one word-index page per looked-up word, whatever the size of
-    the account.
+    Every record returned has a snapshot in ``snapshots``; the reads are one recent page
+    (``in_view=None`` only), one paged read of the named cases and one read of the word
+    index for the long words of the text (and one for the short words a briefed record
+    holds), whatever the size of the account and the length of the text.
 
     Raises:
         StoreError: a read failed.
     """
+    default: list[CaseRef] = []
+    cut = False
+    if in_view is None:
+        default, cut = await _default_view(directory, snapshots, actor, limits.recent)
+        if not cut:  # the whole account: every record briefed, as in view (rule 5 above)
+            return BriefScope(entries=_entries(registry, directory, snapshots, default))
     named = list(
         dict.fromkeys(
             [
-                *in_view,
+                *(in_view or ()),
                 *conversation[: limits.conversation],
                 *_card_cases(cards),
                 *_carried_cases(waiting),
             ]
         )
     )
-    stored = await _owned(directory, snapshots, actor, named)
+    seen = set(default)
+    stored = await _owned(directory, snapshots, actor, [c for c in named if c not in seen])
+    stored.update(default)
     chosen: dict[CaseRef, None] = dict.fromkeys(c for c in named if c in stored)
+    chosen.update(dict.fromkeys(default))
     unlisted: list[str] = []
-    if text and limits.found:
+    if text:
         reindex = getattr(directory, "reindex", None)
         if callable(reindex) and _over_this_store(directory, snapshots):
             await reindex(actor.account)  # a case committed without its words is found too
         words = query_words(text)
         long = [w for w in words if len(w) >= limits.word_chars][: limits.words]
-        for word in long:
-            await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
+        await _look_up(directory, snapshots, actor, long, limits.found, chosen, unlisted)
         # A short word, or one past ``limits.words``, is not looked up to add records;
         # but when it is a whole word of a record the brief lists ("Li"), it may be a
         # mention of that record, so it is looked up like the others: that record is
@@ -164,43 +183,97 @@ async def brief_scope(
             tokens: set[str] = set()
             for case in chosen:
                 tokens.update(_search_text(registry, snapshots, case).split())
-            for word in (w for w in short if w in tokens):
-                await _look_up(directory, snapshots, actor, word, limits.found, chosen, unlisted)
+            named_short = [w for w in short if w in tokens]
+            await _look_up(directory, snapshots, actor, named_short, limits.found, chosen, unlisted)
     if unlisted:
         hidden = tuple(unlisted)
-        on_screen = set(in_view)
+        on_screen = set(in_view or ())
         for case in list(chosen):
             if case in on_screen:
                 continue  # the surface shows it: the user sees which record is meant
             text_of = _search_text(registry, snapshots, case)
             if any(matches(text_of, (w,)) for w in hidden):
                 del chosen[case]  # listed alone among records the words name: never
+    return BriefScope(
+        entries=_entries(registry, directory, snapshots, chosen),
+        unlisted=tuple(unlisted),
+        cut=cut,
+    )
+
+
+def _entries(
+    registry: WorkflowRegistry,
+    directory: CaseDirectory,
+    snapshots: TurnSnapshots,
+    cases: Iterable[CaseRef],
+) -> tuple[DirectoryEntry, ...]:
+    """Return the snapshotted ``cases`` with their candidate labels, in order."""
     locale = str(getattr(directory, "locale", "en"))
     entries = []
-    for case in chosen:
+    for case in cases:
         snap = snapshots[case]
         label = registry.workflow(case.workflow).definition.candidate_label(
             case, snap.state, locale
         )
         entries.append(DirectoryEntry(case=case, label=label))
-    return BriefScope(entries=tuple(entries), unlisted=tuple(unlisted))
+    return tuple(entries)
+
+
+async def _default_view(
+    directory: CaseDirectory, snapshots: TurnSnapshots, actor: Actor, limit: int
+) -> tuple[list[CaseRef], bool]:
+    """Return (the actor's ``limit`` most recently changed records, whether more exist).
+
+    One recent page of the store, in creation order; each row becomes the case's
+    snapshot. An adopter's directory is asked ``authorize`` for each (it decides what
+    the actor may see). ``limit`` 0 reads nothing and is always cut.
+    """
+    if limit == 0:
+        return [], True
+    page = await snapshots.store.list_cases_page(actor.account, recent=True, limit=limit)
+    mine = _over_this_store(directory, snapshots)
+    out = []
+    for row in page.rows:
+        if mine or await directory.authorize(actor, row.case):
+            out.append(snapshots.add_row(row).case)
+    return out, page.more
 
 
 async def _look_up(
     directory: CaseDirectory,
     snapshots: TurnSnapshots,
     actor: Actor,
-    word: str,
+    words: Sequence[str],
     limit: int,
     chosen: dict[CaseRef, None],
     unlisted: list[str],
 ) -> None:
-    """Add the records ``word`` finds to ``chosen``, or ``word`` to ``unlisted`` when too many."""
-    found, more = await _found(directory, snapshots, actor, word, limit)
-    if more:
-        unlisted.append(word)
-    else:
-        chosen.update(dict.fromkeys(found))
+    """Add the records each word finds to ``chosen``, or the word to ``unlisted`` when too many.
+
+    Over this store the words are looked up together (``TurnStore.find_cases_each``: one
+    read however many words); an adopter's directory is asked ``find`` per word. With
+    ``limit`` 0 a word adds none, and one that finds any record is unlisted (it hides
+    them: a record the runtime brought in is never listed alone among those it names).
+    """
+    if not words:
+        return
+    each = getattr(snapshots.store, "find_cases_each", None)
+    if callable(each) and _over_this_store(directory, snapshots):
+        # The store's word index, the directory's rule; a word that finds more than
+        # ``limit`` records is told by ``more``, and its rows are not even typed.
+        pages = await each(actor.account, list(words), limit=max(1, limit))
+        for word, page in zip(words, pages, strict=True):
+            if page.more or len(page.rows) > limit:
+                unlisted.append(word)
+            else:
+                chosen.update(dict.fromkeys(snapshots.add_row(row).case for row in page.rows))
+        return
+    for word in words:
+        found, more = await _found(directory, snapshots, actor, word, limit)
+        if more:
+            unlisted.append(word)
+        else:
+            chosen.update(dict.fromkeys(found))
 
 
 async def _owned(
@@ -232,8 +305,8 @@ async def _found(
     if callable(seek) and _over_this_store(directory, snapshots):
         # The store's word index, the directory's rule; a word that finds more than
         # ``limit`` records is told by ``more``, and its rows are not even typed.
-        page = await seek(actor.account, word, limit=limit)
-        if page.more:
+        page = await seek(actor.account, word, limit=max(1, limit))
+        if page.more or len(page.rows) > limit:
             return [], True
         return [snapshots.add_row(row).case for row in page.rows], False
     cases = list(dict.fromkeys(await directory.find(actor, None, word)))

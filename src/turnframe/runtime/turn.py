@@ -185,6 +185,8 @@ class Loaded:
         cards: the conversation's open cards (on screen).
         unlisted: the words of the message that name more records than the brief may
             list (docs/adr/0020-what-a-brief-shows.md).
+        records_cut: the default view was cut (the account holds more records than
+            ``BriefLimits.recent``; ``Brief.records_cut``).
     """
 
     standing_before: bool
@@ -196,6 +198,7 @@ class Loaded:
     snapshots: TurnSnapshots
     cards: tuple[Interaction, ...]
     unlisted: tuple[str, ...] = ()
+    records_cut: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

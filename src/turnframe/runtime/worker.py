@@ -77,7 +77,7 @@ class TurnJob:
         actor: who.
         conversation_id: the conversation.
         turn: the input.
-        in_view: the records the brief shows (default: every record of the account).
+        in_view: the records on screen (default ``None``: the brief's default view, ADR 0020).
     """
 
     actor: Actor

@@ -2,7 +2,7 @@
 
 Mixed into :class:`turnframe.store.conformance.StoreConformance`, so every store runs
 them: keyset paging (no duplicate, no gap, also while cases are inserted), the filters,
-the terms written in the commit's transaction (and rolled back with it), re-indexing,
+the recent page (the newest changes, in creation order), the terms written in the commit's transaction (and rolled back with it), re-indexing,
 and a property test that the indexed lookup answers exactly what reading every case and
 matching its text in Python answers.
 """
@@ -142,6 +142,48 @@ class SearchTests(ConformanceBase):
 
         self.run(body)
 
+    def test_recent_page_holds_the_newest_changes_in_creation_order(self) -> None:
+        """``recent=True``: the cases commits wrote last; indexing and refusals change nothing."""
+
+        async def body(store: TurnStore) -> None:
+            cases = [self.case(n) for n in range(1, 7)]
+            for n, case in enumerate(cases):
+                await store.commit(self.searched(f"k{n}", case, f"Ana {n}"))
+            await store.commit(self.request("o", case=self.case(9), account=self.other_account))
+            for case in (cases[4], cases[1]):  # changed after every other
+                await store.commit(self.searched(f"u{case}", case, "Bruno", expected=1))
+
+            async def recent(limit: int, account: str | None = None) -> CasePage:
+                return await store.list_cases_page(
+                    account or self.account, limit=limit, recent=True
+                )
+
+            page = await recent(3)
+            assert [r.case for r in page.rows] == [cases[1], cases[4], cases[5]]
+            assert page.more and page.cursor == page.cursors[-1]
+            assert page.rows[0] == await store.load_case(cases[1])  # the stored row
+            for limit in (6, 7, MAX_PAGE):
+                whole = await recent(limit)
+                assert [r.case for r in whole.rows] == cases and not whole.more
+            assert [r.case for r in (await recent(5)).rows] == [cases[n] for n in (1, 2, 3, 4, 5)]
+            foreign = await recent(5, self.other_account)
+            assert [r.case for r in foreign.rows] == [self.case(9)] and not foreign.more
+            # A case committed unindexed, then two others: indexing it is no change.
+            late = self.case(7)
+            await store.commit(self.searched("k7", late, None))
+            for case in (cases[2], cases[3]):
+                await store.commit(self.searched(f"v{case}", case, "Lima", expected=1))
+            assert await store.index_case(late, 1, "Ana Late")
+            assert [r.case for r in (await recent(2)).rows] == [cases[2], cases[3]]
+            # A refused commit changes nothing either.
+            with pytest.raises(RevisionConflict):
+                await store.commit(self.searched("stale", cases[0], "Zed", expected=5))
+            assert [r.case for r in (await recent(3)).rows] == [cases[2], cases[3], late]
+            empty = await recent(4, f"nobody-{self.ns}")
+            assert empty == CasePage(rows=())
+
+        self.run(body)
+
     def test_bad_page_request(self) -> None:
         """A limit outside 1..MAX_PAGE or a cursor no store returned is refused, typed."""
 
@@ -159,6 +201,17 @@ class SearchTests(ConformanceBase):
                     await store.find_cases(self.account, "ana", after=cursor)
             with pytest.raises(BadPageRequest, match="limit"):
                 await store.unindexed_cases(self.account, limit=0)
+            with pytest.raises(BadPageRequest, match="limit"):
+                await store.find_cases_each(self.account, ["ana"], limit=0)
+            assert await store.find_cases_each(self.account, []) == ()
+            with pytest.raises(BadPageRequest, match="limit"):
+                await store.list_cases_page(self.account, limit=0, recent=True)
+            # A recent page is one page of the whole account: no filter, no cursor.
+            for kw in ({"workflow": "trip"}, {"cases": [self.case(1)]}, {"after": "1"}):
+                with pytest.raises(BadPageRequest, match="recent"):
+                    await store.list_cases_page(self.account, recent=True, **kw)
+            with pytest.raises(BadPageRequest, match="recent"):
+                await store.list_cases_page(self.account, recent=1)  # type: ignore[arg-type]
 
         self.run(body)
 
@@ -185,6 +238,28 @@ class SearchTests(ConformanceBase):
             assert await _all(store, self.account, " \t ") == []
             assert await _all(store, self.account, "josé") == []
             assert await _all(store, self.other_account, "ana") == [self.case(4)]
+
+        self.run(body)
+
+    def test_find_cases_each_answers_each_mention_as_find_cases(self) -> None:
+        """Many mentions at once: each page as ``find_cases`` gives it, ``more`` included."""
+
+        async def body(store: TurnStore) -> None:
+            names = ["Ana Silva", "Ana Souza", "Mariana Lopes", "Kim Lee", "Ana Lima"]
+            for n, name in enumerate(names):
+                await store.commit(self.searched(f"k{n}", self.case(n), name))
+            await store.commit(
+                self.searched("o", self.case(9), "Ana Silva", account=self.other_account)
+            )
+            mentions = ["ana", "silva", "zed", "", "kim lee", "ANA", "a", "lopes mariana"]
+            pages = await store.find_cases_each(self.account, mentions, limit=2)
+            assert len(pages) == len(mentions)
+            for mention, page in zip(mentions, pages, strict=True):
+                assert page == await store.find_cases(self.account, mention, limit=2), mention
+            ana = pages[0]
+            assert [r.case for r in ana.rows] == [self.case(0), self.case(1)] and ana.more
+            assert [r.case for r in pages[1].rows] == [self.case(0)] and not pages[1].more
+            assert pages[2] == pages[3] == CasePage(rows=())
 
         self.run(body)
 
@@ -307,7 +382,13 @@ class SearchTests(ConformanceBase):
                 )
             )
             listed = [r.case for r in await store.list_cases(account)]
-            for mention in [*mentions, *drawn, " ".join(mentions)]:
+            every = [*mentions, *drawn, " ".join(mentions)]
+            # Every mention's first page at once: the same pages, one at a time.
+            for limit in (1, 3):
+                each = await store.find_cases_each(account, every, limit=limit)
+                for mention, page in zip(every, each, strict=True):
+                    assert page == await store.find_cases(account, mention, limit=limit), mention
+            for mention in every:
                 for only in [None, "trip"]:
                     expected = [
                         c

@@ -8,6 +8,7 @@ of different commits.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Collection
 
 from turnframe.core.ids import CaseRef
@@ -18,7 +19,7 @@ __all__ = ["MemorySearchIndex"]
 
 
 class MemorySearchIndex:
-    """Creation positions, folded search texts and postings ``(account, term) → positions``."""
+    """Creation positions, change order, folded search texts and postings ``(account, term) → positions``."""
 
     def __init__(self) -> None:
         self._next = 0
@@ -27,6 +28,8 @@ class MemorySearchIndex:
         self._text: dict[CaseRef, str | None] = {}  # None: unindexed
         self._postings: dict[tuple[str, str], set[int]] = {}
         self._unindexed: dict[str, set[CaseRef]] = {}  # by account
+        # By account, every case once, oldest change first (a dict keeps insertion order).
+        self._changed: dict[str, dict[CaseRef, None]] = {}
 
     def created(self, account: str, case: CaseRef) -> None:
         """Give a new case the next creation position (unindexed until :meth:`put`)."""
@@ -35,10 +38,21 @@ class MemorySearchIndex:
         self._case_at[self._next] = case
         self._text[case] = None
         self._unindexed.setdefault(account, set()).add(case)
+        self._changed.setdefault(account, {})[case] = None
 
-    def put(self, account: str, case: CaseRef, search_text: str | None) -> None:
-        """Replace the case's search text (``None``: unindexed) and its postings."""
+    def put(
+        self, account: str, case: CaseRef, search_text: str | None, *, touch: bool = True
+    ) -> None:
+        """Replace the case's search text (``None``: unindexed) and its postings.
+
+        ``touch`` (a commit wrote the case) makes it the account's most recently changed
+        case; indexing an unindexed case passes ``False`` (no change of the case).
+        """
         pos = self.pos[case]
+        if touch:
+            order = self._changed.setdefault(account, {})
+            order.pop(case, None)
+            order[case] = None
         before = self._text.get(case)
         after = None if search_text is None else fold(search_text)
         if before == after:
@@ -85,6 +99,21 @@ class MemorySearchIndex:
                 if len(picked) > limit:
                     break
         return self._cut(picked, row, limit)
+
+    def recent(self, account: str, row: Callable[[CaseRef], CaseRow], limit: int) -> CasePage:
+        """Return the account's ``limit`` most recently changed cases, in creation order.
+
+        ``more`` when cases changed earlier exist; the cost is the page, not the account.
+        """
+        newest = list(itertools.islice(reversed(self._changed.get(account, {})), limit + 1))
+        page = sorted(newest[:limit], key=self.pos.__getitem__)
+        cursors = tuple(str(self.pos[c]) for c in page)
+        return CasePage(
+            rows=tuple(row(c) for c in page),
+            more=len(newest) > limit,
+            cursor=cursors[-1] if cursors else None,
+            cursors=cursors,
+        )
 
     def find(
         self,

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 3
-"""The version this release writes and reads (3: the word-search index,
-:mod:`turnframe.store._sqlite_search`; version 2 is the ``writes`` change)."""
+SCHEMA_VERSION = 4
+"""The version this release writes and reads (4: the cases' change positions, 3: the
+word-search index, both :mod:`turnframe.store._sqlite_search`; version 2 is the
+``writes`` change)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -123,6 +124,20 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE replays ADD COLUMN outcome TEXT",),
     # version 3: the word-search index (turnframe.store._sqlite_search.MIGRATION, added
     # in turnframe.store._sqlite_ops, which imports both modules).
+    # version 4: the cases' change positions, for recent pages (the default view of a
+    # brief, docs/adr/0020-what-a-brief-shows.md; turnframe.store._sqlite_search):
+    # The table is rebuilt (not ALTERed), so the step holds whatever columns it finds.
+    4: (
+        "CREATE TABLE case_search_v4 (pos INTEGER PRIMARY KEY REFERENCES cases (pos),"
+        " account TEXT NOT NULL, workflow TEXT NOT NULL, text TEXT,"
+        " changed INTEGER NOT NULL DEFAULT 0)",
+        "INSERT INTO case_search_v4 (pos, account, workflow, text, changed)"
+        " SELECT pos, account, workflow, text, pos FROM case_search",
+        "DROP TABLE case_search",
+        "ALTER TABLE case_search_v4 RENAME TO case_search",
+        "CREATE INDEX case_search_unindexed ON case_search (account, pos) WHERE text IS NULL",
+        "CREATE INDEX case_search_by_change ON case_search (account, changed)",
+    ),
 }
 """Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
 

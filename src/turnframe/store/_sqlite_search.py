@@ -6,22 +6,37 @@ version 3 is until the directory indexes it); ``case_terms`` holds the postings
 ``(account, term, pos)``, a ``WITHOUT ROWID`` table whose primary key is the index a
 lookup seeks. :func:`write_search` runs inside the commit's transaction, so a case's
 state and its terms are always of the same commit.
+
+Schema version 4 adds ``case_search.changed``, the case's change position (the
+account's largest plus one, drawn by every commit of the case inside its
+``BEGIN IMMEDIATE`` transaction, so positions are distinct and rise with commit order;
+a case stored before version 4 gets its creation position), and the index
+``(account, changed)`` a recent page (``list_cases_page(recent=True)``) seeks backwards.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from turnframe.core.ids import CaseRef
 from turnframe.store import codec
 from turnframe.store.base import CaseRow
-from turnframe.store.search import PROBE, CasePage, fold, query_keys, query_words, terms
+from turnframe.store.search import (
+    PROBE,
+    CasePage,
+    fold,
+    query_keys,
+    query_words,
+    rarest,
+    terms,
+)
 
 __all__ = [
     "MIGRATION",
     "SEARCH_SCHEMA",
+    "find_each",
     "find_page",
     "index_case",
     "list_page",
@@ -29,7 +44,7 @@ __all__ = [
     "write_search",
 ]
 
-SEARCH_SCHEMA = """
+_SEARCH_SCHEMA_V3 = """
 CREATE INDEX IF NOT EXISTS cases_by_account_workflow ON cases (account, workflow, pos);
 CREATE TABLE IF NOT EXISTS case_search (
     pos INTEGER PRIMARY KEY REFERENCES cases (pos),
@@ -46,39 +61,79 @@ CREATE TABLE IF NOT EXISTS case_terms (
     PRIMARY KEY (account, term, pos)
 ) WITHOUT ROWID;
 """
-"""The DDL added by schema version 3, idempotent."""
+# Version 3's DDL exactly as it shipped: a version-2 database is brought to 3 by it, then
+# to 4 by turnframe.store._sqlite_schema.MIGRATIONS[4], like every database that was at 3.
+
+SEARCH_SCHEMA = """
+CREATE INDEX IF NOT EXISTS cases_by_account_workflow ON cases (account, workflow, pos);
+CREATE TABLE IF NOT EXISTS case_search (
+    pos INTEGER PRIMARY KEY REFERENCES cases (pos),
+    account TEXT NOT NULL,
+    workflow TEXT NOT NULL,
+    text TEXT,
+    changed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS case_search_unindexed ON case_search (account, pos)
+    WHERE text IS NULL;
+CREATE INDEX IF NOT EXISTS case_search_by_change ON case_search (account, changed);
+CREATE TABLE IF NOT EXISTS case_terms (
+    account TEXT NOT NULL,
+    term TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    PRIMARY KEY (account, term, pos)
+) WITHOUT ROWID;
+"""
+"""The DDL of the search tables at the current version (4), idempotent."""
 
 MIGRATION: tuple[str, ...] = (
-    *(st.strip() for st in SEARCH_SCHEMA.split(";") if st.strip()),
+    *(st.strip() for st in _SEARCH_SCHEMA_V3.split(";") if st.strip()),
     "INSERT OR IGNORE INTO case_search (pos, account, workflow, text)"
     " SELECT pos, account, workflow, NULL FROM cases",
 )
 """The statements that bring a database to version 3: the DDL, then an unindexed
 ``case_search`` row for every case stored before (the directory indexes them)."""
 
+_NEXT_CHANGE = "(SELECT COALESCE(MAX(changed), 0) + 1 FROM case_search WHERE account = ?)"
+"""The account's next change position (one seek of ``case_search_by_change``)."""
+
 _COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision"
 CHUNK = 400  # case ids per IN (VALUES …) list (two parameters each)
 
 
 def write_search(
-    conn: sqlite3.Connection, case: CaseRef, account: str, search_text: str | None
+    conn: sqlite3.Connection,
+    case: CaseRef,
+    account: str,
+    search_text: str | None,
+    *,
+    touch: bool = True,
 ) -> None:
-    """Store the case's folded search text and its postings' difference (in the caller's transaction)."""
+    """Store the case's folded search text and its postings' difference (in the caller's transaction).
+
+    ``touch`` (a commit wrote the case) gives it the account's next change position;
+    :func:`index_case` passes ``False``: indexing is no change of the case.
+    """
     pos, had, before = conn.execute(
         "SELECT c.pos, s.pos, s.text FROM cases c LEFT JOIN case_search s ON s.pos = c.pos"
         " WHERE c.workflow = ? AND c.case_id = ?",
         (case.workflow, case.case_id),
     ).fetchone()
     after = None if search_text is None else fold(search_text)
-    if had is not None and before == after:
-        return
     if had is None:
         conn.execute(
-            "INSERT INTO case_search (pos, account, workflow, text) VALUES (?, ?, ?, ?)",
-            (pos, account, case.workflow, after),
+            "INSERT INTO case_search (pos, account, workflow, text, changed)"
+            f" VALUES (?, ?, ?, ?, {_NEXT_CHANGE})",
+            (pos, account, case.workflow, after, account),
         )
-    else:
+    elif touch:
+        conn.execute(
+            f"UPDATE case_search SET text = ?, changed = {_NEXT_CHANGE} WHERE pos = ?",
+            (after, account, pos),
+        )
+    elif before != after:
         conn.execute("UPDATE case_search SET text = ? WHERE pos = ?", (after, pos))
+    if had is not None and before == after:
+        return
     old = frozenset() if before is None else terms(before)
     new = frozenset() if after is None else terms(after)
     if old - new:
@@ -116,8 +171,23 @@ def list_page(
     cases: Collection[CaseRef] | None,
     limit: int,
     start: int,
+    recent: bool = False,
 ) -> CasePage:
-    """Return a page of the account's cases after position ``start`` (one seek per query)."""
+    """Return a page of the account's cases after position ``start`` (one seek per query).
+
+    With ``recent`` (no filter, ``start`` 0): the ``limit`` cases of the newest change
+    positions, read backwards on ``case_search_by_change``, in creation order.
+    """
+    if recent:
+        rows = conn.execute(
+            f"SELECT {_COLS} FROM case_search s CROSS JOIN cases c ON c.pos = s.pos"
+            " WHERE s.account = ? ORDER BY s.changed DESC LIMIT ?",
+            (account, limit + 1),
+        ).fetchall()
+        page = _cut(sorted(rows[:limit], key=lambda r: r[0]), limit)
+        return CasePage(
+            rows=page.rows, more=len(rows) > limit, cursor=page.cursor, cursors=page.cursors
+        )
     where = "c.account = ? AND c.pos > ?"
     params: list[Any] = [account, start]
     if workflow is not None:
@@ -157,17 +227,9 @@ def find_page(
     keys = query_keys(wanted)
     if not keys:
         return CasePage(rows=())
-    counts = []
-    for key in keys:
-        (n,) = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM case_terms WHERE account = ? AND term = ?"
-            " LIMIT ?)",
-            (account, key, PROBE),
-        ).fetchone()
-        if n == 0:
-            return CasePage(rows=())
-        counts.append((n, key))
-    seek = min(counts)[1]
+    seek = rarest(keys, _probe(conn, account, keys))
+    if seek is None:
+        return CasePage(rows=())
     checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
     params: list[Any] = [account, seek, start]
     where = "t.account = ? AND t.term = ? AND t.pos > ?"
@@ -181,6 +243,54 @@ def find_page(
         (*params, *wanted, limit + 1),
     ).fetchall()
     return _cut(rows, limit)
+
+
+def _probe(conn: sqlite3.Connection, account: str, keys: Sequence[str]) -> dict[str, int]:
+    """Return each key's postings counted up to ``PROBE``, in one statement."""
+    marks = ", ".join("(?)" for _ in keys)
+    rows = conn.execute(
+        "SELECT k.column1, (SELECT count(*) FROM (SELECT 1 FROM case_terms t"
+        f" WHERE t.account = ? AND t.term = k.column1 LIMIT ?)) FROM (VALUES {marks}) AS k",
+        (account, PROBE, *keys),
+    ).fetchall()
+    return {str(k): int(n) for k, n in rows}
+
+
+def find_each(
+    conn: sqlite3.Connection, account: str, mentions: Sequence[str], limit: int
+) -> tuple[CasePage, ...]:
+    """Return :func:`find_page`'s first page for each mention, in two statements.
+
+    One statement counts the keys of every mention; one ``UNION ALL`` seeks each
+    mention's rarest key (a branch per mention that can match, each its own bounded
+    walk of the postings, ``LIMIT limit + 1``).
+    """
+    plans = [(w, query_keys(w)) for w in (query_words(m) for m in mentions)]
+    keys = sorted({k for _, ks in plans for k in ks})
+    counts = _probe(conn, account, keys) if keys else {}
+    branches: list[str] = []
+    params: list[Any] = []
+    seeking: list[int] = []
+    for n, (wanted, ks) in enumerate(plans):
+        seek = rarest(ks, counts)
+        if seek is None:
+            continue
+        checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
+        branches.append(
+            f"SELECT {n} AS m, * FROM (SELECT {_COLS} FROM case_terms t"
+            " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
+            f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
+        )
+        params += [account, seek, *wanted, limit + 1]
+        seeking.append(n)
+    found: dict[int, list[Any]] = {n: [] for n in seeking}
+    if branches:
+        for row in conn.execute(" UNION ALL ".join(branches), params).fetchall():
+            found[row[0]].append(row[1:])
+    return tuple(
+        _cut(sorted(found[n], key=lambda r: r[0]), limit) if n in found else CasePage(rows=())
+        for n in range(len(plans))
+    )
 
 
 def unindexed(conn: sqlite3.Connection, account: str, limit: int) -> list[CaseRow]:
@@ -201,5 +311,5 @@ def index_case(conn: sqlite3.Connection, case: CaseRef, revision: int, search_te
     ).fetchone()
     if row is None or row[1] != revision:
         return False
-    write_search(conn, case, row[0], search_text)
+    write_search(conn, case, row[0], search_text, touch=False)
     return True

@@ -372,6 +372,7 @@ class TurnStore(Protocol):
         cases: Collection[CaseRef] | None = None,
         limit: int = 100,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Return one page of the account's cases in creation order, filtered in storage.
 
@@ -381,9 +382,14 @@ class TurnStore(Protocol):
             cases: only these cases (an unknown or foreign id is left out).
             limit: the page size, ``1..MAX_PAGE``.
             after: a previous page's ``cursor``.
+            recent: only the ``limit`` cases a commit wrote most recently (still in
+                creation order; ``more`` when cases changed earlier exist), one seek of
+                the store's change index (:mod:`turnframe.store.search`); takes no
+                ``workflow``, ``cases`` or ``after``.
 
         Raises:
-            BadPageRequest: ``limit`` or ``after`` is malformed.
+            BadPageRequest: ``limit`` or ``after`` is malformed, or ``recent`` is
+                combined with a filter or a cursor.
         """
         ...
 
@@ -403,6 +409,21 @@ class TurnStore(Protocol):
 
         Raises:
             BadPageRequest: ``limit`` or ``after`` is malformed.
+        """
+        ...
+
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = 100
+    ) -> tuple[CasePage, ...]:
+        """Return, for each mention, the first page ``find_cases(account, mention, limit=limit)`` returns.
+
+        The same answers in as few statements as the store can (SQL stores: one that
+        counts every mention's keys, one that seeks them all), so a brief's word lookups
+        cost two reads whatever the length of the message
+        (docs/adr/0020-what-a-brief-shows.md).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
         """
         ...
 

@@ -285,10 +285,11 @@ class FaultInjectingStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Delegate (no boundary)."""
         return await self.inner.list_cases_page(
-            account, workflow=workflow, cases=cases, limit=limit, after=after
+            account, workflow=workflow, cases=cases, limit=limit, after=after, recent=recent
         )
 
     async def find_cases(
@@ -304,6 +305,12 @@ class FaultInjectingStore:
         return await self.inner.find_cases(
             account, words, workflow=workflow, limit=limit, after=after
         )
+
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Delegate (no boundary)."""
+        return await self.inner.find_cases_each(account, mentions, limit=limit)
 
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE

@@ -43,7 +43,7 @@ from turnframe.store.errors import (
     TurnIdTaken,
 )
 from turnframe.store.faults import FaultPlan
-from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page, check_recent
 
 __all__ = ["InMemoryStore"]
 
@@ -322,13 +322,17 @@ class InMemoryStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Return a page of the account's cases in creation order (see ``TurnStore``).
 
         Raises:
-            BadPageRequest: ``limit`` or ``after`` is malformed.
+            BadPageRequest: ``limit`` or ``after`` is malformed, or ``recent`` is combined
+                with a filter or a cursor.
         """
         start = check_page(limit, after)
+        if check_recent(recent, workflow, cases, after):
+            return self._search.recent(account, self._row, limit)
         return self._search.page(
             self._cases_by_account.get(account, []),
             self._row,
@@ -358,6 +362,20 @@ class InMemoryStore:
             account, words, self._row, workflow=workflow, limit=limit, start=start
         )
 
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Return each mention's first ``find_cases`` page (see ``TurnStore``).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+        """
+        check_page(limit, None)
+        return tuple(
+            self._search.find(account, m, self._row, workflow=None, limit=limit, start=0)
+            for m in mentions
+        )
+
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE
     ) -> Sequence[CaseRow]:
@@ -376,7 +394,7 @@ class InMemoryStore:
             row = self._cases.get(case)
             if row is None or row.revision != revision:
                 return False
-            self._search.put(row.account, case, search_text)
+            self._search.put(row.account, case, search_text, touch=False)
             return True
 
     def _row(self, case: CaseRef) -> CaseRow:

@@ -27,10 +27,21 @@ text cannot hold NUL), in the text and in the words alike.
 
 Pages are in creation order. A cursor is opaque text: pass a page's ``cursor`` as the
 next call's ``after``.
+
+*Recent* pages (``list_cases_page(account, recent=True, limit=n)``) hold the account's
+``n`` cases changed most recently: every store keeps, per case, a *change position*
+drawn from a rising counter when a commit writes the case (indexing an unindexed case is
+no change), and seeks the newest positions on an index ``(account, change position)``,
+so the read is one bounded seek whatever the size of the account. The rows are still
+returned in creation order; ``more`` says that cases changed earlier exist. It is the
+default view of a brief (docs/adr/0020-what-a-brief-shows.md) and is one page, never
+paged: ``after``, ``cases`` and ``workflow`` are refused with it. A case stored before
+change positions existed has its creation position as its change position.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from turnframe.store.base import CaseRow
@@ -44,10 +55,12 @@ __all__ = [
     "BadPageRequest",
     "CasePage",
     "check_page",
+    "check_recent",
     "fold",
     "matches",
     "query_keys",
     "query_words",
+    "rarest",
     "terms",
 ]
 
@@ -135,6 +148,16 @@ def query_keys(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(keys))
 
 
+def rarest(keys: Sequence[str], counts: Mapping[str, int]) -> str | None:
+    """Return the key with the fewest postings counted (ties: the first in sort order).
+
+    ``None`` when there is no key or one has no posting: nothing can match.
+    """
+    if not keys or min(counts.get(k, 0) for k in keys) == 0:
+        return None
+    return min((counts[k], k) for k in keys)[1]
+
+
 def matches(folded: str, words: tuple[str, ...]) -> bool:
     """Return whether a folded search text holds every word (the directory's rule)."""
     return bool(words) and all(w in folded for w in words)
@@ -162,3 +185,23 @@ def check_page(limit: int, after: str | None) -> int:
         shown = after[:40] + "..." if isinstance(after, str) and len(after) > 40 else after
         raise BadPageRequest(f"after must be a cursor from a previous page, got {shown!r}")
     return int(after)
+
+
+def check_recent(
+    recent: bool, workflow: str | None, cases: object | None, after: str | None
+) -> bool:
+    """Return ``recent`` after checking it is combined with nothing a recent page refuses.
+
+    Raises:
+        BadPageRequest: ``recent`` is not a bool, or is true together with ``workflow``,
+            ``cases`` or ``after`` (a recent page is the account's newest changes, one
+            page; see the module docstring).
+    """
+    if not isinstance(recent, bool):
+        raise BadPageRequest(f"recent must be a bool, got {recent!r}")
+    if recent and (workflow is not None or cases is not None or after is not None):
+        raise BadPageRequest(
+            "recent=True lists the account's most recently changed cases in one page;"
+            " it takes no workflow, cases or after"
+        )
+    return recent

@@ -53,7 +53,7 @@ from turnframe.store.base import (
     TurnReply,
 )
 from turnframe.store.errors import StoreError, StoreUnavailable
-from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
+from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page, check_recent
 
 __all__ = ["MEMORY", "SqliteStore", "default_path"]
 
@@ -348,16 +348,19 @@ class SqliteStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Return a page of the account's cases in creation order, filtered in SQL.
 
         Raises:
-            BadPageRequest: ``limit`` or ``after`` is malformed.
+            BadPageRequest: ``limit`` or ``after`` is malformed, or ``recent`` is combined
+                with a filter or a cursor.
             StoreUnavailable: the database cannot be read.
         """
         start = check_page(limit, after)
+        newest = check_recent(recent, workflow, cases, after)
         return await self._call(
-            lambda c: search.list_page(c, account, workflow, cases, limit, start)
+            lambda c: search.list_page(c, account, workflow, cases, limit, start, newest)
         )
 
     async def find_cases(
@@ -379,6 +382,19 @@ class SqliteStore:
         return await self._call(
             lambda c: search.find_page(c, account, words, workflow, limit, start)
         )
+
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Return each mention's first ``find_cases`` page in two statements (see ``TurnStore``).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+            StoreUnavailable: the database cannot be read.
+        """
+        check_page(limit, None)
+        wanted = list(mentions)
+        return await self._call(lambda c: search.find_each(c, account, wanted, limit))
 
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE

@@ -23,6 +23,7 @@ from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 
 __all__ = [
     "BRIEFING_CUT_MARK",
+    "RECORDS_CUT_NOTE",
     "AskedFor",
     "Brief",
     "BriefCard",
@@ -48,6 +49,13 @@ segment), ``None`` when the step has none; narration reads it, never the detail.
 BRIEFING_CUT_MARK = " [cut]"
 """What ends a briefing the budget cut, as a task is shown it (``BriefRecord.briefing_cut``
 says how many characters were left out)."""
+
+RECORDS_CUT_NOTE = (
+    "not every record of the account is listed: a record the user names that is not"
+    " listed is named by the user's words"
+)
+"""What a task is shown beside the records when ``Brief.records_cut`` (the default view
+was cut at ``BriefLimits.recent``; docs/adr/0020-what-a-brief-shows.md): never silent."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,6 +218,11 @@ class Brief:
             records are not offered as handles; a mention of them is found by words,
             so it is never resolved to the one record that happened to be listed;
             docs/adr/0020).
+        records_cut: the account holds records changed earlier than those ``records``
+            lists and named by none of the turn's words (the default view was cut at
+            ``BriefLimits.recent``; docs/adr/0020); a task is shown
+            :data:`RECORDS_CUT_NOTE` so it names such a record by the user's words, never
+            by a listed handle that merely looks close.
         effort: ``low``, ``medium`` or ``high``; ``None`` for the understander's default.
         check: the runtime's domain check, when it offers one (not data; never shown).
         on_step: the runtime's step listener (not data; never shown).
@@ -231,6 +244,7 @@ class Brief:
     topic_notes: tuple[tuple[str, str], ...] = ()
     glossary: tuple[GlossaryEntry, ...] = ()
     unlisted: tuple[str, ...] = ()
+    records_cut: bool = False
     effort: str | None = None
     check: DomainCheck | None = field(default=None, compare=False, repr=False)
     on_step: StepListener | None = field(default=None, compare=False, repr=False)
@@ -328,5 +342,6 @@ def brief_from_json(data: JSONObject) -> Brief:
         topic_notes=tuple((n[0], n[1]) for n in raw.get("topic_notes", ())),
         glossary=tuple(GlossaryEntry(**g) for g in raw.get("glossary", ())),
         unlisted=tuple(raw.get("unlisted", ())),
+        records_cut=bool(raw.get("records_cut", False)),
         effort=raw["effort"],
     )

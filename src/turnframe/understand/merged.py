@@ -37,6 +37,7 @@ from turnframe.understand.units import (
     card_data,
     operation_data,
     record_data,
+    records_cut_data,
     target_schema,
     values_array,
     waiting_data,
@@ -214,6 +215,7 @@ def merged_task(
         **({"glossary": list(glossary)} if glossary else {}),
         "data": {
             "records": record_data(brief.records),
+            **records_cut_data(brief),
             "cards_on_screen": card_data(brief),
             **({"waiting_acts": waiting_data(brief)} if brief.waiting else {}),
         },

@@ -19,6 +19,7 @@ from turnframe.understand.units import (
     card_data,
     operation_data,
     record_data,
+    records_cut_data,
     waiting_data,
 )
 from turnframe.understand.words import Words
@@ -154,6 +155,7 @@ def route_task(
         "last_reply_asked": brief.asked,
         "data": {
             "records": record_data(brief.records),
+            **records_cut_data(brief),
             "cards_on_screen": card_data(brief),
             **({"waiting_acts": waiting_data(brief)} if brief.waiting else {}),
         },

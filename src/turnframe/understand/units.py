@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import ArgumentKind, OperationSpec
 from turnframe.tasks import schema as s
-from turnframe.understand.brief import BRIEFING_CUT_MARK, Brief, BriefRecord
+from turnframe.understand.brief import BRIEFING_CUT_MARK, RECORDS_CUT_NOTE, Brief, BriefRecord
 from turnframe.understand.words import Words
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "operation_data",
     "owned_by_other",
     "record_data",
+    "records_cut_data",
     "target_schema",
     "values_array",
     "values_schema",
@@ -100,6 +101,15 @@ def record_data(records: Iterable[BriefRecord], *, briefing: bool = True) -> lis
                 item["briefing_cut"] = f"{r.briefing_cut} characters not shown"
         out.append(item)
     return out
+
+
+def records_cut_data(brief: Brief) -> JSONObject:
+    """Return ``{"records_cut": RECORDS_CUT_NOTE}`` when the brief's records were cut, else ``{}``.
+
+    Shown beside ``records`` wherever a task reads the brief's records, so a default view
+    cut at ``BriefLimits.recent`` is never silent (docs/adr/0020-what-a-brief-shows.md).
+    """
+    return {"records_cut": RECORDS_CUT_NOTE} if brief.records_cut else {}
 
 
 def operation_data(spec: OperationSpec, locale: str) -> JSONObject:

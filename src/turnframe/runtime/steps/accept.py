@@ -38,7 +38,7 @@ class TurnRequest:
         actor: who acts.
         conversation_id: the conversation.
         turn: text, a click, or both.
-        in_view: the records the brief shows (``None``: every record of the account).
+        in_view: the records on screen (``None``: the brief's default view, ADR 0020).
         turn_id: the turn's id (given by the caller, or minted).
         given_by_caller: ``turn_id`` came from the caller (a retry key), not minted.
     """

@@ -54,8 +54,10 @@ async def brief(parts: RuntimeParts, data: BriefInput) -> Brief:
     """Return the brief of a text turn: records by handle, offered operations, cards, topics.
 
     Each record's briefing travels under the application's ``briefing_budget`` (a cut is
-    recorded in ``BriefRecord.briefing_cut``), and the glossary of the workflows on offer
-    comes along in the turn's language (docs/adr/0020-what-a-brief-shows.md).
+    recorded in ``BriefRecord.briefing_cut``), a default view cut at
+    ``BriefLimits.recent`` is marked in ``Brief.records_cut``, and the glossary of the
+    workflows on offer comes along in the turn's language
+    (docs/adr/0020-what-a-brief-shows.md).
 
     The open cards carry their pending acts as a link may name them, and the acts waiting
     for a record are listed (ADR 0012, D6). Understanding's steps are narrated through
@@ -148,6 +150,7 @@ def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
         operations=operations,
         glossary=registry.glossary(locale, {op.workflow for op in operations}),
         unlisted=data.loaded.unlisted,
+        records_cut=data.loaded.records_cut,
         topics=tuple(getattr(parts.app.knowledge, "topics", ())),
         topic_notes=tuple(dict(getattr(parts.app.knowledge, "topic_notes", {})).items()),
         asked=str(asked["text"]) if isinstance(asked, dict) else None,

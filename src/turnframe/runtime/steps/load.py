@@ -13,9 +13,7 @@ from datetime import date
 from turnframe.core.acts import Understanding
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
-from turnframe.core.ports import DirectoryEntry
 from turnframe.core.turn import TurnInput
-from turnframe.runtime.executor import StoredCaseDirectory
 from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts, handle
 from turnframe.runtime.scope import brief_scope, remembered_cases
 from turnframe.runtime.serial import load_waiting
@@ -36,8 +34,9 @@ class LoadInput:
         turn_id: the turn (mints the handles).
         today: the turn's today (projection).
         locale: the turn's locale (labels).
-        in_view: the records on screen (``None``: every record of the account; a list:
-            the bounded brief of docs/adr/0020-what-a-brief-shows.md).
+        in_view: the records on screen (``None``: the surface says nothing, and the
+            brief adds the default view of docs/adr/0020-what-a-brief-shows.md, the
+            actor's newest records).
     """
 
     actor: Actor
@@ -52,11 +51,12 @@ class LoadInput:
 async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     """Read the conversation state and open cards; take the snapshots of the records in view.
 
-    With ``in_view=None`` every record of the account is in view (one listing). With
-    ``in_view`` the records are those a turn can be about
-    (:func:`~turnframe.runtime.scope.brief_scope`): the cost follows them, not the
-    account (docs/adr/0020-what-a-brief-shows.md). Every snapshot is taken once, in the
-    turn's :class:`~turnframe.runtime.snapshots.TurnSnapshots`.
+    The records are those a turn can be about
+    (:func:`~turnframe.runtime.scope.brief_scope`; with ``in_view=None`` also the
+    default view, the actor's newest records, which is the whole account when the
+    account is that small): the cost follows them, not the account
+    (docs/adr/0020-what-a-brief-shows.md). Every snapshot is taken once, in the turn's
+    :class:`~turnframe.runtime.snapshots.TurnSnapshots`.
 
     Raises:
         StoreError: a read failed (the turn is still ``received``).
@@ -68,23 +68,19 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     waiting = load_waiting(conversation.get(WAITING))
     snapshots = TurnSnapshots(parts.registry, parts.store, actor.account, today, locale)
     cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
-    unlisted: tuple[str, ...] = ()
-    if data.in_view is None:
-        entries = await _list_entries(parts, actor, snapshots)
-    else:
-        scope = await brief_scope(
-            registry=parts.registry,
-            directory=parts.directory,
-            snapshots=snapshots,
-            actor=actor,
-            text=data.turn.text or "",
-            in_view=data.in_view,
-            conversation=remembered_cases(conversation),
-            cards=cards,
-            waiting=waiting,
-            limits=parts.app.brief_limits,
-        )
-        entries, unlisted = list(scope.entries), scope.unlisted
+    scope = await brief_scope(
+        registry=parts.registry,
+        directory=parts.directory,
+        snapshots=snapshots,
+        actor=actor,
+        text=data.turn.text or "",
+        in_view=data.in_view,
+        conversation=remembered_cases(conversation),
+        cards=cards,
+        waiting=waiting,
+        limits=parts.app.brief_limits,
+    )
+    entries = list(scope.entries)
     handles = {handle(data.turn_id, e.case): e.case for e in entries}
     labels = {e.case: e.label for e in entries}
     for carried in waiting:
@@ -100,28 +96,9 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
         labels=labels,
         snapshots=snapshots,
         cards=cards,
-        unlisted=unlisted,
+        unlisted=scope.unlisted,
+        records_cut=scope.cut,
     )
-
-
-async def _list_entries(
-    parts: RuntimeParts, actor: Actor, snapshots: TurnSnapshots
-) -> list[DirectoryEntry]:
-    """Return every directory entry of the actor's account, each case snapshotted.
-
-    The default directory over this store reads (and types) every case to label it;
-    those rows then serve as the turn's snapshots instead of a second read per case.
-    """
-    directory = parts.directory
-    if type(directory) is StoredCaseDirectory and directory.store is parts.store:
-        listed = await directory.list_with_states(actor)
-        for _, row, typed in listed:
-            snapshots.add_row(row, typed)
-        return [e for e, _, _ in listed]
-    entries = list(await directory.list_for_actor(actor))
-    for entry in entries:
-        await snapshots.load(entry.case)
-    return entries
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -58,7 +58,16 @@ from turnframe.store.postgres._errors import (
     translate,
 )
 from turnframe.store.postgres._migrations import _where, check_schema_name, migrate
-from turnframe.store.search import DEFAULT_PAGE, CasePage, check_page
+from turnframe.store.search import (
+    DEFAULT_PAGE,
+    PROBE,
+    CasePage,
+    check_page,
+    check_recent,
+    query_keys,
+    query_words,
+    rarest,
+)
 from turnframe.store.takeover import DeadTurn
 
 __all__ = ["PostgresStore"]
@@ -564,16 +573,19 @@ class PostgresStore:
         cases: Collection[CaseRef] | None = None,
         limit: int = DEFAULT_PAGE,
         after: str | None = None,
+        recent: bool = False,
     ) -> CasePage:
         """Return a page of the account's cases in creation order, filtered in SQL.
 
         Raises:
-            BadPageRequest: ``limit`` or ``after`` is malformed.
+            BadPageRequest: ``limit`` or ``after`` is malformed, or ``recent`` is combined
+                with a filter or a cursor.
             StoreUnavailable: the database cannot be reached.
         """
         start = check_page(limit, after)
-        sql, params = search.list_sql(account, workflow, cases, limit, start)
-        return search.page_of(await self._fetchall(sql, params), limit)
+        newest = check_recent(recent, workflow, cases, after)
+        sql, params = search.list_sql(account, workflow, cases, limit, start, newest)
+        return search.page_of(await self._fetchall(sql, params), limit, newest)
 
     async def find_cases(
         self,
@@ -604,6 +616,42 @@ class PostgresStore:
         sql, params = search.find_sql(account, seek, wanted, workflow, limit, start)
         return search.page_of(await self._fetchall(sql, params), limit)
 
+    async def find_cases_each(
+        self, account: str, mentions: Sequence[str], *, limit: int = DEFAULT_PAGE
+    ) -> tuple[CasePage, ...]:
+        """Return each mention's first ``find_cases`` page in two statements (see ``TurnStore``).
+
+        One counts every mention's keys (``PROBE_KEYS``), one seeks each mention's
+        rarest key (``find_each_sql``).
+
+        Raises:
+            BadPageRequest: ``limit`` is malformed.
+            StoreUnavailable: the database cannot be reached.
+        """
+        check_page(limit, None)
+        plans = [(w, query_keys(w)) for w in (query_words(m) for m in mentions)]
+        keys = sorted({k for _, ks in plans for k in ks})
+        counts: dict[str, int] = {}
+        if keys:
+            got = await self._fetchall(search.PROBE_KEYS, (account, PROBE, keys))
+            counts = {str(k): int(n) for k, n in got}
+        seeks = [
+            (n, seek, wanted)
+            for n, (wanted, ks) in enumerate(plans)
+            if (seek := rarest(ks, counts)) is not None
+        ]
+        found: dict[int, list[Any]] = {n: [] for n, _, _ in seeks}
+        if seeks:
+            sql, params = search.find_each_sql(account, seeks, limit)
+            for row in await self._fetchall(sql, params):
+                found[int(row[0])].append(row[1:])
+        return tuple(
+            search.page_of(sorted(found[n], key=lambda r: int(r[0])), limit)
+            if n in found
+            else CasePage(rows=())
+            for n in range(len(plans))
+        )
+
     async def unindexed_cases(
         self, account: str, *, limit: int = DEFAULT_PAGE
     ) -> Sequence[CaseRow]:
@@ -633,7 +681,8 @@ class PostgresStore:
                     if row is None or int(row[1]) != revision:
                         return False
                     await conn.execute(
-                        search.WRITE_SEARCH, search.search_params(case, str(row[0]), search_text)
+                        search.WRITE_SEARCH,
+                        search.search_params(case, str(row[0]), search_text, touch=False),
                     )
                     return True
 

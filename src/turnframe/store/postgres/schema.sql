@@ -130,9 +130,13 @@ CREATE TABLE tf_case_search (
     account text NOT NULL,
     workflow text NOT NULL,
     text text,
-    terms text[] NOT NULL DEFAULT '{}'
+    terms text[] NOT NULL DEFAULT '{}',
+    changed bigint NOT NULL
 );
 CREATE INDEX tf_case_search_unindexed ON tf_case_search (account, pos) WHERE text IS NULL;
+-- Each case's change position, drawn by every commit of it (migration 0005).
+CREATE SEQUENCE tf_case_change;
+CREATE INDEX tf_case_search_by_change ON tf_case_search (account, changed);
 CREATE TABLE tf_case_term (
     account text NOT NULL,
     term text COLLATE "C" NOT NULL,
