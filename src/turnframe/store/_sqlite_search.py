@@ -27,6 +27,7 @@ __all__ = [
     "list_page",
     "unindexed",
     "write_search",
+    "write_search_row",
 ]
 
 SEARCH_SCHEMA = """
@@ -69,13 +70,31 @@ def write_search(
         " WHERE c.workflow = ? AND c.case_id = ?",
         (case.workflow, case.case_id),
     ).fetchone()
+    write_search_row(conn, pos, had is not None, before, case.workflow, account, search_text)
+
+
+def write_search_row(
+    conn: sqlite3.Connection,
+    pos: int,
+    had: bool,
+    before: str | None,
+    workflow: str,
+    account: str,
+    search_text: str | None,
+) -> None:
+    """Run :func:`write_search` for a case whose row is read already.
+
+    ``pos`` is the case's position, ``had`` whether it has a ``case_search`` row and
+    ``before`` that row's text. Writes nothing when the folded text is the stored one (most commits: an edit that
+    leaves the case's words alone); otherwise the row and only the postings that differ.
+    """
     after = None if search_text is None else fold(search_text)
-    if had is not None and before == after:
+    if had and before == after:
         return
-    if had is None:
+    if not had:
         conn.execute(
             "INSERT INTO case_search (pos, account, workflow, text) VALUES (?, ?, ?, ?)",
-            (pos, account, case.workflow, after),
+            (pos, account, workflow, after),
         )
     else:
         conn.execute("UPDATE case_search SET text = ? WHERE pos = ?", (after, pos))
