@@ -50,6 +50,10 @@ from turnframe.store.errors import (
 )
 
 OPEN = InteractionStatus.OPEN.value
+IS_OPEN = f"status = '{OPEN}'"
+"""The open-card test, written as a literal: compared with a bound parameter, a
+partial index's term (``WHERE status = 'open'``) makes SQLite prepare the statement
+again at every call (~10 µs each)."""
 CHUNK = 500  # bound on "?" parameters per IN (…) list
 
 EVENT_COLS = "id, workflow, case_id, revision, type, data, operation, turn_id, idempotency_key"
@@ -221,9 +225,9 @@ def get_turn(conn: sqlite3.Connection, account: str, turn_id: str) -> TurnRecord
 def unfinished_turns(conn: sqlite3.Connection, account: str | None) -> list[TurnRecord]:
     """Return turns not yet replied, oldest first."""
     rows = conn.execute(
-        f"SELECT {TURN_COLS} FROM turns WHERE phase <> ? AND (? IS NULL OR account = ?)"
+        f"SELECT {TURN_COLS} FROM turns WHERE phase <> '{REPLIED}' AND (? IS NULL OR account = ?)"
         " ORDER BY pos",
-        (REPLIED, account, account),
+        (account, account),
     ).fetchall()
     return [turn_from_row(r) for r in rows]
 
@@ -266,8 +270,8 @@ def create_interaction(
         if case is not None and card.status is InteractionStatus.OPEN:
             conn.execute(
                 "UPDATE interactions SET status = ? WHERE account = ?"
-                " AND case_workflow = ? AND case_id = ? AND status = ?",
-                (InteractionStatus.SUPERSEDED.value, card.account, *_case_key(case), OPEN),
+                f" AND case_workflow = ? AND case_id = ? AND {IS_OPEN}",
+                (InteractionStatus.SUPERSEDED.value, card.account, *_case_key(case)),
             )
         try:
             conn.execute(
@@ -304,8 +308,8 @@ def open_interactions(conn: sqlite3.Connection, account: str, conv: str) -> list
     """Return the conversation's open cards in ``seq`` order."""
     rows = conn.execute(
         f"SELECT {CARD_COLS} FROM interactions WHERE account = ? AND conversation_id = ?"
-        " AND status = ? ORDER BY seq",
-        (account, conv, OPEN),
+        f" AND {IS_OPEN} ORDER BY seq",
+        (account, conv),
     ).fetchall()
     return [card_from_row(r) for r in rows]
 
@@ -316,8 +320,8 @@ def close_interaction(
     """Compare-and-set the card from open to ``status``; whether this call closed it."""
     with immediate(conn):
         cur = conn.execute(
-            "UPDATE interactions SET status = ?, resolution = ? WHERE id = ? AND status = ?",
-            (status, resolution_text, interaction_id, OPEN),
+            f"UPDATE interactions SET status = ?, resolution = ? WHERE id = ? AND {IS_OPEN}",
+            (status, resolution_text, interaction_id),
         )
         return cur.rowcount == 1
 
@@ -389,8 +393,8 @@ def _resolve_card(
     """Compare-and-set the card inside the commit (I16); InteractionAlreadyResolved if lost."""
     cur = conn.execute(
         "UPDATE interactions SET status = ?, resolution = ?"
-        " WHERE id = ? AND account = ? AND status = ?",
-        (cas.status.value, resolution_text, cas.interaction_id, account, OPEN),
+        f" WHERE id = ? AND account = ? AND {IS_OPEN}",
+        (cas.status.value, resolution_text, cas.interaction_id, account),
     )
     if cur.rowcount != 1:
         row = conn.execute(
@@ -485,13 +489,12 @@ def _commit_body(
         # ADR 0012: close the card if it is still open; one no longer open stays as is.
         conn.execute(
             "UPDATE interactions SET status = ?, resolution = ?"
-            " WHERE id = ? AND account = ? AND status = ?",
+            f" WHERE id = ? AND account = ? AND {IS_OPEN}",
             (
                 withdrawal.status.value,
                 codec.dumps(codec.resolution_to_json(withdrawal.resolution)),
                 withdrawal.interaction_id,
                 account,
-                OPEN,
             ),
         )
     base = found[5]
@@ -680,8 +683,8 @@ def commit_plan(
         for cas, text in closes:
             cur = conn.execute(
                 "UPDATE interactions SET status = ?, resolution = ?"
-                " WHERE id = ? AND account = ? AND status = ?",
-                (cas.status.value, text, cas.interaction_id, account, OPEN),
+                f" WHERE id = ? AND account = ? AND {IS_OPEN}",
+                (cas.status.value, text, cas.interaction_id, account),
             )
             closed.append(cur.rowcount == 1)
     return PlanOutcome(commits=tuple(outcomes), closed=tuple(closed))
