@@ -194,10 +194,13 @@ class SqliteStore:
             except UnicodeEncodeError as exc:
                 raise StoreError(f"text not storable as UTF-8: {exc}") from exc
 
-        async with self._lock:
-            if self._offload:
-                return await anyio.to_thread.run_sync(guarded)
+        if not self._offload:
+            # Inline, a call never yields while it holds the connection, so no other
+            # call can interleave: the lock (taken uncontended, with no checkpoint)
+            # would change nothing. It serialises the offloaded calls.
             return guarded()
+        async with self._lock:
+            return await anyio.to_thread.run_sync(guarded)
 
     # conversations ---------------------------------------------------------------
     async def get_conversation_state(self, account: str, conversation_id: str) -> JSONObject:
