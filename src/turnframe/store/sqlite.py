@@ -493,14 +493,15 @@ class SqliteStore:
         second part cleared); each request exactly as :meth:`commit` runs it, inside a
         savepoint (a refusal rolls back to it and is returned in its slot); each close's
         compare-and-set (open → status). Every value is encoded once, before the
-        transaction.
+        transaction; the plan and the replay record, records the runtime built of JSON
+        values, with :func:`~turnframe.store.codec.dumps_record`.
 
         Raises:
             StoreError: no such turn (with a plan), or a value is not JSON; nothing written.
             StoreUnavailable: the database cannot be written; nothing written.
         """
-        plan_text = None if write.plan is None else codec.dumps(write.plan)
-        replay_text = None if write.replay is None else codec.dumps(write.replay)
+        plan_text = None if write.plan is None else codec.dumps_record(write.plan)
+        replay_text = None if write.replay is None else codec.dumps_record(write.replay)
         commits = [_encoded(r) for r in write.requests]
         closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
         return await self._call(
@@ -514,15 +515,16 @@ class SqliteStore:
 
         The turn row gets the phase, ``reply.data`` and the blocks (JSON array, guide
         §9); the replay record its second part (when given); the conversation its state
-        (when given).
+        (when given). The blocks, the data and the replay part are encoded with
+        :func:`~turnframe.store.codec.dumps_record`, the state with ``dumps``.
 
         Raises:
             StoreError: no such turn, or a value is not encodable; nothing written.
             StoreUnavailable: the database cannot be written; nothing written.
         """
-        blocks_text = codec.dumps(codec.blocks_to_json(reply.blocks))
-        data_text = codec.dumps(reply.data)
-        replay_text = None if reply.replay is None else codec.dumps(reply.replay)
+        blocks_text = codec.dumps_record(codec.blocks_to_json(reply.blocks))
+        data_text = codec.dumps_record(reply.data)
+        replay_text = None if reply.replay is None else codec.dumps_record(reply.replay)
         state = reply.conversation_state
         state_text = None if state is None else codec.dumps(state)
         await self._call(
