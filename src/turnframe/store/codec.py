@@ -141,15 +141,15 @@ def loads(text: str) -> Any:
     """Return the JSON value ``text`` holds (the stdlib ``json.loads`` value).
 
     pydantic-core's parser reads it (it gives the same values, big integers, ``NaN``
-    and duplicate keys included, at a fraction of the time); text it refuses (an
-    escaped lone surrogate, say) is read by ``json.loads``.
+    and duplicate keys included, at a fraction of the time); text it refuses (a lone
+    surrogate, escaped or raw, say) is read by ``json.loads``.
 
     Raises:
         StoreError: ``text`` is not JSON.
     """
     try:
         return _from_json(text)
-    except ValueError:
+    except (ValueError, TypeError):  # e.g. a raw lone surrogate: not UTF-8, the stdlib reads it
         pass
     try:
         return json.loads(text)
