@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
-from operator import attrgetter
+from typing import Any, cast
 
 from turnframe.core.ids import CaseRef, JSONValue
 
@@ -63,25 +63,23 @@ def _set(value: object) -> JSONValue:
 
 
 def _fields(names: tuple[str, ...]) -> Callable[[object], JSONValue]:
-    """Return the converter of a dataclass with fields ``names`` (one C call reads them)."""
+    """Return the converter of a dataclass with fields ``names``.
+
+    The converter is compiled once per dataclass type (as :mod:`dataclasses` compiles
+    ``__init__``): it reads each field as an attribute and builds the object in one dict
+    display, a scalar field taken as it is, anything else through :func:`to_json_value`.
+    Field names are identifiers (:mod:`dataclasses` refuses any other).
+    """
     if not names:
         return lambda value: {}
-    if len(names) == 1:
-        (name,) = names
-        return lambda value: {name: to_json_value(getattr(value, name))}
-    read = attrgetter(*names)
-    plain = _SCALARS
-
-    def convert(value: object) -> JSONValue:
-        return dict(
-            zip(
-                names,
-                [v if type(v) in plain else to_json_value(v) for v in read(value)],
-                strict=True,
-            )
-        )
-
-    return convert
+    reads = "".join(f"    v{i} = value.{name}\n" for i, name in enumerate(names))
+    items = ", ".join(
+        f"{name!r}: v{i} if type(v{i}) in plain else convert(v{i})" for i, name in enumerate(names)
+    )
+    source = f"def from_fields(value):\n{reads}    return {{{items}}}\n"
+    space: dict[str, Any] = {"plain": _SCALARS, "convert": to_json_value}
+    exec(compile(source, "<turnframe.core.canonical>", "exec"), space)
+    return cast(Callable[[object], JSONValue], space["from_fields"])
 
 
 _CONVERTERS: dict[type, Callable[[object], JSONValue]] = {
