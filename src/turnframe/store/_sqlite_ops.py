@@ -439,7 +439,7 @@ _EVENT_INSERT = (
 _EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _OUTBOX_INSERT = "INSERT INTO outbox (pos, id, workflow, case_id, topic, payload, status) VALUES "
 _OUTBOX_ROW = "(?, ?, ?, ?, ?, ?, 'pending')"
-ROWS = 200  # rows per multi-row INSERT (11 parameters each, far below SQLite's bound)
+ROWS = 90  # rows per multi-row INSERT: 11 parameters each, within the 999 of older SQLite
 
 
 def _insert_rows(

@@ -90,7 +90,8 @@ class SqliteStore:
     """A :class:`~turnframe.store.base.TurnStore` over one SQLite database.
 
     Build it with :meth:`open`. Several instances (or processes) may open the same file;
-    each holds one connection and serialises its own calls with an :class:`anyio.Lock`.
+    each holds one connection. Inline calls run whole on the event loop, so they never
+    interleave; offloaded calls are serialised with an :class:`anyio.Lock`.
     Passes :class:`~turnframe.store.conformance.StoreConformance`, including the races
     across connections.
 
