@@ -9,25 +9,123 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
+from typing import Any, cast
 
 from turnframe.core.ids import CaseRef, JSONValue
 
 __all__ = ["canonical_json", "digest", "to_json_value"]
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""The exact types that are their own JSON value (checked inline: no call per scalar)."""
 
 
-def _field_names(kind: type) -> tuple[str, ...] | None:
-    names = _FIELDS.get(kind)
-    if names is None and dataclasses.is_dataclass(kind):
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return names
+def _same(value: object) -> JSONValue:
+    return value  # type: ignore[return-value]
+
+
+def _mapping(value: object) -> JSONValue:
+    items: Mapping[object, object] = value  # type: ignore[assignment]
+    plain = _SCALARS
+    return {
+        str(k): v if type(v) in plain else to_json_value(v)  # type: ignore[misc]
+        for k, v in items.items()
+    }
+
+
+def _sequence(value: object) -> JSONValue:
+    plain = _SCALARS
+    return [v if type(v) in plain else to_json_value(v) for v in value]  # type: ignore[attr-defined]
+
+
+def _case(value: object) -> JSONValue:
+    return str(value)
+
+
+def _enum(value: object) -> JSONValue:
+    return to_json_value(value.value)  # type: ignore[attr-defined]
+
+
+def _iso(value: object) -> JSONValue:
+    return value.isoformat()  # type: ignore[attr-defined,no-any-return]
+
+
+def _decimal(value: object) -> JSONValue:
+    return str(value)
+
+
+def _set(value: object) -> JSONValue:
+    return sorted((to_json_value(v) for v in value), key=lambda v: json.dumps(v))  # type: ignore[attr-defined]
+
+
+def _fields(names: tuple[str, ...]) -> Callable[[object], JSONValue]:
+    """Return the converter of a dataclass with fields ``names``.
+
+    The converter is compiled once per dataclass type (as :mod:`dataclasses` compiles
+    ``__init__``): it reads each field as an attribute and builds the object in one dict
+    display, a scalar field taken as it is, anything else through :func:`to_json_value`.
+    Field names are identifiers (:mod:`dataclasses` refuses any other).
+    """
+    if not names:
+        return lambda value: {}
+    reads = "".join(f"    v{i} = value.{name}\n" for i, name in enumerate(names))
+    items = ", ".join(
+        f"{name!r}: v{i} if type(v{i}) in plain else convert(v{i})" for i, name in enumerate(names)
+    )
+    source = f"def from_fields(value):\n{reads}    return {{{items}}}\n"
+    space: dict[str, Any] = {"plain": _SCALARS, "convert": to_json_value}
+    exec(compile(source, "<turnframe.core.canonical>", "exec"), space)
+    return cast(Callable[[object], JSONValue], space["from_fields"])
+
+
+_CONVERTERS: dict[type, Callable[[object], JSONValue]] = {
+    str: _same,
+    int: _same,
+    float: _same,
+    bool: _same,
+    type(None): _same,
+    dict: _mapping,
+    list: _sequence,
+    tuple: _sequence,
+    CaseRef: _case,
+}
+"""Type → converter, filled on first sight of each type (:func:`_converter`)."""
+
+
+def _converter(kind: type) -> Callable[[object], JSONValue]:
+    """Return (and remember) how ``to_json_value`` turns a value of type ``kind`` into JSON.
+
+    The order of the checks is the rule: enums, then scalar subclasses, dates, decimals,
+    dataclasses, mappings, sets, sequences.
+
+    Raises:
+        TypeError: ``kind`` has no JSON form.
+    """
+    found: Callable[[object], JSONValue]
+    if issubclass(kind, Enum):
+        found = _enum
+    elif issubclass(kind, bool | int | float | str):
+        found = _same
+    elif issubclass(kind, datetime | date):
+        found = _iso
+    elif issubclass(kind, Decimal):
+        found = _decimal
+    elif dataclasses.is_dataclass(kind):
+        found = _fields(tuple(f.name for f in dataclasses.fields(kind)))
+    elif issubclass(kind, Mapping):
+        found = _mapping
+    elif issubclass(kind, set | frozenset):
+        found = _set
+    elif issubclass(kind, list | tuple):
+        found = _sequence
+    else:
+        raise TypeError(f"no JSON form for {kind.__name__}")
+    _CONVERTERS[kind] = found
+    return found
 
 
 def to_json_value(value: object) -> JSONValue:
@@ -36,8 +134,9 @@ def to_json_value(value: object) -> JSONValue:
     Dataclasses become objects of their fields, enums their values, dates ISO strings,
     decimals their exact digits as a string (``"1250.50"``),
     :class:`CaseRef` ``"workflow/case_id"``, tuples and lists arrays, sets sorted arrays.
-    Dispatches on the exact type first (field names are cached per dataclass type), since
-    request hashes and replay records run it on every turn.
+    Dispatches on the exact type through a table filled once per type (field names are
+    read once per dataclass type), since request hashes and replay records run it on
+    every turn.
 
     Raises:
         TypeError: for a value with no JSON form.
@@ -45,30 +144,10 @@ def to_json_value(value: object) -> JSONValue:
     kind = type(value)
     if kind in _SCALARS:
         return value  # type: ignore[return-value]
-    if kind is dict:
-        return {str(k): to_json_value(v) for k, v in value.items()}  # type: ignore[attr-defined]
-    if kind is list or kind is tuple:
-        return [to_json_value(v) for v in value]  # type: ignore[attr-defined]
-    if kind is CaseRef:
-        return str(value)
-    if isinstance(value, Enum):
-        return to_json_value(value.value)
-    if isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return str(value)
-    names = _field_names(kind)
-    if names is not None:
-        return {name: to_json_value(getattr(value, name)) for name in names}
-    if isinstance(value, Mapping):
-        return {str(k): to_json_value(v) for k, v in value.items()}
-    if isinstance(value, set | frozenset):
-        return sorted((to_json_value(v) for v in value), key=lambda v: json.dumps(v))
-    if isinstance(value, list | tuple):
-        return [to_json_value(v) for v in value]
-    raise TypeError(f"no JSON form for {kind.__name__}")
+    convert = _CONVERTERS.get(kind)
+    if convert is None:
+        convert = _converter(kind)
+    return convert(value)
 
 
 def canonical_json(value: object) -> str:

@@ -50,6 +50,10 @@ from turnframe.store.errors import (
 )
 
 OPEN = InteractionStatus.OPEN.value
+IS_OPEN = f"status = '{OPEN}'"
+"""The open-card test, written as a literal: compared with a bound parameter, a
+partial index's term (``WHERE status = 'open'``) makes SQLite prepare the statement
+again at every call (~10 µs each)."""
 CHUNK = 500  # bound on "?" parameters per IN (…) list
 
 EVENT_COLS = "id, workflow, case_id, revision, type, data, operation, turn_id, idempotency_key"
@@ -221,9 +225,9 @@ def get_turn(conn: sqlite3.Connection, account: str, turn_id: str) -> TurnRecord
 def unfinished_turns(conn: sqlite3.Connection, account: str | None) -> list[TurnRecord]:
     """Return turns not yet replied, oldest first."""
     rows = conn.execute(
-        f"SELECT {TURN_COLS} FROM turns WHERE phase <> ? AND (? IS NULL OR account = ?)"
+        f"SELECT {TURN_COLS} FROM turns WHERE phase <> '{REPLIED}' AND (? IS NULL OR account = ?)"
         " ORDER BY pos",
-        (REPLIED, account, account),
+        (account, account),
     ).fetchall()
     return [turn_from_row(r) for r in rows]
 
@@ -266,8 +270,8 @@ def create_interaction(
         if case is not None and card.status is InteractionStatus.OPEN:
             conn.execute(
                 "UPDATE interactions SET status = ? WHERE account = ?"
-                " AND case_workflow = ? AND case_id = ? AND status = ?",
-                (InteractionStatus.SUPERSEDED.value, card.account, *_case_key(case), OPEN),
+                f" AND case_workflow = ? AND case_id = ? AND {IS_OPEN}",
+                (InteractionStatus.SUPERSEDED.value, card.account, *_case_key(case)),
             )
         try:
             conn.execute(
@@ -304,8 +308,8 @@ def open_interactions(conn: sqlite3.Connection, account: str, conv: str) -> list
     """Return the conversation's open cards in ``seq`` order."""
     rows = conn.execute(
         f"SELECT {CARD_COLS} FROM interactions WHERE account = ? AND conversation_id = ?"
-        " AND status = ? ORDER BY seq",
-        (account, conv, OPEN),
+        f" AND {IS_OPEN} ORDER BY seq",
+        (account, conv),
     ).fetchall()
     return [card_from_row(r) for r in rows]
 
@@ -316,8 +320,8 @@ def close_interaction(
     """Compare-and-set the card from open to ``status``; whether this call closed it."""
     with immediate(conn):
         cur = conn.execute(
-            "UPDATE interactions SET status = ?, resolution = ? WHERE id = ? AND status = ?",
-            (status, resolution_text, interaction_id, OPEN),
+            f"UPDATE interactions SET status = ?, resolution = ? WHERE id = ? AND {IS_OPEN}",
+            (status, resolution_text, interaction_id),
         )
         return cur.rowcount == 1
 
@@ -347,20 +351,23 @@ def lookup_command(conn: sqlite3.Connection, account: str, key: str) -> Any:
     ).fetchone()
 
 
-def _write_case(conn: sqlite3.Connection, request: CommitRequest, state_text: str) -> int:
+def _write_case(
+    conn: sqlite3.Connection, request: CommitRequest, state_text: str
+) -> tuple[int, int | None]:
     """Write the new state with the revision check in the same statement (I12).
 
-    Returns the new revision; raises RevisionConflict (not retryable for a case of
-    another account).
+    Returns the new revision and, for a case this write created, its ``pos`` (``None``
+    for an update: the row keeps its ``pos``). Raises RevisionConflict (not retryable
+    for a case of another account); a refused write leaves nothing written.
     """
     case, expected = request.case, request.expected_revision
     if expected == 0:
         try:
-            conn.execute(
+            cur = conn.execute(
                 f"INSERT INTO cases ({CASE_COLS}) VALUES (?, ?, ?, ?, 1)",
                 (*_case_key(case), request.account, state_text),
             )
-            return 1
+            return 1, cur.lastrowid
         except sqlite3.IntegrityError:
             pass  # it exists: report below
     else:
@@ -370,7 +377,7 @@ def _write_case(conn: sqlite3.Connection, request: CommitRequest, state_text: st
             (state_text, *_case_key(case), expected, request.account),
         )
         if cur.rowcount == 1:
-            return expected + 1
+            return expected + 1, None
     row = conn.execute(
         "SELECT revision, account FROM cases WHERE workflow = ? AND case_id = ?", _case_key(case)
     ).fetchone()
@@ -386,8 +393,8 @@ def _resolve_card(
     """Compare-and-set the card inside the commit (I16); InteractionAlreadyResolved if lost."""
     cur = conn.execute(
         "UPDATE interactions SET status = ?, resolution = ?"
-        " WHERE id = ? AND account = ? AND status = ?",
-        (cas.status.value, resolution_text, cas.interaction_id, account, OPEN),
+        f" WHERE id = ? AND account = ? AND {IS_OPEN}",
+        (cas.status.value, resolution_text, cas.interaction_id, account),
     )
     if cur.rowcount != 1:
         row = conn.execute(
@@ -414,6 +421,36 @@ def commit(
         return _commit_body(conn, request, state_text, event_texts, outbox_texts, resolution_text)
 
 
+_BEFORE_COMMIT = (
+    "SELECT j.request_hash, j.result, c.pos, s.pos, s.text,"
+    " (SELECT COALESCE(MAX(pos), 0) FROM events)"
+    " FROM (SELECT 1) AS one"
+    " LEFT JOIN journal j ON j.account = ? AND j.idempotency_key = ?"
+    " LEFT JOIN cases c ON c.workflow = ? AND c.case_id = ?"
+    " LEFT JOIN case_search s ON s.pos = c.pos"
+)
+"""One row: the key's journal entry (I13), the case's ``pos`` and search text, the
+highest event ``pos``; everything a commit reads before it writes, in one statement."""
+
+_EVENT_INSERT = (
+    "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
+    " operation, turn_id, idempotency_key) VALUES "
+)
+_EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_OUTBOX_INSERT = "INSERT INTO outbox (pos, id, workflow, case_id, topic, payload, status) VALUES "
+_OUTBOX_ROW = "(?, ?, ?, ?, ?, ?, 'pending')"
+ROWS = 90  # rows per multi-row INSERT: 11 parameters each, within the 999 of older SQLite
+
+
+def _insert_rows(
+    conn: sqlite3.Connection, head: str, row: str, rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """Insert ``rows`` with one multi-row ``INSERT … VALUES (…), (…)`` per :data:`ROWS`."""
+    for at in range(0, len(rows), ROWS):
+        chunk = rows[at : at + ROWS]
+        conn.execute(head + ", ".join([row] * len(chunk)), [v for r in chunk for v in r])
+
+
 def _commit_body(
     conn: sqlite3.Connection,
     request: CommitRequest,
@@ -422,32 +459,46 @@ def _commit_body(
     outbox_texts: Sequence[str],
     resolution_text: str | None,
 ) -> CommitResult:
-    """The statements of :func:`commit`, inside the caller's transaction."""
+    """The statements of :func:`commit`, inside the caller's transaction.
+
+    A refusal raised before the card's compare-and-set (a reused key, a revision
+    conflict) has written nothing; one raised by the compare-and-set follows the case
+    write, so a caller that goes on after a refusal runs a request with a card inside a
+    savepoint (:func:`commit_plan`).
+    """
     case, account, key = request.case, request.account, request.idempotency_key
-    found = lookup_command(conn, account, key)
-    if found is not None:  # I13
+    found = conn.execute(_BEFORE_COMMIT, (account, key, *_case_key(case))).fetchone()
+    if found[0] is not None:  # I13
         if found[0] != request.request_hash:
             raise IdempotencyKeyReused(key)
         return replace(codec.commit_result_from_json(codec.loads(found[1])), replayed=True)
-    revision = _write_case(conn, request, state_text)
+    revision, created = _write_case(conn, request, state_text)
     # The word-search index, in the same transaction (turnframe.store._sqlite_search).
-    search.write_search(conn, case, account, request.search_text)
+    if created is None:
+        search.write_search_row(
+            conn, found[2], found[3] is not None, found[4], case.workflow, account,
+            request.search_text,
+        )  # fmt: skip
+    else:
+        search.write_search_row(
+            conn, created, False, None, case.workflow, account, request.search_text
+        )
     if request.interaction is not None:
         _resolve_card(conn, account, request.interaction, resolution_text)
     for withdrawal in request.withdraw:
         # ADR 0012: close the card if it is still open; one no longer open stays as is.
         conn.execute(
             "UPDATE interactions SET status = ?, resolution = ?"
-            " WHERE id = ? AND account = ? AND status = ?",
+            f" WHERE id = ? AND account = ? AND {IS_OPEN}",
             (
                 withdrawal.status.value,
                 codec.dumps(codec.resolution_to_json(withdrawal.resolution)),
                 withdrawal.interaction_id,
                 account,
-                OPEN,
             ),
         )
-    base = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM events").fetchone()[0]
+    base = found[5]
+    workflow, case_id = _case_key(case)
     events = tuple(
         DomainEvent(
             id=f"ev-{base + n}",
@@ -461,31 +512,31 @@ def _commit_body(
         )
         for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1)
     )
-    conn.executemany(
-        "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
-        " operation, turn_id, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    _insert_rows(
+        conn,
+        _EVENT_INSERT,
+        _EVENT_ROW,
         [
-            (base + n, e.id, *_case_key(case), revision, n, e.type, text, e.operation)
+            (base + n, e.id, workflow, case_id, revision, n, e.type, text, e.operation)
             + (e.turn_id, key)
             for n, (e, text) in enumerate(zip(events, event_texts, strict=True), 1)
         ],
     )
-    top = (
-        conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
-        if outbox_texts
-        else 0
-    )
-    outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
-    conn.executemany(
-        "INSERT INTO outbox (pos, id, workflow, case_id, topic, payload, status)"
-        " VALUES (?, ?, ?, ?, ?, ?, 'pending')",
-        [
-            (top + n, message_id, *_case_key(case), draft.topic, text)
-            for n, (message_id, draft, text) in enumerate(
-                zip(outbox_ids, request.outbox, outbox_texts, strict=True), 1
-            )
-        ],
-    )
+    outbox_ids: tuple[str, ...] = ()
+    if outbox_texts or request.outbox:
+        top = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
+        outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
+        _insert_rows(
+            conn,
+            _OUTBOX_INSERT,
+            _OUTBOX_ROW,
+            [
+                (top + n, message_id, workflow, case_id, draft.topic, text)
+                for n, (message_id, draft, text) in enumerate(
+                    zip(outbox_ids, request.outbox, outbox_texts, strict=True), 1
+                )
+            ],
+        )
     result = CommitResult(case=case, revision=revision, events=events, outbox_ids=outbox_ids)
     conn.execute(
         "INSERT INTO journal (account, idempotency_key, request_hash, turn_id, operations,"
@@ -607,7 +658,11 @@ def commit_plan(
                 (account, turn_id, replay_text),
             )
         for item in commits:
-            conn.execute("SAVEPOINT tf_commit")
+            # A request without a card refuses before it writes anything (a reused key,
+            # a revision conflict): only one with a card needs its savepoint.
+            guarded = item.request.interaction is not None
+            if guarded:
+                conn.execute("SAVEPOINT tf_commit")
             try:
                 outcomes.append(
                     _commit_body(
@@ -620,14 +675,16 @@ def commit_plan(
                     )
                 )
             except (RevisionConflict, InteractionAlreadyResolved, IdempotencyKeyReused) as exc:
-                conn.execute("ROLLBACK TO tf_commit")
+                if guarded:
+                    conn.execute("ROLLBACK TO tf_commit")
                 outcomes.append(exc)
-            conn.execute("RELEASE tf_commit")
+            if guarded:
+                conn.execute("RELEASE tf_commit")
         for cas, text in closes:
             cur = conn.execute(
                 "UPDATE interactions SET status = ?, resolution = ?"
-                " WHERE id = ? AND account = ? AND status = ?",
-                (cas.status.value, text, cas.interaction_id, account, OPEN),
+                f" WHERE id = ? AND account = ? AND {IS_OPEN}",
+                (cas.status.value, text, cas.interaction_id, account),
             )
             closed.append(cur.rowcount == 1)
     return PlanOutcome(commits=tuple(outcomes), closed=tuple(closed))

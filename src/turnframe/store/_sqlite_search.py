@@ -42,6 +42,7 @@ __all__ = [
     "list_page",
     "unindexed",
     "write_search",
+    "write_search_row",
 ]
 
 _SEARCH_SCHEMA_V3 = """
@@ -118,12 +119,35 @@ def write_search(
         " WHERE c.workflow = ? AND c.case_id = ?",
         (case.workflow, case.case_id),
     ).fetchone()
+    write_search_row(
+        conn, pos, had is not None, before, case.workflow, account, search_text, touch=touch
+    )
+
+
+def write_search_row(
+    conn: sqlite3.Connection,
+    pos: int,
+    had: bool,
+    before: str | None,
+    workflow: str,
+    account: str,
+    search_text: str | None,
+    *,
+    touch: bool = True,
+) -> None:
+    """Run :func:`write_search` for a case whose row is read already.
+
+    ``pos`` is the case's position, ``had`` whether it has a ``case_search`` row and
+    ``before`` that row's text. With ``touch`` the row takes the account's next change
+    position; the postings are rewritten only where the folded text changed (most
+    commits leave the case's words alone), and then only those that differ.
+    """
     after = None if search_text is None else fold(search_text)
-    if had is None:
+    if not had:
         conn.execute(
             "INSERT INTO case_search (pos, account, workflow, text, changed)"
             f" VALUES (?, ?, ?, ?, {_NEXT_CHANGE})",
-            (pos, account, case.workflow, after, account),
+            (pos, account, workflow, after, account),
         )
     elif touch:
         conn.execute(
@@ -132,7 +156,7 @@ def write_search(
         )
     elif before != after:
         conn.execute("UPDATE case_search SET text = ? WHERE pos = ?", (after, pos))
-    if had is not None and before == after:
+    if had and before == after:
         return
     old = frozenset() if before is None else terms(before)
     new = frozenset() if after is None else terms(after)

@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
+from pydantic_core import from_json as _from_json
+from pydantic_core import to_json as _to_json
 
 from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject, JSONValue
@@ -56,6 +59,7 @@ __all__ = [
     "commit_result_text",
     "commit_result_to_json",
     "dumps",
+    "dumps_record",
     "event_from_json",
     "event_to_json",
     "interaction_from_json",
@@ -64,6 +68,7 @@ __all__ = [
     "loads",
     "outbox_message_from_json",
     "outbox_message_to_json",
+    "record_copy",
     "resolution_from_json",
     "resolution_to_json",
     "spec_from_json",
@@ -75,6 +80,11 @@ __all__ = [
 T = TypeVar("T")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+_ASCII = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, check_circular=False)
+_string = encode_basestring  # str → its JSON text, as _COMPACT writes it (C speed-up)
+
+
 def dumps(value: object) -> str:
     """Return compact JSON text for ``value`` (stdlib semantics, UTF-8 kept as is).
 
@@ -84,32 +94,76 @@ def dumps(value: object) -> str:
     Returns:
         The text, with ``,``/``:`` separators; non-ASCII characters are kept as they
         are unless the text holds a lone surrogate (not encodable as UTF-8), in which
-        case everything non-ASCII is escaped so any UTF-8 database can hold it.
+        case everything non-ASCII is escaped so any UTF-8 database can hold it. The
+        encoders are built once (this runs dozens of times per turn) and an all-ASCII
+        text skips the UTF-8 check.
 
     Raises:
-        StoreError: ``value`` holds something JSON has no form for (a set, a date…).
+        StoreError: ``value`` holds something JSON has no form for (a set, a date…), or
+            refers to itself or nests deeper than the interpreter's recursion limit.
     """
     try:
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+        text = _COMPACT.encode(value)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise StoreError(f"value is not JSON-serialisable: {exc}") from exc
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: keep it, as an ASCII escape
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+        text = _ASCII.encode(value)
     return text
 
 
+def dumps_record(value: object) -> str:
+    """Return compact JSON text for a record the runtime built of JSON values only.
+
+    For the turn's large records (the plan, the replay record, the reply's results and
+    blocks), which are already in JSON form: pydantic's JSON-mode dumps, canonical JSON
+    values (:func:`turnframe.core.canonical.to_json_value`) and decoded stored text. The
+    text is pydantic-core's Rust encoder's (``NaN`` and the infinities written as
+    :func:`dumps` writes them), which decodes to the value :func:`dumps`'s text
+    decodes to; a value it cannot write (a lone surrogate, say) goes through
+    :func:`dumps`. Unlike :func:`dumps`, it does not refuse a date, a set or an enum
+    (it writes pydantic's JSON form of them), so payloads of an adopter's own go
+    through :func:`dumps`.
+
+    Raises:
+        StoreError: ``value`` has no JSON form.
+    """
+    try:
+        return _to_json(value, inf_nan_mode="constants").decode()
+    except (PydanticSerializationError, TypeError, ValueError, RecursionError):
+        return dumps(value)
+
+
 def loads(text: str) -> Any:
-    """Return the JSON value ``text`` holds.
+    """Return the JSON value ``text`` holds (the stdlib ``json.loads`` value).
+
+    pydantic-core's parser reads it (it gives the same values, big integers, ``NaN``
+    and duplicate keys included, at a fraction of the time); text it refuses (a lone
+    surrogate, escaped or raw, say) is read by ``json.loads``.
 
     Raises:
         StoreError: ``text`` is not JSON.
     """
     try:
+        return _from_json(text)
+    except (ValueError, TypeError):  # e.g. a raw lone surrogate: not UTF-8, the stdlib reads it
+        pass
+    try:
         return json.loads(text)
     except ValueError as exc:
         raise StoreError(f"stored text is not JSON: {exc}") from exc
+
+
+def record_copy(value: T) -> T:
+    """Return a deep copy of a record through :func:`dumps_record`'s text (no aliasing).
+
+    Raises:
+        StoreError: ``value`` has no JSON form.
+    """
+    return cast(T, loads(dumps_record(value)))
 
 
 def json_copy(value: T) -> T:
@@ -356,38 +410,73 @@ def commit_result_text(result: CommitResult, event_texts: Sequence[str]) -> str:
 
     ``event_texts[i]`` is ``dumps(result.events[i].data)``, as the store already wrote it
     for the event row; it is spliced in, not encoded again (the text decodes to the same
-    value as the one :func:`commit_result_to_json` gives).
+    value as the one :func:`commit_result_to_json` gives). The other fields are strings,
+    integers and a boolean, written directly (the same text :func:`dumps` gives them,
+    ASCII-escaped as a whole when a string holds a lone surrogate).
 
     Raises:
         StoreError: a field holds a value with no JSON form.
     """
-    events = [
-        '{"id":'
-        + dumps(e.id)
-        + ',"case":'
-        + dumps(case_ref_to_json(e.case))
-        + ',"revision":'
-        + dumps(e.revision)
-        + ',"type":'
-        + dumps(e.type)
-        + ',"data":'
-        + text
-        + ',"operation":'
-        + dumps(e.operation)
-        + ',"turn_id":'
-        + dumps(e.turn_id)
-        + ',"idempotency_key":'
-        + dumps(e.idempotency_key)
-        + "}"
-        for e, text in zip(result.events, event_texts, strict=True)
-    ]
-    return (
-        '{"case":' + dumps(case_ref_to_json(result.case))
-        + ',"revision":' + dumps(result.revision)
-        + ',"events":[' + ",".join(events) + "]"
-        + ',"outbox_ids":' + dumps(list(result.outbox_ids))
-        + ',"replayed":' + dumps(result.replayed) + "}"
-    )  # fmt: skip
+    text = _commit_result_text(result, event_texts, _string)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in an id: escape, as dumps does
+        text = _commit_result_text(result, event_texts, encode_basestring_ascii)
+    return text
+
+
+def _case_text(case: CaseRef, string: Callable[[str], str]) -> str:
+    return '{"workflow":' + string(case.workflow) + ',"case_id":' + string(case.case_id) + "}"
+
+
+def _commit_result_text(
+    result: CommitResult, event_texts: Sequence[str], string: Callable[[str], str]
+) -> str:
+    try:
+        events = [
+            '{"id":'
+            + string(e.id)
+            + ',"case":'
+            + _case_text(e.case, string)
+            + ',"revision":'
+            + _integer(e.revision)
+            + ',"type":'
+            + string(e.type)
+            + ',"data":'
+            + text
+            + ',"operation":'
+            + string(e.operation)
+            + ',"turn_id":'
+            + string(e.turn_id)
+            + ',"idempotency_key":'
+            + string(e.idempotency_key)
+            + "}"
+            for e, text in zip(result.events, event_texts, strict=True)
+        ]
+        return (
+            '{"case":' + _case_text(result.case, string)
+            + ',"revision":' + _integer(result.revision)
+            + ',"events":[' + ",".join(events) + "]"
+            + ',"outbox_ids":[' + ",".join(string(i) for i in result.outbox_ids) + "]"
+            + ',"replayed":' + ("true" if result.replayed is True else _boolean(result.replayed))
+            + "}"
+        )  # fmt: skip
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"cannot encode CommitResult: {exc}") from exc
+
+
+def _integer(value: object) -> str:
+    if type(value) is not int:
+        raise TypeError(f"{value!r} is not an integer")
+    return int.__repr__(value)
+
+
+def _boolean(value: object) -> str:
+    if value is not False:
+        raise TypeError(f"{value!r} is not a boolean")
+    return "false"
 
 
 def commit_result_from_json(data: JSONValue) -> CommitResult:

@@ -594,8 +594,8 @@ class InMemoryStore:
             self._trip("commit")
         for _ in write.closes:
             self._trip("close_interaction")
-        plan = None if write.plan is None else codec.json_copy(write.plan)
-        replay = None if write.replay is None else codec.json_copy(write.replay)
+        plan = None if write.plan is None else codec.record_copy(write.plan)
+        replay = None if write.replay is None else codec.record_copy(write.replay)
         copies = [_commit_copies(r) for r in write.requests]
         resolutions = [
             codec.resolution_from_json(codec.resolution_to_json(c.resolution)) for c in write.closes
@@ -649,8 +649,8 @@ class InMemoryStore:
             self._trip("save_replay")
         self._trip("set_turn_phase")
         encoded = codec.blocks_to_json(reply.blocks)
-        data = codec.json_copy(reply.data)
-        outcome = None if reply.replay is None else codec.json_copy(reply.replay)
+        data = codec.record_copy(reply.data)
+        outcome = None if reply.replay is None else codec.record_copy(reply.replay)
         state = (
             None if reply.conversation_state is None else codec.json_copy(reply.conversation_state)
         )

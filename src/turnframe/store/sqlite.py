@@ -90,7 +90,8 @@ class SqliteStore:
     """A :class:`~turnframe.store.base.TurnStore` over one SQLite database.
 
     Build it with :meth:`open`. Several instances (or processes) may open the same file;
-    each holds one connection and serialises its own calls with an :class:`anyio.Lock`.
+    each holds one connection. Inline calls run whole on the event loop, so they never
+    interleave; offloaded calls are serialised with an :class:`anyio.Lock`.
     Passes :class:`~turnframe.store.conformance.StoreConformance`, including the races
     across connections.
 
@@ -194,10 +195,13 @@ class SqliteStore:
             except UnicodeEncodeError as exc:
                 raise StoreError(f"text not storable as UTF-8: {exc}") from exc
 
-        async with self._lock:
-            if self._offload:
-                return await anyio.to_thread.run_sync(guarded)
+        if not self._offload:
+            # Inline, a call never yields while it holds the connection, so no other
+            # call can interleave: the lock (taken uncontended, with no checkpoint)
+            # would change nothing. It serialises the offloaded calls.
             return guarded()
+        async with self._lock:
+            return await anyio.to_thread.run_sync(guarded)
 
     # conversations ---------------------------------------------------------------
     async def get_conversation_state(self, account: str, conversation_id: str) -> JSONObject:
@@ -506,14 +510,15 @@ class SqliteStore:
         second part cleared); each request exactly as :meth:`commit` runs it, inside a
         savepoint (a refusal rolls back to it and is returned in its slot); each close's
         compare-and-set (open → status). Every value is encoded once, before the
-        transaction.
+        transaction; the plan and the replay record, records the runtime built of JSON
+        values, with :func:`~turnframe.store.codec.dumps_record`.
 
         Raises:
             StoreError: no such turn (with a plan), or a value is not JSON; nothing written.
             StoreUnavailable: the database cannot be written; nothing written.
         """
-        plan_text = None if write.plan is None else codec.dumps(write.plan)
-        replay_text = None if write.replay is None else codec.dumps(write.replay)
+        plan_text = None if write.plan is None else codec.dumps_record(write.plan)
+        replay_text = None if write.replay is None else codec.dumps_record(write.replay)
         commits = [_encoded(r) for r in write.requests]
         closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
         return await self._call(
@@ -527,15 +532,16 @@ class SqliteStore:
 
         The turn row gets the phase, ``reply.data`` and the blocks (JSON array, guide
         §9); the replay record its second part (when given); the conversation its state
-        (when given).
+        (when given). The blocks, the data and the replay part are encoded with
+        :func:`~turnframe.store.codec.dumps_record`, the state with ``dumps``.
 
         Raises:
             StoreError: no such turn, or a value is not encodable; nothing written.
             StoreUnavailable: the database cannot be written; nothing written.
         """
-        blocks_text = codec.dumps(codec.blocks_to_json(reply.blocks))
-        data_text = codec.dumps(reply.data)
-        replay_text = None if reply.replay is None else codec.dumps(reply.replay)
+        blocks_text = codec.dumps_record(codec.blocks_to_json(reply.blocks))
+        data_text = codec.dumps_record(reply.data)
+        replay_text = None if reply.replay is None else codec.dumps_record(reply.replay)
         state = reply.conversation_state
         state_text = None if state is None else codec.dumps(state)
         await self._call(

@@ -66,12 +66,15 @@ async def reproject(parts: RuntimeParts, data: ReprojectInput) -> Reprojected:
                 )
         key = _REPLAYED_NOTICE.get(prepared.replayed_status or "", "already_resolved")
         notices.append((key, say(key, prepared.locale), None))
+    typed: dict[CaseRef, Any] = {}  # each case's typed state, shared by receipts and ask-next
     return Reprojected(
         results=results,
         notices=notices,
-        receipts=tuple(await receipts(parts, committed.events, prepared.locale, committed.rows)),
+        receipts=tuple(
+            await receipts(parts, committed.events, prepared.locale, committed.rows, typed)
+        ),
         answers=tuple(await answers(parts, prepared)),
-        ask_next=await ask_next(parts, prepared, results, committed.rows),
+        ask_next=await ask_next(parts, prepared, results, committed.rows, typed),
     )
 
 
@@ -88,15 +91,17 @@ async def receipts(
     events: Sequence[DomainEvent],
     locale: str,
     rows: Mapping[CaseRef, CaseRow] | None = None,
+    typed: dict[CaseRef, Any] | None = None,
 ) -> list[Receipt]:
     """Return one receipt per event the workflow renders, citing the event's id (I15).
 
     Each case is read once, however many events it has; a case in ``rows`` (written by
-    this turn's commits) is not read at all.
+    this turn's commits) is not read at all. ``typed`` (case → typed state) is filled
+    with each case's typed state, for :func:`ask_next` to reuse.
     """
     rows = rows or {}
     out = []
-    states: dict[CaseRef, Any] = {}  # one read per case, however many events it has
+    states: dict[CaseRef, Any] = {} if typed is None else typed  # one read per case
     for event in events:
         erased = parts.registry.workflow(event.case.workflow)
         if event.case not in states:
@@ -147,10 +152,12 @@ async def ask_next(
     prepared: PreparedTurn,
     results: dict[str, PlannedActResult],
     rows: Mapping[CaseRef, CaseRow] | None = None,
+    typed: Mapping[CaseRef, Any] | None = None,
 ) -> AskNext | None:
     """Return the one thing to ask next: a clarification, else the focus's first obligation.
 
-    The focus is read from ``rows`` when this turn's commits wrote it, else from the store.
+    The focus is read from ``rows`` when this turn's commits wrote it, else from the store;
+    its typed state is taken from ``typed`` when :func:`receipts` typed it already.
     """
     for result in results.values():
         if (
@@ -168,9 +175,13 @@ async def ask_next(
     focus = prepared.focus
     if focus is None:
         return None
-    row = (rows or {}).get(focus) or await parts.store.load_case(focus)
     erased = parts.registry.workflow(focus.workflow)
-    view = erased.definition.project(erased.typed(row.state if row else None), prepared.today)
+    if typed is not None and focus in typed:
+        state = typed[focus]
+    else:
+        row = (rows or {}).get(focus) or await parts.store.load_case(focus)
+        state = erased.typed(row.state if row else None)
+    view = erased.definition.project(state, prepared.today)
     if not view.obligations:
         return None
     first = view.obligations[0]

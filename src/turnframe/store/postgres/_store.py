@@ -987,7 +987,8 @@ class PostgresStore:
         In order: phase ``committing`` with the plan (when given), the replay record's
         first part (when given), each request exactly as :meth:`commit` runs it inside a
         savepoint (a refusal rolls back to it and is returned in its slot), each close's
-        compare-and-set. Every value is encoded once, before the transaction.
+        compare-and-set. Every value is encoded once, before the transaction (the plan
+        and the replay record with :func:`~turnframe.store.codec.dumps_record`).
 
         Raises:
             InjectedFault: a boundary the write crosses is armed (see
@@ -1005,8 +1006,8 @@ class PostgresStore:
             self._trip("commit")
         for _ in write.closes:
             self._trip("close_interaction")
-        plan_text = None if write.plan is None else codec.dumps(write.plan)
-        replay_text = None if write.replay is None else codec.dumps(write.replay)
+        plan_text = None if write.plan is None else codec.dumps_record(write.plan)
+        replay_text = None if write.replay is None else codec.dumps_record(write.replay)
         encoded = [_encoded(r) for r in write.requests]
         closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
         outcomes: list[CommitResult | CommitRefusal] = []
@@ -1066,9 +1067,9 @@ class PostgresStore:
         if reply.replay is not None:
             self._trip("save_replay")
         self._trip("set_turn_phase")
-        blocks_text = codec.dumps(codec.blocks_to_json(reply.blocks))
-        data_text = codec.dumps(reply.data)
-        replay_text = None if reply.replay is None else codec.dumps(reply.replay)
+        blocks_text = codec.dumps_record(codec.blocks_to_json(reply.blocks))
+        data_text = codec.dumps_record(reply.data)
+        replay_text = None if reply.replay is None else codec.dumps_record(reply.replay)
         state = reply.conversation_state
         state_text = None if state is None else codec.dumps(state)
         async with self.connection() as conn:
