@@ -415,3 +415,12 @@ def test_a_redirect_loop_ends_as_one_unreachable_error(
     with pytest.raises(IndexUnreachable, match="TooManyRedirects"):
         fetch(FAKE, cache=tmp_path, indexes=["https://index.example.org/simple/"], env=ONLINE)
     assert len(world.seen) == package_index.MAX_REDIRECTS + 1
+
+
+def test_a_file_index_page_that_is_not_utf8_is_read_like_an_http_one(tmp_path: Path) -> None:
+    """A Latin-1 byte in a local index.html spoils nothing but itself (as over HTTP)."""
+    url = file_index(tmp_path / "idx", build_wheel("0.1.3"))
+    page = tmp_path / "idx" / "simple" / DIST / "index.html"
+    page.write_bytes(b"<p>caf\xe9</p>" + page.read_bytes())
+    path = fetch(FAKE, cache=tmp_path / "cache", indexes=[url], env=ONLINE)
+    assert path.read_bytes() == GGUF

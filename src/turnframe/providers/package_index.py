@@ -454,10 +454,11 @@ def list_wheels(index: str, distribution: str, http: Any) -> list[Wheel]:
         if not root.is_dir():
             raise IndexUnreachable(f"the package index {display_url(index)} is not a directory")
         try:
-            text = page.read_text(encoding="utf-8")
+            # Decoded as an HTTP page is: a stray byte spoils one link, not the index.
+            text = page.read_bytes().decode("utf-8", "replace")
         except FileNotFoundError:
             return []
-        except (OSError, UnicodeError) as exc:
+        except OSError as exc:
             raise IndexUnreachable(f"cannot read {shown}: {_why(exc)}") from None
         return parse_html_listing(text, page.as_uri(), distribution)
     try:
