@@ -125,7 +125,7 @@ from turnframe.core.results import ResultStatus
 from turnframe.core.turn import TurnInput
 from turnframe.core.workflow import Execution
 from turnframe.runtime import BriefLimits, FixedClock, Runtime, TurnResult
-from turnframe.runtime.scope import mention_words
+from turnframe.runtime.mentions import mention_words
 from turnframe.samples.travel import TripState, seed_all, travel_application
 from turnframe.samples.travel import copy as travel_copy
 from turnframe.store import TurnStore

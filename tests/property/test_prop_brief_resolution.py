@@ -241,8 +241,21 @@ def test_a_short_first_name_of_the_conversations_record_is_not_resolved_alone() 
     assert default == whole
 
 
-WRAPS = ("{},", "{}.", "({})", "{}'s", "{}\u2019s", "\u00ab{}\u00bb", '"{}"', "{}?", "{}'s,")
-"""How a message may write a name: punctuation around it, an English possessive."""
+WRAPS = (
+    "{},",
+    "{}.",
+    "({})",
+    "{}'s",
+    "{}\u2019s",
+    "\u00ab{}\u00bb",
+    '"{}"',
+    "{}?",
+    "{}'s,",
+    "{}\U0001f642",
+    "\u200f{}\u200b",
+)
+"""How a message may write a name: punctuation, a symbol or an invisible mark around
+it, an English possessive."""
 
 
 @settings(

@@ -15,7 +15,7 @@ A brief shows the records a turn can be about, not the account:
    so that record is never the only one briefed of those it names. A word is taken
    with the punctuation the text wraps it in and, when that differs, without it (and
    without an English possessive ``'s``): ``"Ana,"``, ``"(Ana)"`` and ``"Ana's"`` are
-   looked up as ``"ana"`` too (:func:`mention_words`), since the understander reads them
+   looked up as ``"ana"`` too (:func:`~turnframe.runtime.mentions.mention_words`), since the understander reads them
    as the name;
 5. with ``in_view=None`` (the surface says nothing about what it shows), the *default
    view*: the actor's :attr:`BriefLimits.recent` most recently changed records, one
@@ -35,7 +35,6 @@ in ``Brief.unlisted``. No step reads the whole account.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,15 +44,15 @@ from turnframe.core.interactions import Interaction
 from turnframe.core.ports import CaseDirectory, DirectoryEntry
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.app import BriefLimits
+from turnframe.runtime.mentions import bare, mention_words
 from turnframe.runtime.plan import WaitingAct
 from turnframe.runtime.snapshots import TurnSnapshots
-from turnframe.store.search import fold, matches, query_words
+from turnframe.store.search import fold, matches
 
 __all__ = [
     "CASES",
     "BriefScope",
     "brief_scope",
-    "mention_words",
     "remember_cases",
     "remembered_cases",
 ]
@@ -108,52 +107,6 @@ def remember_cases(state: Any, cases: Iterable[CaseRef], limit: int) -> list[JSO
             kept.remove(text)
         kept.append(text)
     return list(kept[-limit:] if limit else [])
-
-
-_POSSESSIVES = ("'s", "\u2019s")
-"""English possessive endings a name may carry in the text (``Ana's``, ``Ana’s``)."""
-
-
-def _bare(word: str) -> str:
-    """Return ``word`` without the punctuation around it and a trailing possessive.
-
-    Punctuation is any character of a Unicode ``P*`` category (``,``, ``.``, ``(``,
-    ``«``, ``’``…); only the edges are stripped, so ``"ana.s@example.com"`` stays whole.
-    """
-    bare = _strip_punctuation(word)
-    for ending in _POSSESSIVES:
-        if len(bare) > len(ending) and bare.endswith(ending):
-            return _strip_punctuation(bare[: -len(ending)])
-    return bare
-
-
-def _strip_punctuation(word: str) -> str:
-    start, end = 0, len(word)
-    while start < end and unicodedata.category(word[start]).startswith("P"):
-        start += 1
-    while end > start and unicodedata.category(word[end - 1]).startswith("P"):
-        end -= 1
-    return word[start:end]
-
-
-def mention_words(text: str) -> tuple[str, ...]:
-    """Return the distinct folded words of ``text`` a brief looks up, in order.
-
-    Each whitespace-separated word (:func:`~turnframe.store.search.query_words`) and,
-    right after it when different and not empty, the same word without the punctuation
-    around it and an English possessive (``"ana,"`` then ``"ana"``; ``"ana's"`` then
-    ``"ana"``). The directory's rule is a substring of a record's search text, so
-    ``"ana,"`` finds no "Ana Silva"; but a reader of the text takes it for the name, so
-    the bare word is looked up too, or a record the runtime brought in would be listed
-    alone among those the name fits (docs/adr/0020-what-a-brief-shows.md rule 2, I8).
-    """
-    out: dict[str, None] = {}
-    for word in query_words(text):
-        out[word] = None
-        bare = _bare(word)
-        if bare:
-            out[bare] = None
-    return tuple(out)
 
 
 def _card_cases(cards: Sequence[Interaction]) -> list[CaseRef]:
@@ -242,7 +195,7 @@ async def brief_scope(
             for case in chosen:
                 for token in _search_text(registry, snapshots, case).split():
                     tokens.add(token)
-                    tokens.add(_bare(token))  # "Silva, Li": "li" is a whole word too
+                    tokens.add(bare(token))  # "Silva, Li": "li" is a whole word too
             named_short = [w for w in short if w in tokens]
             await _look_up(directory, snapshots, actor, named_short, limits.found, chosen, unlisted)
     if unlisted:
