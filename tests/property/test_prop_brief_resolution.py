@@ -17,11 +17,14 @@ listed alone (the no-guess rule, I8).
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from typing import Any
 
 import anyio
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -86,7 +89,7 @@ async def _run(
     limits: BriefLimits,
     touched: tuple[int, ...] = (),
     seen: list[Brief] | None = None,
-    wrap: str = "{}",
+    wrap: str | Callable[[str], str] = "{}",
 ) -> tuple[Any, ...]:
     """Run the mention's turn; return its outcome (``seen`` gets the turn's brief).
 
@@ -151,7 +154,7 @@ async def _run(
     result = await runtime.run_turn(
         ACTOR,
         "c1",
-        TurnInput(text=f"change the email of {wrap.format(mention)} to new@example.pt"),
+        TurnInput(text=f"change the email of {_written(wrap, mention)} to new@example.pt"),
         in_view=None if in_view is None else [cases[i] for i in in_view],
     )
     outcome = result.results["a1"]
@@ -159,6 +162,10 @@ async def _run(
         str(o.case) for card in result.interactions_created for o in card.spec.options if o.case
     )
     return (outcome.status, outcome.code, str(outcome.case), candidates)
+
+
+def _written(wrap: str | Callable[[str], str], mention: str) -> str:
+    return wrap.format(mention) if isinstance(wrap, str) else wrap(mention)
 
 
 @settings(
@@ -300,5 +307,18 @@ def test_a_name_followed_by_a_comma_is_not_resolved_to_the_newest_record() -> No
     people = [("Ana", "Costa", False), ("Ana", "Silva", False)]
     people += [("Kim", "Lopes", False)] * 9
     outcome = anyio.run(_run, people, None, "Ana", None, BriefLimits(), (), None, "{},")
+    assert outcome[:2] == ("needs_clarification", "ambiguous_target")
+    assert outcome[3] == frozenset({"traveler/p0", "traveler/p1"})
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD"])
+def test_a_name_typed_in_another_unicode_form_is_not_resolved_alone(form: str) -> None:
+    """ "José" typed decomposed (or composed) finds both Josés, stored the other way."""
+    stored = "NFD" if form == "NFC" else "NFC"
+    jose = unicodedata.normalize(stored, "Jos\u00e9")
+    people = [(jose, "Costa", False), (jose, "Silva", False)]
+    people += [("Kim", "Lopes", False)] * 9
+    typed = lambda m: unicodedata.normalize(form, m)  # noqa: E731
+    outcome = anyio.run(_run, people, None, jose, None, BriefLimits(), (), None, typed)
     assert outcome[:2] == ("needs_clarification", "ambiguous_target")
     assert outcome[3] == frozenset({"traveler/p0", "traveler/p1"})

@@ -5,7 +5,8 @@ The directory's rule is a substring of a record's folded search text
 the text takes ``"Ana,"``, ``"(Ana)"`` or ``"Ana's"`` for the name. A brief that looked
 up only ``"ana,"`` would add no other Ana, and a record the runtime brought in (the
 default view, the conversation's) would be listed alone among those the name fits: a
-guess by the runtime (I8). :func:`mention_words` gives each word and its bare form.
+guess by the runtime (I8). :func:`mention_words` gives each word, its bare form and
+their other Unicode compositions.
 """
 
 from __future__ import annotations
@@ -56,15 +57,20 @@ def mention_words(text: str) -> tuple[str, ...]:
     Each whitespace-separated word (:func:`~turnframe.store.search.query_words`) and,
     right after it when different and not empty, the same word without the punctuation
     around it and an English possessive (``"ana,"`` then ``"ana"``; ``"ana's"`` then
-    ``"ana"``). The directory's rule is a substring of a record's search text, so
+    ``"ana"``), each also in Unicode's composed and decomposed forms (NFC, NFD) when
+    they differ (``"josé"`` typed with a combining accent finds a "José" stored
+    composed). The directory's rule is a substring of a record's search text, so
     ``"ana,"`` finds no "Ana Silva"; but a reader of the text takes it for the name, so
     the bare word is looked up too, or a record the runtime brought in would be listed
     alone among those the name fits (docs/adr/0020-what-a-brief-shows.md rule 2, I8).
     """
     out: dict[str, None] = {}
     for word in query_words(text):
-        out[word] = None
         stripped = bare(word)
-        if stripped:
-            out[stripped] = None
+        for form in (word, stripped) if stripped else (word,):
+            out[form] = None
+            # The same letters composed otherwise ("é" as one code point or as "e" and
+            # an accent): a reader sees one name, the substring rule two.
+            out[unicodedata.normalize("NFC", form)] = None
+            out[unicodedata.normalize("NFD", form)] = None
     return tuple(out)
