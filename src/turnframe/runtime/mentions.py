@@ -63,6 +63,8 @@ def mention_words(text: str) -> tuple[str, ...]:
     ``"ana,"`` finds no "Ana Silva"; but a reader of the text takes it for the name, so
     the bare word is looked up too, or a record the runtime brought in would be listed
     alone among those the name fits (docs/adr/0020-what-a-brief-shows.md rule 2, I8).
+    Each form counts as a word of its own against ``BriefLimits.words``, so a long
+    message still costs at most that many look-ups.
     """
     out: dict[str, None] = {}
     for word in query_words(text):
