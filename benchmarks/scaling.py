@@ -125,10 +125,11 @@ from turnframe.core.results import ResultStatus
 from turnframe.core.turn import TurnInput
 from turnframe.core.workflow import Execution
 from turnframe.runtime import BriefLimits, FixedClock, Runtime, TurnResult
+from turnframe.runtime.mentions import mention_words
 from turnframe.samples.travel import TripState, seed_all, travel_application
 from turnframe.samples.travel import copy as travel_copy
 from turnframe.store import TurnStore
-from turnframe.store.search import fold, query_words
+from turnframe.store.search import fold
 from turnframe.understand import Brief, ScriptedUnderstanding
 
 SIZES = (10, 1_000, 10_000, 100_000)
@@ -246,7 +247,7 @@ def _check_vocabulary() -> None:
     the scripted acts name by handle.
     """
     shortest = BriefLimits().word_chars
-    taken = {w for m in MESSAGES for w in query_words(m)}
+    taken = {w for m in MESSAGES for w in mention_words(m)}  # the words a brief looks up
     parts = _filler_parts()
     clash = sorted(
         w for w in taken if (len(w) >= shortest and any(w in p for p in parts)) or (w in parts)

@@ -17,11 +17,14 @@ listed alone (the no-guess rule, I8).
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from typing import Any
 
 import anyio
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -86,11 +89,14 @@ async def _run(
     limits: BriefLimits,
     touched: tuple[int, ...] = (),
     seen: list[Brief] | None = None,
+    wrap: str | Callable[[str], str] = "{}",
 ) -> tuple[Any, ...]:
     """Run the mention's turn; return its outcome (``seen`` gets the turn's brief).
 
     ``touched``: travelers changed after seeding, in order (their change order, which
-    the default view follows, is then not their creation order).
+    the default view follows, is then not their creation order). ``wrap``: how the
+    message writes the mention (``"{},"``: followed by a comma); the understander reads
+    the mention itself.
     """
     app = replace(travel_application(), brief_limits=limits)
     understanding = ScriptedUnderstanding()
@@ -148,7 +154,7 @@ async def _run(
     result = await runtime.run_turn(
         ACTOR,
         "c1",
-        TurnInput(text=f"change the email of {mention} to new@example.pt"),
+        TurnInput(text=f"change the email of {_written(wrap, mention)} to new@example.pt"),
         in_view=None if in_view is None else [cases[i] for i in in_view],
     )
     outcome = result.results["a1"]
@@ -156,6 +162,10 @@ async def _run(
         str(o.case) for card in result.interactions_created for o in card.spec.options if o.case
     )
     return (outcome.status, outcome.code, str(outcome.case), candidates)
+
+
+def _written(wrap: str | Callable[[str], str], mention: str) -> str:
+    return wrap.format(mention) if isinstance(wrap, str) else wrap(mention)
 
 
 @settings(
@@ -236,3 +246,79 @@ def test_a_short_first_name_of_the_conversations_record_is_not_resolved_alone() 
     assert whole[1] == "ambiguous_target"
     assert bounded == whole
     assert default == whole
+
+
+WRAPS = (
+    "{},",
+    "{}.",
+    "({})",
+    "{}'s",
+    "{}\u2019s",
+    "\u00ab{}\u00bb",
+    '"{}"',
+    "{}?",
+    "{}'s,",
+    "{}\U0001f642",
+    "\u200f{}\u200b",
+)
+"""How a message may write a name: punctuation, a symbol or an invisible mark around
+it, an English possessive."""
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data(), people=travelers)
+def test_punctuation_around_a_name_changes_no_outcome(
+    data: st.DataObject, people: list[tuple[str, str, bool]]
+) -> None:
+    """``"Ana,"``, ``"(Ana)"`` or ``"Ana's"``: the default view lists no Ana alone.
+
+    The directory finds no record by ``"ana,"`` (its rule is a substring of the search
+    text), but the understander reads the name; so the brief looks up the bare word
+    too, and a default view smaller than the account, in any change order, resolves the
+    mention as the whole account does (docs/adr/0020-what-a-brief-shows.md rule 2, I8).
+    """
+    n = len(people)
+    earlier = data.draw(st.none() | st.integers(0, n - 1), label="conversation was on")
+    first = data.draw(st.sampled_from(FIRST))
+    last = data.draw(st.sampled_from(LAST))
+    mention = data.draw(st.sampled_from((first, last)), label="mention")
+    wrap = data.draw(st.sampled_from(WRAPS), label="written as")
+    touched = tuple(
+        data.draw(st.lists(st.integers(0, n - 1), max_size=6), label="changed, in order")
+    )
+    limits = BriefLimits(
+        found=data.draw(st.integers(1, 4), label="found"),
+        word_chars=data.draw(st.integers(1, 3), label="word_chars"),
+        recent=data.draw(st.integers(0, n + 1), label="recent"),
+    )
+    whole = anyio.run(
+        _run, people, earlier, mention, None, replace(limits, recent=MAX_PAGE), touched, None, wrap
+    )
+    default = anyio.run(_run, people, earlier, mention, None, limits, touched, None, wrap)
+    assert default == whole
+
+
+def test_a_name_followed_by_a_comma_is_not_resolved_to_the_newest_record() -> None:
+    """Eleven travelers, two named Ana: "Ana," is ambiguous, not the one changed last."""
+    people = [("Ana", "Costa", False), ("Ana", "Silva", False)]
+    people += [("Kim", "Lopes", False)] * 9
+    outcome = anyio.run(_run, people, None, "Ana", None, BriefLimits(), (), None, "{},")
+    assert outcome[:2] == ("needs_clarification", "ambiguous_target")
+    assert outcome[3] == frozenset({"traveler/p0", "traveler/p1"})
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD"])
+def test_a_name_typed_in_another_unicode_form_is_not_resolved_alone(form: str) -> None:
+    """ "José" typed decomposed (or composed) finds both Josés, stored the other way."""
+    stored = "NFD" if form == "NFC" else "NFC"
+    jose = unicodedata.normalize(stored, "Jos\u00e9")
+    people = [(jose, "Costa", False), (jose, "Silva", False)]
+    people += [("Kim", "Lopes", False)] * 9
+    typed = lambda m: unicodedata.normalize(form, m)  # noqa: E731
+    outcome = anyio.run(_run, people, None, jose, None, BriefLimits(), (), None, typed)
+    assert outcome[:2] == ("needs_clarification", "ambiguous_target")
+    assert outcome[3] == frozenset({"traveler/p0", "traveler/p1"})

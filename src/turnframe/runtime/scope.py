@@ -12,7 +12,11 @@ A brief shows the records a turn can be about, not the account:
    when they are at most :attr:`BriefLimits.found` (the first :attr:`BriefLimits.words`
    such words); a shorter word, or one past that many, is looked up the same way only
    when it is a whole word of a record already briefed (``"Li"`` of ``"Li Silva"``),
-   so that record is never the only one briefed of those it names;
+   so that record is never the only one briefed of those it names. A word is taken
+   with the punctuation the text wraps it in and, when that differs, without it (and
+   without an English possessive ``'s``): ``"Ana,"``, ``"(Ana)"`` and ``"Ana's"`` are
+   looked up as ``"ana"`` too (:func:`~turnframe.runtime.mentions.mention_words`), since the understander reads them
+   as the name;
 5. with ``in_view=None`` (the surface says nothing about what it shows), the *default
    view*: the actor's :attr:`BriefLimits.recent` most recently changed records, one
    recent page (``TurnStore.list_cases_page(recent=True)``). When that page holds the
@@ -40,11 +44,18 @@ from turnframe.core.interactions import Interaction
 from turnframe.core.ports import CaseDirectory, DirectoryEntry
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.app import BriefLimits
+from turnframe.runtime.mentions import bare, mention_words
 from turnframe.runtime.plan import WaitingAct
 from turnframe.runtime.snapshots import TurnSnapshots
-from turnframe.store.search import fold, matches, query_words
+from turnframe.store.search import fold, matches
 
-__all__ = ["CASES", "BriefScope", "brief_scope", "remember_cases", "remembered_cases"]
+__all__ = [
+    "CASES",
+    "BriefScope",
+    "brief_scope",
+    "remember_cases",
+    "remembered_cases",
+]
 
 CASES = "cases"
 """Conversation state: the cases the conversation's turns were on, oldest first (``"w/id"``)."""
@@ -171,7 +182,7 @@ async def brief_scope(
         reindex = getattr(directory, "reindex", None)
         if callable(reindex) and _over_this_store(directory, snapshots):
             await reindex(actor.account)  # a case committed without its words is found too
-        words = query_words(text)
+        words = mention_words(text)
         long = [w for w in words if len(w) >= limits.word_chars][: limits.words]
         await _look_up(directory, snapshots, actor, long, limits.found, chosen, unlisted)
         # A short word, or one past ``limits.words``, is not looked up to add records;
@@ -182,7 +193,9 @@ async def brief_scope(
         if short:
             tokens: set[str] = set()
             for case in chosen:
-                tokens.update(_search_text(registry, snapshots, case).split())
+                for token in _search_text(registry, snapshots, case).split():
+                    tokens.add(token)
+                    tokens.add(bare(token))  # "Silva, Li": "li" is a whole word too
             named_short = [w for w in short if w in tokens]
             await _look_up(directory, snapshots, actor, named_short, limits.found, chosen, unlisted)
     if unlisted:

@@ -1,0 +1,33 @@
+"""The words a brief looks up (turnframe.runtime.mentions; ADR 0020 rule 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from turnframe.runtime.mentions import bare, mention_words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("change Ana, to x", ("change", "ana,", "ana", "to", "x")),
+        ("Ana's email", ("ana's", "ana", "email")),
+        ("Ana\u2019s", ("ana\u2019s", "ana")),
+        ("(Ana) \u00abLi\u00bb", ("(ana)", "ana", "\u00abli\u00bb", "li")),
+        ("Ana\U0001f642 \u200fKim\u200b", ("ana\U0001f642", "ana", "\u200fkim\u200b", "kim")),
+        ("ana ANA ana,", ("ana", "ana,")),
+        ("...", ("...",)),
+    ],
+)
+def test_each_word_is_followed_by_its_bare_form(text: str, words: tuple[str, ...]) -> None:
+    assert mention_words(text) == words
+
+
+@pytest.mark.parametrize("word", ["ana.s@example.com", "o'brien", "new@example.pt", "rock'n'roll"])
+def test_punctuation_inside_a_word_stays(word: str) -> None:
+    assert bare(word) == word
+
+
+def test_a_possessive_alone_is_not_a_name() -> None:
+    assert bare("'s") == "s"
+    assert bare("ana's,") == "ana"
