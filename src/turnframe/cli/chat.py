@@ -351,7 +351,7 @@ async def _replay_understanding(record: dict[str, Any], out: TextIO) -> bool:
     ).understand(brief)
     again = to_json_value(result.understanding)
     recorded = recorded_understanding(record)
-    same = again == recorded
+    same: bool = again == recorded
     print(
         f"turn {record.get('turn_id')}: understanding re-run, {provider.served} recorded calls "
         + ("served; the plan is identical" if same else "served; THE PLAN DIFFERS"),

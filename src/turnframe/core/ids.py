@@ -67,7 +67,8 @@ class CaseRef:
         object.__setattr__(self, "_hash", hash((self.workflow, self.case_id)))
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[no-any-return]
+        cached: int = self._hash  # type: ignore[attr-defined]
+        return cached
 
     def __reduce__(self) -> tuple[type[CaseRef], tuple[str, str]]:
         return (CaseRef, (self.workflow, self.case_id))

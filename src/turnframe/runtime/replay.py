@@ -48,9 +48,8 @@ _ACTOR: TypeAdapter[Actor] = TypeAdapter(Actor)
 _CASE: TypeAdapter[CaseRef] = TypeAdapter(CaseRef)
 _UNDERSTANDING: TypeAdapter[Understanding] = TypeAdapter(Understanding)
 _ACTS: TypeAdapter[tuple[ActInput, ...]] = TypeAdapter(tuple[ActInput, ...])
-_ACT: TypeAdapter[ActInput] = TypeAdapter(ActInput)
 _SEMANTIC: TypeAdapter[SemanticAct] = TypeAdapter(SemanticAct)
-_NO_ACT = {"act"}
+_NO_ACT = {"__all__": {"act"}}
 _CLICK: TypeAdapter[ClickInput | None] = TypeAdapter(ClickInput | None)
 _ONE_CLICK: TypeAdapter[ClickInput] = TypeAdapter(ClickInput)
 _CARDS: TypeAdapter[tuple[Interaction, ...]] = TypeAdapter(tuple[Interaction, ...])
@@ -70,7 +69,6 @@ def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
     of its id, and a click's card equal to a card on screen, are stored by id.
     """
     understanding = to_json_value(inp.understanding)
-    by_id = {a.id: a for a in inp.understanding.acts}
     cards = _CARDS.dump_python(inp.cards_on_screen, mode="json")
     record: JSONObject = {
         "input": {
@@ -79,7 +77,7 @@ def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
             "today": inp.today.isoformat(),
             "locale": inp.locale,
             "understanding": understanding,
-            "acts": [_act_json(a, by_id) for a in inp.acts],
+            "acts": _acts_json(inp.acts, inp.understanding),
             "click": _click_json(inp.click, inp.cards_on_screen),
             "cards_on_screen": cards,
             "standing_do_not_submit": inp.standing_do_not_submit,
@@ -99,25 +97,30 @@ def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
     return record
 
 
-def _act_json(act: ActInput, by_id: dict[str, SemanticAct]) -> JSONValue:
-    """Return ``act`` as JSON; its ``act`` is the id when the understanding holds it."""
-    out = _ACT.dump_python(act, mode="json", exclude=_NO_ACT)
-    assert isinstance(out, dict)
-    same = by_id.get(act.act.id)
-    if same is not None and (same is act.act or same == act.act):
-        out["act"] = act.act.id
-    else:
-        out["act"] = _SEMANTIC.dump_python(act.act, mode="json")
+def _acts_json(acts: tuple[ActInput, ...], understanding: Understanding) -> list[JSONValue]:
+    """Return ``acts`` as JSON; an act's ``act`` is its id when the understanding holds it."""
+    by_id = {a.id: a for a in understanding.acts}
+    out = _ACTS.dump_python(acts, mode="json", exclude=_NO_ACT)
+    assert isinstance(out, list)
+    for item, act in zip(out, acts, strict=True):
+        same = by_id.get(act.act.id)
+        if same is not None and (same is act.act or same == act.act):
+            item["act"] = act.act.id
+        else:
+            item["act"] = _SEMANTIC.dump_python(act.act, mode="json")
     return out
 
 
 def _click_json(click: ClickInput | None, on_screen: tuple[Interaction, ...]) -> JSONValue:
     """Return ``click`` as JSON; its card is the id when that card is on screen, unchanged."""
+    whole: JSONValue
     if click is None or click.interaction is None:
-        return _CLICK.dump_python(click, mode="json")
+        whole = _CLICK.dump_python(click, mode="json")
+        return whole
     card = click.interaction
     if not any(c is card or c == card for c in on_screen):
-        return _CLICK.dump_python(click, mode="json")
+        whole = _CLICK.dump_python(click, mode="json")
+        return whole
     out = _ONE_CLICK.dump_python(click, mode="json", exclude={"interaction"})
     assert isinstance(out, dict)
     out["interaction"] = card.id
