@@ -14,6 +14,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from turnframe.core.ids import CaseRef
 from turnframe.runtime.replay import recorded_understanding, reduction_input, replay_reduction
@@ -131,3 +133,16 @@ def test_a_case_ref_hashes_as_its_pair_in_every_copy() -> None:
         assert other == ref and hash(other) == hash(ref) == hash(("trip", "t1"))
     assert pickle.dumps(ref) == pickle.dumps(CaseRef("trip", "t1"))
     assert sorted([CaseRef("trip", "t2"), ref]) == [ref, CaseRef("trip", "t2")]
+
+
+@given(
+    st.tuples(st.text(max_size=4), st.text(max_size=4)),
+    st.tuples(st.text(max_size=4), st.text(max_size=4)),
+)
+def test_a_case_ref_compares_and_hashes_as_its_pair(a: tuple[str, str], b: tuple[str, str]) -> None:
+    import pickle
+
+    x, y = CaseRef(*a), CaseRef(*b)
+    assert hash(x) == hash(a) and hash(pickle.loads(pickle.dumps(x))) == hash(a)
+    assert (x == y) == (a == b) and (x < y) == (a < b) and (x <= y) == (a <= b)
+    assert ({x, y} == {x}) == (a == b)
