@@ -30,6 +30,7 @@ from turnframe.eval.models import KNOWN_MODELS, provider_from_spec
 from turnframe.providers import ReplayProvider
 from turnframe.providers.model_files import ModelFetchError
 from turnframe.runtime import FixedClock, NarrationConfig, Runtime, TurnResult
+from turnframe.runtime.replay import recorded_understanding
 from turnframe.samples.travel import DEMO_RECORDS, seed_all, travel_application
 from turnframe.understand import Merge, ModelUnderstanding, brief_from_json
 from turnframe.understand.merged import script_merge
@@ -250,7 +251,7 @@ def model_unreachable(result: TurnResult) -> bool:
 
 
 def _inspect(record: dict[str, Any], result: TurnResult) -> dict[str, Any]:
-    u = record.get("understanding") or {}
+    u = recorded_understanding(record) or {}
     return {
         "turn": result.turn_id,
         "acts": [
@@ -349,7 +350,8 @@ async def _replay_understanding(record: dict[str, Any], out: TextIO) -> bool:
         merge=Merge(reading.get("merge") or Merge.NONE),
     ).understand(brief)
     again = to_json_value(result.understanding)
-    same = again == record.get("understanding")
+    recorded = recorded_understanding(record)
+    same: bool = again == recorded
     print(
         f"turn {record.get('turn_id')}: understanding re-run, {provider.served} recorded calls "
         + ("served; the plan is identical" if same else "served; THE PLAN DIFFERS"),
@@ -357,7 +359,7 @@ async def _replay_understanding(record: dict[str, Any], out: TextIO) -> bool:
     )
     if not same:
         print(
-            json.dumps({"recorded": record.get("understanding"), "replayed": again}, indent=1),
+            json.dumps({"recorded": recorded, "replayed": again}, indent=1),
             file=out,
         )
     return same

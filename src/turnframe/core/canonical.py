@@ -47,7 +47,9 @@ def _case(value: object) -> JSONValue:
 
 
 def _enum(value: object) -> JSONValue:
-    return to_json_value(value.value)  # type: ignore[attr-defined]
+    # ``_value_`` is what ``Enum.value`` returns, read without the property's call.
+    inner = value._value_  # type: ignore[attr-defined]
+    return inner if type(inner) in _SCALARS else to_json_value(inner)
 
 
 def _iso(value: object) -> JSONValue:

@@ -42,19 +42,36 @@ class Actor:
         return role in self.roles
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, order=True)
 class CaseRef:
     """A server-side reference to one case of one workflow.
 
     Never shown to a model (I1): briefs carry per-turn handles instead.
+
+    Equality, order and hash are those of the pair ``(workflow, case_id)``; the hash is
+    computed once, at construction (a turn hashes its cases about a hundred times), and
+    a pickled or copied reference is rebuilt from the pair, so the cached hash never
+    crosses processes (``str`` hashes are salted per process).
 
     Attributes:
         workflow: the workflow name, e.g. ``"trip"``.
         case_id: the server-side id, unique within the workflow.
     """
 
+    __slots__ = ("workflow", "case_id", "_hash")
+
     workflow: str
     case_id: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.workflow, self.case_id)))
+
+    def __hash__(self) -> int:
+        cached: int = self._hash  # type: ignore[attr-defined]
+        return cached
+
+    def __reduce__(self) -> tuple[type[CaseRef], tuple[str, str]]:
+        return (CaseRef, (self.workflow, self.case_id))
 
     def __str__(self) -> str:
         return f"{self.workflow}/{self.case_id}"

@@ -19,6 +19,7 @@ from turnframe.eval.models import provider_from_spec
 from turnframe.eval.oracle import OracleReading, oracle_provider
 from turnframe.providers import Provider
 from turnframe.runtime import TurnResult
+from turnframe.runtime.replay import recorded_understanding
 from turnframe.testing.scenario.model import ScenarioModel, TurnModel
 from turnframe.testing.scenario.runner import run_scenario
 from turnframe.understand import Brief, ModelUnderstanding, UnderstandingResult
@@ -292,7 +293,7 @@ def _score(
     keys: dict[str, str],
     result: TurnResult | None,
 ) -> bool:
-    u = record.get("understanding") or {}
+    u = recorded_understanding(record) or {}
     acts = [a for a in u.get("acts", []) if a.get("operation")]
     s = report.scores
     same = {k: k for k in keys.values()}

@@ -11,7 +11,7 @@ Every step runs through :func:`step`, the one place a per-step span or timer goe
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -273,16 +273,20 @@ async def run_begun(
         )
     except StoreError as exc:
         raise TurnInterrupted(turn_id, phase.value, str(exc)) from exc
-    result = await finish(parts, prepared)
-    return replace(result, handles=loaded.handles)
+    return await finish(parts, prepared, handles=loaded.handles)
 
 
 async def finish(
-    parts: RuntimeParts, prepared: PreparedTurn, *, resumed: bool = False
+    parts: RuntimeParts,
+    prepared: PreparedTurn,
+    *,
+    resumed: bool = False,
+    handles: Mapping[str, CaseRef] | None = None,
 ) -> TurnResult:
     """Commit, persist cards, re-project, compose and record the reply. Idempotent.
 
     ``resumed``: recovery finishing a plan stored before (it is not stored again).
+    ``handles``: the turn's handle table, for the result (server-side; none on recovery).
 
     Recovery of a turn stored as ``committing`` starts here (docs/architecture.md "Recovery and concurrency").
 
@@ -328,6 +332,7 @@ async def finish(
         interactions_created=cards.created,
         model_calls=prepared.model_calls,
         refused_blocks=composed.refused,
+        handles=handles if handles is not None else {},
         commands=committed.commands,
         reply_calls=len(composed.record.get("calls", ())),
     )

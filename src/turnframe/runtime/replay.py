@@ -5,6 +5,13 @@ case's stored state and revision, the click, the cards on screen, the standing c
 and the waiting acts) and the plan it returned. :func:`replay_reduction` rebuilds the
 input (projecting each stored state again with the workflow's own pure projector), runs
 the reducer again and compares the plans: a recorded turn replays to the same plan.
+
+Each value is stored once (docs/adr/0024-four-writes-per-turn.md): the understanding
+lives in ``input.understanding`` only (the record's top level no longer repeats it, see
+:func:`recorded_understanding`); an act equal to the understanding's act of the same id
+is stored as that id (``"act": "a1"``); a click's card that is also on screen is stored as
+its id (``"interaction": "card-…"``). A reader tells the two shapes apart by type (a
+string is a reference, an object the value), so records written before keep reading.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from turnframe.core.acts import Understanding
+from turnframe.core.acts import SemanticAct, Understanding
 from turnframe.core.canonical import to_json_value
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import Interaction
@@ -29,13 +36,22 @@ from turnframe.runtime.plan import (
 )
 from turnframe.runtime.reduce import reduce_turn
 
-__all__ = ["plan_json", "reduction_input", "reduction_record", "replay_reduction"]
+__all__ = [
+    "plan_json",
+    "recorded_understanding",
+    "reduction_input",
+    "reduction_record",
+    "replay_reduction",
+]
 
 _ACTOR: TypeAdapter[Actor] = TypeAdapter(Actor)
 _CASE: TypeAdapter[CaseRef] = TypeAdapter(CaseRef)
 _UNDERSTANDING: TypeAdapter[Understanding] = TypeAdapter(Understanding)
 _ACTS: TypeAdapter[tuple[ActInput, ...]] = TypeAdapter(tuple[ActInput, ...])
+_SEMANTIC: TypeAdapter[SemanticAct] = TypeAdapter(SemanticAct)
+_NO_ACT = {"__all__": {"act"}}
 _CLICK: TypeAdapter[ClickInput | None] = TypeAdapter(ClickInput | None)
+_ONE_CLICK: TypeAdapter[ClickInput] = TypeAdapter(ClickInput)
 _CARDS: TypeAdapter[tuple[Interaction, ...]] = TypeAdapter(tuple[Interaction, ...])
 _WAITING: TypeAdapter[tuple[WaitingAct, ...]] = TypeAdapter(tuple[WaitingAct, ...])
 
@@ -46,23 +62,30 @@ def plan_json(plan: Plan) -> JSONValue:
 
 
 def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
-    """Return the reducer's input and the plan it returned, as JSON for the replay record."""
+    """Return the reducer's input and the plan it returned, as JSON for the replay record.
+
+    Each value once: ``input.understanding`` is the canonical JSON of the understanding
+    (what the record's top level held before); an act equal to the understanding's act
+    of its id, and a click's card equal to a card on screen, are stored by id.
+    """
+    understanding = to_json_value(inp.understanding)
+    cards = _CARDS.dump_python(inp.cards_on_screen, mode="json")
     record: JSONObject = {
         "input": {
             "turn_id": inp.turn_id,
             "actor": _ACTOR.dump_python(inp.actor, mode="json"),
             "today": inp.today.isoformat(),
             "locale": inp.locale,
-            "understanding": _UNDERSTANDING.dump_python(inp.understanding, mode="json"),
-            "acts": _ACTS.dump_python(inp.acts, mode="json"),
-            "click": _CLICK.dump_python(inp.click, mode="json"),
-            "cards_on_screen": _CARDS.dump_python(inp.cards_on_screen, mode="json"),
+            "understanding": understanding,
+            "acts": _acts_json(inp.acts, inp.understanding),
+            "click": _click_json(inp.click, inp.cards_on_screen),
+            "cards_on_screen": cards,
             "standing_do_not_submit": inp.standing_do_not_submit,
             "waiting": _WAITING.dump_python(inp.waiting, mode="json"),
             "linked_cards": _CARDS.dump_python(inp.linked_cards, mode="json"),
             "snapshots": [
                 {
-                    "case": _CASE.dump_python(snap.case, mode="json"),
+                    "case": {"workflow": snap.case.workflow, "case_id": snap.case.case_id},
                     "state": snap.state_json,
                     "revision": snap.revision,
                 }
@@ -74,13 +97,72 @@ def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
     return record
 
 
+def _acts_json(acts: tuple[ActInput, ...], understanding: Understanding) -> list[JSONValue]:
+    """Return ``acts`` as JSON; an act's ``act`` is its id when the understanding holds it."""
+    by_id = {a.id: a for a in understanding.acts}
+    out = _ACTS.dump_python(acts, mode="json", exclude=_NO_ACT)
+    assert isinstance(out, list)
+    for item, act in zip(out, acts, strict=True):
+        same = by_id.get(act.act.id)
+        if same is not None and (same is act.act or same == act.act):
+            item["act"] = act.act.id
+        else:
+            item["act"] = _SEMANTIC.dump_python(act.act, mode="json")
+    return out
+
+
+def _click_json(click: ClickInput | None, on_screen: tuple[Interaction, ...]) -> JSONValue:
+    """Return ``click`` as JSON; its card is the id when that card is on screen, unchanged."""
+    whole: JSONValue
+    if click is None or click.interaction is None:
+        whole = _CLICK.dump_python(click, mode="json")
+        return whole
+    card = click.interaction
+    if not any(c is card or c == card for c in on_screen):
+        whole = _CLICK.dump_python(click, mode="json")
+        return whole
+    out = _ONE_CLICK.dump_python(click, mode="json", exclude={"interaction"})
+    assert isinstance(out, dict)
+    out["interaction"] = card.id
+    return out
+
+
+def recorded_understanding(record: Any) -> Any:
+    """Return the understanding a replay record holds (canonical JSON), or ``None``.
+
+    A record holds it at its top level (a turn that did not reduce, or a record written
+    before each value was stored once) or in its reduction's input.
+    """
+    if "understanding" in record:
+        return record["understanding"]
+    reduction = record.get("reduction") or {}
+    return (reduction.get("input") or {}).get("understanding")
+
+
+def _expanded(data: Any) -> Any:
+    """Return a reduction input's JSON with every by-id reference replaced by its value."""
+    acts_by_id = {a.get("id"): a for a in (data.get("understanding") or {}).get("acts", [])}
+    acts = [
+        {**a, "act": acts_by_id[a["act"]]} if isinstance(a.get("act"), str) else a
+        for a in data["acts"]
+    ]
+    click = data["click"]
+    if isinstance(click, dict) and isinstance(click.get("interaction"), str):
+        cards = {c.get("id"): c for c in data["cards_on_screen"]}
+        click = {**click, "interaction": cards[click["interaction"]]}
+    return {**data, "acts": acts, "click": click}
+
+
 def reduction_input(data: Any, registry: WorkflowRegistry) -> ReductionInput:
     """Return the reducer's input a replay record holds, each state projected again.
 
     Raises:
         pydantic.ValidationError: when the record does not hold a reduction input.
+        KeyError: when a by-id reference names no act of the understanding or no card
+            on screen.
         RegistryError: when a recorded case's workflow is not registered.
     """
+    data = _expanded(data)
     today = date.fromisoformat(str(data["today"]))
     locale = str(data["locale"])
     snapshots: dict[CaseRef, CaseSnapshot] = {}

@@ -53,18 +53,24 @@ def plan_json(prepared: PreparedTurn) -> JSONObject:
 def replay_first(prepared: PreparedTurn) -> JSONObject:
     """Return the replay record's first part: what the turn read and decided (I20).
 
-    Keys: ``turn_id``, ``understanding`` (canonical JSON), ``model_calls``, ``calls``,
-    ``reading`` and, for a turn that reduced, ``reduction``.
+    Keys: ``turn_id``, ``model_calls``, ``calls``, ``reading`` and, for a turn that
+    reduced, ``reduction``, whose input holds the understanding (canonical JSON; the
+    journal step reduces the turn's own understanding, so it is stored once there);
+    a turn that did not reduce holds it as ``understanding``. Read it with
+    :func:`turnframe.runtime.replay.recorded_understanding`.
     """
     record: JSONObject = {
         "turn_id": prepared.turn_id,
-        "understanding": to_json_value(prepared.understanding),
         "model_calls": prepared.model_calls,
         "calls": list(prepared.calls),
         "reading": prepared.reading,
     }
-    if prepared.reduction:
-        record["reduction"] = prepared.reduction
+    reduction = prepared.reduction
+    inp = reduction.get("input") if reduction else None
+    if not isinstance(inp, dict) or "understanding" not in inp:
+        record["understanding"] = to_json_value(prepared.understanding)
+    if reduction:
+        record["reduction"] = reduction
     return record
 
 
