@@ -216,13 +216,15 @@ def _row(row: Any) -> CaseRow:
     )
 
 
-def _cut(rows: list[Any], limit: int) -> CasePage:
+def _cut(rows: list[Any], limit: int, texts: bool = False) -> CasePage:
+    """Return the page of ``rows`` (``_COLS``, then the folded text when ``texts``)."""
     page = rows[:limit]
     return CasePage(
         rows=tuple(_row(r) for r in page),
         more=len(rows) > limit,
         cursor=str(page[-1][0]) if page else None,
         cursors=tuple(str(r[0]) for r in page),
+        texts=tuple(r[6] for r in page) if texts else (),
     )
 
 
@@ -242,13 +244,17 @@ def list_page(
     """
     if recent:
         rows = conn.execute(
-            f"SELECT {_COLS} FROM case_search s CROSS JOIN cases c ON c.pos = s.pos"
+            f"SELECT {_COLS}, s.text FROM case_search s CROSS JOIN cases c ON c.pos = s.pos"
             " WHERE s.account = ? ORDER BY s.changed DESC LIMIT ?",
             (account, limit + 1),
         ).fetchall()
-        page = _cut(sorted(rows[:limit], key=lambda r: r[0]), limit)
+        page = _cut(sorted(rows[:limit], key=_position), limit, texts=True)
         return CasePage(
-            rows=page.rows, more=len(rows) > limit, cursor=page.cursor, cursors=page.cursors
+            rows=page.rows,
+            more=len(rows) > limit,
+            cursor=page.cursor,
+            cursors=page.cursors,
+            texts=page.texts,
         )
     where = "c.account = ? AND c.pos > ?"
     params: list[Any] = [account, start]
@@ -346,7 +352,7 @@ def find_each(
             continue
         checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
         branches.append(
-            f"SELECT {n} AS m, * FROM (SELECT {_COLS} FROM case_terms t"
+            f"SELECT {n} AS m, * FROM (SELECT {_COLS}, s.text FROM case_terms t"
             " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
             f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
         )
@@ -356,7 +362,7 @@ def find_each(
         for row in conn.execute(" UNION ALL ".join(branches), params).fetchall():
             found.setdefault(row[0], []).append(row[1:])
     return tuple(
-        _cut(sorted(found[n], key=_position), limit) if n in found else _EMPTY
+        _cut(sorted(found[n], key=_position), limit, texts=True) if n in found else _EMPTY
         for n in range(len(plans))
     )
 
