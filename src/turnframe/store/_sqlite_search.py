@@ -313,43 +313,71 @@ def find_page(
     return _cut(rows, limit)
 
 
-def _probe(conn: sqlite3.Connection, account: str, keys: Sequence[str]) -> dict[str, int]:
-    """Return each key's postings counted up to ``PROBE``, in one statement."""
+def _probe(
+    conn: sqlite3.Connection, account: str, keys: Sequence[str], cap: int = PROBE
+) -> dict[str, int]:
+    """Return each key's postings counted up to ``cap``, in one statement."""
     marks = ", ".join("(?)" for _ in keys)
     rows = conn.execute(
         "SELECT k.column1, (SELECT count(*) FROM (SELECT 1 FROM case_terms t"
         f" WHERE t.account = ? AND t.term = k.column1 LIMIT ?)) FROM (VALUES {marks}) AS k",
-        (account, PROBE, *keys),
+        (account, cap, *keys),
     ).fetchall()
     return {str(k): int(n) for k, n in rows}
+
+
+def _seeks(
+    conn: sqlite3.Connection, account: str, plans: Sequence[tuple[str, ...]], limit: int
+) -> list[str | None]:
+    """Return the key each mention's walk seeks (``None``: the mention matches nothing).
+
+    A mention with one key seeks it, uncounted. Every other mention's first key is
+    counted first (one statement for all, up to ``limit + 2``): none, and the mention
+    matches nothing; at most ``limit + 1``, and its walk is that short. Only the
+    mentions whose first key is commoner have their other keys counted (one more
+    statement, up to :data:`PROBE`), and seek the rarest of those (:func:`rarest`;
+    ``None`` when one has no posting). Whatever the
+    key, the walk checks the whole rule, so the answer is the same: the counting only
+    bounds the walk, and it reads far fewer postings than counting every key.
+    """
+    seeks: list[str | None] = [ks[0] if len(ks) == 1 else None for ks in plans]
+    many = [n for n, ks in enumerate(plans) if len(ks) > 1]
+    if not many:
+        return seeks
+    first = _probe(conn, account, sorted({plans[n][0] for n in many}), limit + 2)
+    common: list[int] = []
+    for n in many:
+        count = first[plans[n][0]]
+        if 0 < count <= limit + 1:
+            seeks[n] = plans[n][0]
+        elif count:
+            common.append(n)
+    if common:
+        rest = sorted({k for n in common for k in plans[n][1:]})
+        counts = _probe(conn, account, rest)
+        for n in common:  # the first key is commoner than the walk wants: the rarest other
+            seeks[n] = rarest(plans[n][1:], counts)
+    return seeks
 
 
 def find_each(
     conn: sqlite3.Connection, account: str, mentions: Sequence[str], limit: int
 ) -> tuple[CasePage, ...]:
-    """Return :func:`find_page`'s first page for each mention, in at most two statements.
+    """Return :func:`find_page`'s first page for each mention, in two to three statements.
 
-    One statement counts the keys of every mention that has a choice of keys; one
-    ``UNION ALL`` seeks each mention's rarest key (a branch per mention that can match,
-    each its own bounded walk of the postings, ``LIMIT limit + 1``). A mention with one
-    key (a word of up to three characters) seeks it without counting: the count could
-    only say "none", which its walk says as cheaply.
+    The keys to seek are chosen by counting postings (:func:`_seeks`: one statement,
+    and one more when a mention's first key is common); one ``UNION ALL`` then seeks
+    each mention's key (a branch per mention that can match, each its own bounded walk
+    of the postings, ``LIMIT limit + 1``).
     """
-    plans: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
-    keys: set[str] = set()
-    for mention in mentions:
-        wanted = query_words(mention)
-        ks = query_keys(wanted)
-        plans.append((wanted, ks))
-        if len(ks) > 1:
-            keys.update(ks)
-    counts = _probe(conn, account, sorted(keys)) if keys else {}
+    words = [query_words(mention) for mention in mentions]
+    plans = [query_keys(wanted) for wanted in words]
     branches: list[str] = []
     params: list[Any] = []
-    for n, (wanted, ks) in enumerate(plans):
-        seek = ks[0] if len(ks) == 1 else rarest(ks, counts)
+    for n, seek in enumerate(_seeks(conn, account, plans, limit)):
         if seek is None:
             continue
+        wanted = words[n]
         checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
         branches.append(
             f"SELECT {n} AS m, * FROM (SELECT {_COLS}, s.text FROM case_terms t"
