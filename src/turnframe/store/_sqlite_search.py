@@ -331,8 +331,9 @@ def _seeks(
 ) -> list[str | None]:
     """Return the key each mention's walk seeks (``None``: the mention matches nothing).
 
-    A mention with one key seeks it, uncounted. Every other mention's first key is
-    counted first (one statement for all, up to ``limit + 2``): none, and the mention
+    A mention with one key seeks it, uncounted. Every other mention's first key (the one
+    :func:`_likely_rare` picks) is counted first (one statement for all, up to
+    ``limit + 2``): none, and the mention
     matches nothing; at most ``limit + 1``, and its walk is that short. Only the
     mentions whose first key is commoner have their other keys counted (one more
     statement, up to :data:`PROBE`), and seek the rarest of those (:func:`rarest`;
@@ -341,23 +342,36 @@ def _seeks(
     bounds the walk, and it reads far fewer postings than counting every key.
     """
     seeks: list[str | None] = [ks[0] if len(ks) == 1 else None for ks in plans]
-    many = [n for n, ks in enumerate(plans) if len(ks) > 1]
+    many = {n: _likely_rare(ks) for n, ks in enumerate(plans) if len(ks) > 1}
     if not many:
         return seeks
-    first = _probe(conn, account, sorted({plans[n][0] for n in many}), limit + 2)
+    first = _probe(conn, account, sorted(set(many.values())), limit + 2)
     common: list[int] = []
-    for n in many:
-        count = first[plans[n][0]]
+    for n, key in many.items():
+        count = first[key]
         if 0 < count <= limit + 1:
-            seeks[n] = plans[n][0]
+            seeks[n] = key
         elif count:
             common.append(n)
     if common:
-        rest = sorted({k for n in common for k in plans[n][1:]})
+        rest = sorted({k for n in common for k in plans[n] if k != many[n]})
         counts = _probe(conn, account, rest)
         for n in common:  # the first key is commoner than the walk wants: the rarest other
-            seeks[n] = rarest(plans[n][1:], counts)
+            seeks[n] = rarest([k for k in plans[n] if k != many[n]], counts)
     return seeks
+
+
+_COMMON = frozenset("etaoinshrdlu")
+"""The commonest letters of English text: a key made of them is likelier to be common."""
+
+
+def _likely_rare(keys: Sequence[str]) -> str:
+    """Return the key likeliest to be rare: most characters outside :data:`_COMMON`.
+
+    Only which key is counted first depends on it (ties: the first in sort order), never
+    an answer.
+    """
+    return max(keys, key=lambda k: sum(ch not in _COMMON for ch in k))
 
 
 def find_each(
