@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core.ids import CaseRef
@@ -361,17 +362,18 @@ def _seeks(
     return seeks
 
 
-_COMMON = frozenset("etaoinshrdlu")
-"""The commonest letters of English text: a key made of them is likelier to be common."""
+_COMMON = str.maketrans("", "", "etaoinshrdlu")
+"""Deletes the commonest letters of English text: a key made of them is likelier common."""
 
 
-def _likely_rare(keys: Sequence[str]) -> str:
-    """Return the key likeliest to be rare: most characters outside :data:`_COMMON`.
+@lru_cache(maxsize=4096)
+def _likely_rare(keys: tuple[str, ...]) -> str:
+    """Return the key likeliest to be rare: most characters outside the commonest letters.
 
     Only which key is counted first depends on it (ties: the first in sort order), never
-    an answer.
+    an answer. Pure, cached.
     """
-    return max(keys, key=lambda k: sum(ch not in _COMMON for ch in k))
+    return max(keys, key=lambda k: len(k.translate(_COMMON)))
 
 
 def find_each(
@@ -384,20 +386,16 @@ def find_each(
     each mention's key (a branch per mention that can match, each its own bounded walk
     of the postings, ``LIMIT limit + 1``).
     """
-    words = [query_words(mention) for mention in mentions]
-    plans = [query_keys(wanted) for wanted in words]
+    pairs = [_plan(mention) for mention in mentions]
+    words = [w for w, _ in pairs]
+    plans = [ks for _, ks in pairs]
     branches: list[str] = []
     params: list[Any] = []
     for n, seek in enumerate(_seeks(conn, account, plans, limit)):
         if seek is None:
             continue
         wanted = words[n]
-        checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
-        branches.append(
-            f"SELECT {n} AS m, * FROM (SELECT {_COLS}, s.text FROM case_terms t"
-            " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
-            f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
-        )
+        branches.append(_branch(n, len(wanted)))
         params += [account, seek, *wanted, limit + 1]
     found: dict[int, list[Any]] = {}
     if branches:
@@ -410,6 +408,24 @@ def find_each(
 
 
 _EMPTY = CasePage(rows=())
+
+
+@lru_cache(maxsize=4096)
+def _plan(mention: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return a mention's (words, keys): :func:`query_words`, :func:`query_keys` (pure, cached)."""
+    wanted = query_words(mention)
+    return wanted, query_keys(wanted)
+
+
+@lru_cache(maxsize=1024)
+def _branch(n: int, words: int) -> str:
+    """Return :func:`find_each`'s ``UNION ALL`` branch for mention ``n`` of ``words`` words."""
+    checks = " AND ".join("instr(s.text, ?) > 0" for _ in range(words))
+    return (
+        f"SELECT {n} AS m, * FROM (SELECT {_COLS}, s.text FROM case_terms t"
+        " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
+        f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
+    )
 
 
 def _position(row: Any) -> int:
