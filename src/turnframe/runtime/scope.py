@@ -47,7 +47,7 @@ from turnframe.runtime.app import BriefLimits
 from turnframe.runtime.mentions import bare, mention_words
 from turnframe.runtime.plan import WaitingAct
 from turnframe.runtime.snapshots import TurnSnapshots
-from turnframe.store.search import fold, matches
+from turnframe.store.search import CasePage, matches
 
 __all__ = [
     "CASES",
@@ -245,11 +245,17 @@ async def _default_view(
         return [], True
     page = await snapshots.store.list_cases_page(actor.account, recent=True, limit=limit)
     mine = _over_this_store(directory, snapshots)
+    texts = _texts(page)
     out = []
-    for row in page.rows:
+    for row, folded in zip(page.rows, texts, strict=True):
         if mine or await directory.authorize(actor, row.case):
-            out.append(snapshots.add_row(row).case)
+            out.append(snapshots.add_row(row, folded=folded).case)
     return out, page.more
+
+
+def _texts(page: CasePage) -> Sequence[str | None]:
+    """Return the page's folded texts, one per row (``None`` where the store did not say)."""
+    return page.texts if len(page.texts) == len(page.rows) else (None,) * len(page.rows)
 
 
 async def _look_up(
@@ -279,7 +285,8 @@ async def _look_up(
             if page.more or len(page.rows) > limit:
                 unlisted.append(word)
             else:
-                chosen.update(dict.fromkeys(snapshots.add_row(row).case for row in page.rows))
+                for row, folded in zip(page.rows, _texts(page), strict=True):
+                    chosen[snapshots.add_row(row, folded=folded).case] = None
         return
     for word in words:
         found, more = await _found(directory, snapshots, actor, word, limit)
@@ -334,11 +341,12 @@ async def _found(
 
 
 def _search_text(registry: WorkflowRegistry, snapshots: TurnSnapshots, case: CaseRef) -> str:
-    """Return a snapshotted case's folded search text (``""`` for a case with no state)."""
-    snap = snapshots[case]
-    if snap.state is None:
-        return ""
-    return fold(registry.workflow(case.workflow).definition.search_text(snap.state))
+    """Return a snapshotted case's folded search text (``""`` for a case with no state).
+
+    Once per snapshot (:meth:`TurnSnapshots.folded_text`: the store's indexed text when
+    the row came with it).
+    """
+    return snapshots.folded_text(case)
 
 
 def _over_this_store(directory: CaseDirectory, snapshots: TurnSnapshots) -> bool:

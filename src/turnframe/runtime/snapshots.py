@@ -21,6 +21,7 @@ from turnframe.core.ids import CaseRef
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.store.base import CaseRow, TurnStore
+from turnframe.store.search import fold
 
 __all__ = ["SnapshotReads", "TurnSnapshots", "snapshot_of"]
 
@@ -86,6 +87,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         self._today = today
         self._locale = locale
         self._snaps: dict[CaseRef, CaseSnapshot] = {}
+        self._texts: dict[CaseRef, str] = {}
         self._owned: set[CaseRef] = set()
         self._calls = 0
 
@@ -118,6 +120,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         self._calls += 1
         row = await self._store.load_case(case)
         self._own(row)
+        self._texts.pop(case, None)
         snap = self._snaps[case] = snapshot_of(self._registry, case, row, self._today, self._locale)
         return snap
 
@@ -161,11 +164,13 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
                 out.append(row)
         return out
 
-    def add_row(self, row: CaseRow, typed: Any = None) -> CaseSnapshot:
+    def add_row(self, row: CaseRow, typed: Any = None, folded: str | None = None) -> CaseSnapshot:
         """Return the snapshot of a row another read returned (a listing, a find page).
 
         A case already cached keeps its snapshot (the first read of the turn wins, so
-        every step sees the same revision).
+        every step sees the same revision). ``folded`` is the row's folded search text
+        as the store's index holds it with the row (``CasePage.texts``; ``None``: not
+        known), kept for :meth:`folded_text` when this row becomes the snapshot.
         """
         snap = self._snaps.get(row.case)
         if snap is None:
@@ -173,7 +178,31 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             snap = self._snaps[row.case] = snapshot_of(
                 self._registry, row.case, row, self._today, self._locale, typed
             )
+            if folded is not None:
+                self._texts[row.case] = folded
         return snap
+
+    def folded_text(self, case: CaseRef) -> str:
+        """Return the snapshotted case's folded search text (``""`` with no state).
+
+        The text the store's index held with the snapshot's row when a page said it
+        (:meth:`add_row`), else ``fold(definition.search_text(state))`` computed once
+        per snapshot: both are of the same state (the store indexes the text the
+        runtime computed for that commit). See ``turnframe.store.search``.
+
+        Raises:
+            KeyError: ``case`` has no snapshot.
+        """
+        text = self._texts.get(case)
+        if text is None:
+            snap = self._snaps[case]
+            if snap.state is None:
+                text = ""
+            else:
+                definition = self._registry.workflow(case.workflow).definition
+                text = fold(definition.search_text(snap.state))
+            self._texts[case] = text
+        return text
 
     def _own(self, row: CaseRow | None) -> None:
         if row is not None and row.account == self._account:
@@ -227,6 +256,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         return self._snaps[case]
 
     def __setitem__(self, case: CaseRef, snap: CaseSnapshot) -> None:
+        self._texts.pop(case, None)
         self._snaps[case] = snap
 
     def __delitem__(self, case: CaseRef) -> None:

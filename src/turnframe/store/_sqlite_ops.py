@@ -423,14 +423,15 @@ def commit(
 
 _BEFORE_COMMIT = (
     "SELECT j.request_hash, j.result, c.pos, s.pos, s.text,"
-    " (SELECT COALESCE(MAX(pos), 0) FROM events)"
+    " (SELECT COALESCE(MAX(pos), 0) FROM events), s.stale"
     " FROM (SELECT 1) AS one"
     " LEFT JOIN journal j ON j.account = ? AND j.idempotency_key = ?"
     " LEFT JOIN cases c ON c.workflow = ? AND c.case_id = ?"
     " LEFT JOIN case_search s ON s.pos = c.pos"
 )
 """One row: the key's journal entry (I13), the case's ``pos`` and search text, the
-highest event ``pos``; everything a commit reads before it writes, in one statement."""
+highest event ``pos``, the case's stale postings; everything a commit reads before it
+writes, in one statement."""
 
 _EVENT_INSERT = (
     "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
@@ -477,7 +478,7 @@ def _commit_body(
     if created is None:
         search.write_search_row(
             conn, found[2], found[3] is not None, found[4], case.workflow, account,
-            request.search_text,
+            request.search_text, stale=found[6] or "",
         )  # fmt: skip
     else:
         search.write_search_row(

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 4
-"""The version this release writes and reads (4: the cases' change positions, 3: the
+SCHEMA_VERSION = 5
+"""The version this release writes and reads (5: the postings a case keeps past its
+text, 4: the cases' change positions, 3: the
 word-search index, both :mod:`turnframe.store._sqlite_search`; version 2 is the
 ``writes`` change)."""
 
@@ -138,6 +139,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX case_search_unindexed ON case_search (account, pos) WHERE text IS NULL",
         "CREATE INDEX case_search_by_change ON case_search (account, changed)",
     ),
+    # version 5: the terms still posted for a case that its text no longer holds (kept
+    # so a commit that changes words writes fewer index pages; _sqlite_search).
+    5: ("ALTER TABLE case_search ADD COLUMN stale TEXT NOT NULL DEFAULT ''",),
 }
 """Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
 

@@ -12,12 +12,25 @@ account's largest plus one, drawn by every commit of the case inside its
 ``BEGIN IMMEDIATE`` transaction, so positions are distinct and rise with commit order;
 a case stored before version 4 gets its creation position), and the index
 ``(account, changed)`` a recent page (``list_cases_page(recent=True)``) seeks backwards.
+
+Schema version 5 adds ``case_search.stale``: the terms still posted for the case that
+its text no longer holds, space-separated (a term holds no whitespace), at most
+:data:`STALE_TERMS` of them. A posting is only where a seek starts: every match is
+checked against the case's current text, and a key with no posting is carried by no
+case's text, so postings that are a superset of the text's terms give the same answers.
+Keeping them means a commit that changes a case's words back and forth ("Porto Spring",
+"Porto Autumn") writes only the postings the case never had, instead of rewriting
+postings spread over as many index pages as terms changed (the 10,000-record turn's
+commit wrote 22 pages of ``case_terms`` for a rename, against 2 at 10 records). When a
+commit would keep more than :data:`STALE_TERMS`, it deletes them all, so a case's
+postings stay bounded by its text's terms plus that many.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core.ids import CaseRef
@@ -36,6 +49,7 @@ from turnframe.store.search import (
 __all__ = [
     "MIGRATION",
     "SEARCH_SCHEMA",
+    "STALE_TERMS",
     "find_each",
     "find_page",
     "index_case",
@@ -72,7 +86,8 @@ CREATE TABLE IF NOT EXISTS case_search (
     account TEXT NOT NULL,
     workflow TEXT NOT NULL,
     text TEXT,
-    changed INTEGER NOT NULL DEFAULT 0
+    changed INTEGER NOT NULL DEFAULT 0,
+    stale TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS case_search_unindexed ON case_search (account, pos)
     WHERE text IS NULL;
@@ -84,7 +99,7 @@ CREATE TABLE IF NOT EXISTS case_terms (
     PRIMARY KEY (account, term, pos)
 ) WITHOUT ROWID;
 """
-"""The DDL of the search tables at the current version (4), idempotent."""
+"""The DDL of the search tables at the current version (5), idempotent."""
 
 MIGRATION: tuple[str, ...] = (
     *(st.strip() for st in _SEARCH_SCHEMA_V3.split(";") if st.strip()),
@@ -96,6 +111,9 @@ MIGRATION: tuple[str, ...] = (
 
 _NEXT_CHANGE = "(SELECT COALESCE(MAX(changed), 0) + 1 FROM case_search WHERE account = ?)"
 """The account's next change position (one seek of ``case_search_by_change``)."""
+
+STALE_TERMS = 64
+"""The most postings a case keeps for terms its text no longer holds (module docstring)."""
 
 _COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision"
 CHUNK = 400  # case ids per IN (VALUES …) list (two parameters each)
@@ -114,13 +132,21 @@ def write_search(
     ``touch`` (a commit wrote the case) gives it the account's next change position;
     :func:`index_case` passes ``False``: indexing is no change of the case.
     """
-    pos, had, before = conn.execute(
-        "SELECT c.pos, s.pos, s.text FROM cases c LEFT JOIN case_search s ON s.pos = c.pos"
-        " WHERE c.workflow = ? AND c.case_id = ?",
+    pos, had, before, stale = conn.execute(
+        "SELECT c.pos, s.pos, s.text, s.stale FROM cases c"
+        " LEFT JOIN case_search s ON s.pos = c.pos WHERE c.workflow = ? AND c.case_id = ?",
         (case.workflow, case.case_id),
     ).fetchone()
     write_search_row(
-        conn, pos, had is not None, before, case.workflow, account, search_text, touch=touch
+        conn,
+        pos,
+        had is not None,
+        before,
+        case.workflow,
+        account,
+        search_text,
+        touch=touch,
+        stale=stale or "",
     )
 
 
@@ -134,41 +160,54 @@ def write_search_row(
     search_text: str | None,
     *,
     touch: bool = True,
+    stale: str = "",
 ) -> None:
     """Run :func:`write_search` for a case whose row is read already.
 
-    ``pos`` is the case's position, ``had`` whether it has a ``case_search`` row and
-    ``before`` that row's text. With ``touch`` the row takes the account's next change
-    position; the postings are rewritten only where the folded text changed (most
-    commits leave the case's words alone), and then only those that differ.
+    ``pos`` is the case's position, ``had`` whether it has a ``case_search`` row,
+    ``before`` that row's text and ``stale`` its stale terms. With ``touch`` the row
+    takes the account's next change position; the postings change only where the folded
+    text changed (most commits leave the case's words alone), and then only by the
+    terms the case has no posting for, unless the stale terms would then pass
+    :data:`STALE_TERMS` (all of them are deleted then; module docstring).
     """
     after = None if search_text is None else fold(search_text)
-    if not had:
-        conn.execute(
-            "INSERT INTO case_search (pos, account, workflow, text, changed)"
-            f" VALUES (?, ?, ?, ?, {_NEXT_CHANGE})",
-            (pos, account, workflow, after, account),
-        )
-    elif touch:
-        conn.execute(
-            f"UPDATE case_search SET text = ?, changed = {_NEXT_CHANGE} WHERE pos = ?",
-            (after, account, pos),
-        )
-    elif before != after:
-        conn.execute("UPDATE case_search SET text = ? WHERE pos = ?", (after, pos))
     if had and before == after:
+        if touch:
+            conn.execute(
+                f"UPDATE case_search SET changed = {_NEXT_CHANGE} WHERE pos = ?", (account, pos)
+            )
         return
     old = frozenset() if before is None else terms(before)
     new = frozenset() if after is None else terms(after)
-    if old - new:
+    posted = old.union(stale.split()) if stale else old
+    kept = posted - new
+    dropped: frozenset[str] = frozenset()
+    if len(kept) > STALE_TERMS:
+        dropped, kept = kept, frozenset()
+    left = " ".join(sorted(kept))
+    if not had:
+        conn.execute(
+            "INSERT INTO case_search (pos, account, workflow, text, changed, stale)"
+            f" VALUES (?, ?, ?, ?, {_NEXT_CHANGE}, ?)",
+            (pos, account, workflow, after, account, left),
+        )
+    elif touch:
+        conn.execute(
+            f"UPDATE case_search SET text = ?, stale = ?, changed = {_NEXT_CHANGE} WHERE pos = ?",
+            (after, left, account, pos),
+        )
+    else:
+        conn.execute("UPDATE case_search SET text = ?, stale = ? WHERE pos = ?", (after, left, pos))
+    if dropped:
         conn.executemany(
             "DELETE FROM case_terms WHERE account = ? AND term = ? AND pos = ?",
-            [(account, t, pos) for t in sorted(old - new)],
+            [(account, t, pos) for t in sorted(dropped)],
         )
-    if new - old:
+    if new - posted:
         conn.executemany(
             "INSERT INTO case_terms (account, term, pos) VALUES (?, ?, ?)",
-            [(account, t, pos) for t in sorted(new - old)],
+            [(account, t, pos) for t in sorted(new - posted)],
         )
 
 
@@ -178,13 +217,15 @@ def _row(row: Any) -> CaseRow:
     )
 
 
-def _cut(rows: list[Any], limit: int) -> CasePage:
+def _cut(rows: list[Any], limit: int, texts: bool = False) -> CasePage:
+    """Return the page of ``rows`` (``_COLS``, then the folded text when ``texts``)."""
     page = rows[:limit]
     return CasePage(
         rows=tuple(_row(r) for r in page),
         more=len(rows) > limit,
         cursor=str(page[-1][0]) if page else None,
         cursors=tuple(str(r[0]) for r in page),
+        texts=tuple(r[6] for r in page) if texts else (),
     )
 
 
@@ -204,13 +245,17 @@ def list_page(
     """
     if recent:
         rows = conn.execute(
-            f"SELECT {_COLS} FROM case_search s CROSS JOIN cases c ON c.pos = s.pos"
+            f"SELECT {_COLS}, s.text FROM case_search s CROSS JOIN cases c ON c.pos = s.pos"
             " WHERE s.account = ? ORDER BY s.changed DESC LIMIT ?",
             (account, limit + 1),
         ).fetchall()
-        page = _cut(sorted(rows[:limit], key=lambda r: r[0]), limit)
+        page = _cut(sorted(rows[:limit], key=_position), limit, texts=True)
         return CasePage(
-            rows=page.rows, more=len(rows) > limit, cursor=page.cursor, cursors=page.cursors
+            rows=page.rows,
+            more=len(rows) > limit,
+            cursor=page.cursor,
+            cursors=page.cursors,
+            texts=page.texts,
         )
     where = "c.account = ? AND c.pos > ?"
     params: list[Any] = [account, start]
@@ -269,52 +314,122 @@ def find_page(
     return _cut(rows, limit)
 
 
-def _probe(conn: sqlite3.Connection, account: str, keys: Sequence[str]) -> dict[str, int]:
-    """Return each key's postings counted up to ``PROBE``, in one statement."""
+def _probe(
+    conn: sqlite3.Connection, account: str, keys: Sequence[str], cap: int = PROBE
+) -> dict[str, int]:
+    """Return each key's postings counted up to ``cap``, in one statement."""
     marks = ", ".join("(?)" for _ in keys)
     rows = conn.execute(
         "SELECT k.column1, (SELECT count(*) FROM (SELECT 1 FROM case_terms t"
         f" WHERE t.account = ? AND t.term = k.column1 LIMIT ?)) FROM (VALUES {marks}) AS k",
-        (account, PROBE, *keys),
+        (account, cap, *keys),
     ).fetchall()
     return {str(k): int(n) for k, n in rows}
+
+
+def _seeks(
+    conn: sqlite3.Connection, account: str, plans: Sequence[tuple[str, ...]], limit: int
+) -> list[str | None]:
+    """Return the key each mention's walk seeks (``None``: the mention matches nothing).
+
+    A mention with one key seeks it, uncounted. Every other mention's first key (the one
+    :func:`_likely_rare` picks) is counted first (one statement for all, up to
+    ``limit + 2``): none, and the mention
+    matches nothing; at most ``limit + 1``, and its walk is that short. Only the
+    mentions whose first key is commoner have their other keys counted (one more
+    statement, up to :data:`PROBE`), and seek the rarest of those (:func:`rarest`;
+    ``None`` when one has no posting). Whatever the
+    key, the walk checks the whole rule, so the answer is the same: the counting only
+    bounds the walk, and it reads far fewer postings than counting every key.
+    """
+    seeks: list[str | None] = [ks[0] if len(ks) == 1 else None for ks in plans]
+    many = {n: _likely_rare(ks) for n, ks in enumerate(plans) if len(ks) > 1}
+    if not many:
+        return seeks
+    first = _probe(conn, account, sorted(set(many.values())), limit + 2)
+    common: list[int] = []
+    for n, key in many.items():
+        count = first[key]
+        if 0 < count <= limit + 1:
+            seeks[n] = key
+        elif count:
+            common.append(n)
+    if common:
+        rest = sorted({k for n in common for k in plans[n] if k != many[n]})
+        counts = _probe(conn, account, rest)
+        for n in common:  # the first key is commoner than the walk wants: the rarest other
+            seeks[n] = rarest([k for k in plans[n] if k != many[n]], counts)
+    return seeks
+
+
+_COMMON = str.maketrans("", "", "etaoinshrdlu")
+"""Deletes the commonest letters of English text: a key made of them is likelier common."""
+
+
+@lru_cache(maxsize=4096)
+def _likely_rare(keys: tuple[str, ...]) -> str:
+    """Return the key likeliest to be rare: most characters outside the commonest letters.
+
+    Only which key is counted first depends on it (ties: the first in sort order), never
+    an answer. Pure, cached.
+    """
+    return max(keys, key=lambda k: len(k.translate(_COMMON)))
 
 
 def find_each(
     conn: sqlite3.Connection, account: str, mentions: Sequence[str], limit: int
 ) -> tuple[CasePage, ...]:
-    """Return :func:`find_page`'s first page for each mention, in two statements.
+    """Return :func:`find_page`'s first page for each mention, in two to three statements.
 
-    One statement counts the keys of every mention; one ``UNION ALL`` seeks each
-    mention's rarest key (a branch per mention that can match, each its own bounded
-    walk of the postings, ``LIMIT limit + 1``).
+    The keys to seek are chosen by counting postings (:func:`_seeks`: one statement,
+    and one more when a mention's first key is common); one ``UNION ALL`` then seeks
+    each mention's key (a branch per mention that can match, each its own bounded walk
+    of the postings, ``LIMIT limit + 1``).
     """
-    plans = [(w, query_keys(w)) for w in (query_words(m) for m in mentions)]
-    keys = sorted({k for _, ks in plans for k in ks})
-    counts = _probe(conn, account, keys) if keys else {}
+    pairs = [_plan(mention) for mention in mentions]
+    words = [w for w, _ in pairs]
+    plans = [ks for _, ks in pairs]
     branches: list[str] = []
     params: list[Any] = []
-    seeking: list[int] = []
-    for n, (wanted, ks) in enumerate(plans):
-        seek = rarest(ks, counts)
+    for n, seek in enumerate(_seeks(conn, account, plans, limit)):
         if seek is None:
             continue
-        checks = " AND ".join("instr(s.text, ?) > 0" for _ in wanted)
-        branches.append(
-            f"SELECT {n} AS m, * FROM (SELECT {_COLS} FROM case_terms t"
-            " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
-            f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
-        )
+        wanted = words[n]
+        branches.append(_branch(n, len(wanted)))
         params += [account, seek, *wanted, limit + 1]
-        seeking.append(n)
-    found: dict[int, list[Any]] = {n: [] for n in seeking}
+    found: dict[int, list[Any]] = {}
     if branches:
         for row in conn.execute(" UNION ALL ".join(branches), params).fetchall():
-            found[row[0]].append(row[1:])
+            found.setdefault(row[0], []).append(row[1:])
     return tuple(
-        _cut(sorted(found[n], key=lambda r: r[0]), limit) if n in found else CasePage(rows=())
+        _cut(sorted(found[n], key=_position), limit, texts=True) if n in found else _EMPTY
         for n in range(len(plans))
     )
+
+
+_EMPTY = CasePage(rows=())
+
+
+@lru_cache(maxsize=4096)
+def _plan(mention: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return a mention's (words, keys): :func:`query_words`, :func:`query_keys` (pure, cached)."""
+    wanted = query_words(mention)
+    return wanted, query_keys(wanted)
+
+
+@lru_cache(maxsize=1024)
+def _branch(n: int, words: int) -> str:
+    """Return :func:`find_each`'s ``UNION ALL`` branch for mention ``n`` of ``words`` words."""
+    checks = " AND ".join("instr(s.text, ?) > 0" for _ in range(words))
+    return (
+        f"SELECT {n} AS m, * FROM (SELECT {_COLS}, s.text FROM case_terms t"
+        " CROSS JOIN case_search s ON s.pos = t.pos CROSS JOIN cases c ON c.pos = t.pos"
+        f" WHERE t.account = ? AND t.term = ? AND {checks} ORDER BY t.pos LIMIT ?)"
+    )
+
+
+def _position(row: Any) -> int:
+    return int(row[0])
 
 
 def unindexed(conn: sqlite3.Connection, account: str, limit: int) -> list[CaseRow]:

@@ -42,7 +42,7 @@ change positions existed has its creation position as its change position.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from turnframe.store.base import CaseRow
 from turnframe.store.errors import StoreError
@@ -95,12 +95,18 @@ class CasePage:
         cursor: the position after the last row (``None`` when ``rows`` is empty).
         cursors: the position after each row (``cursors[-1] == cursor``), for a caller
             that keeps only some rows and must resume after the last one it kept.
+        texts: the folded search text the store's index holds for each row, of the
+            row's own commit (``None``: the case is unindexed), or ``()`` when the
+            store does not say; a caller that needs a row's text (the brief's word
+            checks, ``turnframe.runtime.scope``) uses it instead of computing it.
+            Not compared: two pages of the same rows are equal whatever they say.
     """
 
     rows: tuple[CaseRow, ...]
     more: bool = False
     cursor: str | None = None
     cursors: tuple[str, ...] = ()
+    texts: tuple[str | None, ...] = field(default=(), compare=False)
 
 
 def fold(text: str) -> str:
