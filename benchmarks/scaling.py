@@ -20,8 +20,12 @@ What is measured
     the database grew (SQLite: pages in use, ``(page_count - freelist_count) * page_size``
     after a ``wal_checkpoint(TRUNCATE)``, so rows overwritten within the turn count once;
     PostgreSQL: ``pg_total_relation_size`` summed over the store's schema, dead row
-    versions included until vacuum), measured around every timed turn and averaged, so
-    page granularity averages out; and the ratio of the CPU median to the first row's.
+    versions included until vacuum), measured around each of ``BYTES_TURNS`` further
+    turns per row run untimed after the timed rounds and averaged, so page granularity
+    averages out (not around the timed turns: the SQLite checkpoint runs on a second
+    connection, which empties the store's own page cache, so a timed turn after it would
+    start cold, as no turn of a running store does); and the ratio of the CPU median to
+    the first row's.
 
 How
     The records are realistic and their words never meet the turn's: filler trips are
@@ -141,6 +145,8 @@ ROUND = 5
 """Timed turns a row runs before the next row takes its turn."""
 TEMPLATE_TURNS = SHORT_TURN - 1
 """Real turns that open the long conversation; their rows are the bulk history's templates."""
+BYTES_TURNS = 10
+"""Untimed turns per row whose database growth is measured (after the timed rounds)."""
 SEED_CONCURRENCY = 8
 TODAY = date(2026, 5, 1)
 DSN_VAR = "TURNFRAME_TEST_POSTGRES_DSN"
@@ -656,17 +662,19 @@ class Row:
     grown: list[int] = dataclasses.field(default_factory=list)
     committed: int = 0
 
-    async def sample(self, *, timed: bool) -> None:
-        """Run one turn of this row (timed or warm-up); record its figures when timed."""
+    async def sample(self, *, timed: bool, weigh: bool = False) -> None:
+        """Run one turn of this row: timed (its CPU and wall time recorded), a warm-up,
+        or ``weigh`` (untimed; the database's growth around it recorded)."""
         conversation = self.conversation
         if self.mode == "short":
             conversation = self.account.new_conversation()
             for _ in range(SHORT_TURN - 1):
                 await self.account.turn(conversation)
-        before = await _db_bytes(self.account.store) if timed else 0
+        before = await _db_bytes(self.account.store) if weigh else 0
         cpu, wall = await self.account.turn(conversation)
-        if timed:
+        if weigh:
             self.grown.append(await _db_bytes(self.account.store) - before)
+        if timed:
             self.cpu.append(cpu)
             self.wall.append(wall)
             self.committed += 1
@@ -738,6 +746,9 @@ async def _measure(
                     for _ in range(chunk):
                         await row.sample(timed=True)
                 done += chunk
+            for row in rows:
+                for _ in range(BYTES_TURNS):
+                    await row.sample(timed=False, weigh=True)
             return rows
 
 
