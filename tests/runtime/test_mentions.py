@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from turnframe.runtime.mentions import bare, mention_words
+from turnframe.runtime.mentions import _strip_punctuation, bare, mention_words
 
 
 @pytest.mark.parametrize(
@@ -31,3 +33,14 @@ def test_punctuation_inside_a_word_stays(word: str) -> None:
 def test_a_possessive_alone_is_not_a_name() -> None:
     assert bare("'s") == "s"
     assert bare("ana's,") == "ana"
+
+
+@given(st.text(min_size=1, max_size=12))
+def test_the_letters_and_digits_shortcut_is_the_stripping_rule(word: str) -> None:
+    """``bare`` returns a word of letters and digits as is: the edge rule agrees."""
+    slow = _strip_punctuation(word)
+    for ending in ("'s", "\u2019s"):
+        if len(slow) > len(ending) and slow.endswith(ending):
+            slow = _strip_punctuation(slow[: -len(ending)])
+            break
+    assert bare(word) == slow

@@ -29,6 +29,8 @@ def bare(word: str) -> str:
     zero-width space, a direction mark pasted with a name); only the edges are
     stripped, so ``"ana.s@example.com"`` stays whole.
     """
+    if word.isalnum():
+        return word  # letters and digits only (L*, N*): nothing wraps it, no "'s"
     core = _strip_punctuation(word)
     for ending in _POSSESSIVES:
         if len(core) > len(ending) and core.endswith(ending):
