@@ -13,6 +13,7 @@ claim guard → persist the reply exactly as returned.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -53,7 +54,10 @@ class Runtime:
             language, except at ``low`` effort).
 
     Raises:
-        UsageError: from :meth:`run_turn` for a text turn with no understander.
+        UsageError: a store whose ``list_cases_page`` takes no ``recent`` (a store written
+            before the default view, docs/adr/0020-what-a-brief-shows.md rule 7: every
+            turn run with ``in_view=None`` reads it); from :meth:`run_turn` for a text
+            turn with no understander.
     """
 
     def __init__(
@@ -69,6 +73,7 @@ class Runtime:
         reply_writer: ReplyWriter | None = None,
         narration: NarrationConfig | None = None,
     ) -> None:
+        _require_recent_page(store)
         self.app = app
         self.registry: WorkflowRegistry = app.registry
         self.store = store
@@ -272,3 +277,27 @@ def _checked_in_view(in_view: object) -> tuple[CaseRef, ...] | None:
         if not isinstance(ref, CaseRef):
             raise UsageError(f"in_view holds a {type(ref).__name__}, not a CaseRef: {ref!r:.60}")
     return refs
+
+
+def _require_recent_page(store: TurnStore) -> None:
+    """Refuse a store whose ``list_cases_page`` cannot read the default view.
+
+    Raises:
+        UsageError: ``list_cases_page`` has neither a ``recent`` parameter nor ``**kwargs``
+            (a store is checked once, here, not on its first turn).
+    """
+    method = getattr(store, "list_cases_page", None)
+    if method is None:
+        return  # not a TurnStore at all: its first call says what is missing
+    try:
+        params = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return  # a builtin or C-level callable: nothing to read
+    if any(p.name == "recent" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    raise UsageError(
+        f"{type(store).__name__}.list_cases_page takes no 'recent': a turn with no surface"
+        " briefs the actor's most recently changed records (TurnStore.list_cases_page,"
+        " docs/adr/0020-what-a-brief-shows.md rule 7); add it and run the store"
+        " conformance suite (turnframe.store.conformance)"
+    )
