@@ -20,7 +20,17 @@ from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.snapshots import TurnSnapshots
 
-__all__ = ["HANDLE", "authorized", "find", "find_hints", "fits", "label", "no_fit", "record_args"]
+__all__ = [
+    "HANDLE",
+    "authorized",
+    "builtin_directory",
+    "find",
+    "find_hints",
+    "fits",
+    "label",
+    "no_fit",
+    "record_args",
+]
 
 HANDLE = re.compile(r"^h[0-9a-f]{10}$")
 """The shape of a per-turn handle: a stale or invented one is never looked up as words."""
@@ -49,6 +59,18 @@ def find_hints(directory: object) -> frozenset[str]:
     return known
 
 
+def builtin_directory(directory: object, store: object) -> bool:
+    """Return whether ``directory`` is the default :class:`StoredCaseDirectory` over ``store``.
+
+    Only that exact class (not a subclass, which may authorise or find by rules of its
+    own) authorises exactly the cases whose row is in the actor's account and finds by
+    the store's word index, so only for it may a turn answer ``authorize`` and ``find``
+    from the rows it read and the store's index (docs/adr/0020-what-a-brief-shows.md).
+    Every other directory is asked.
+    """
+    return type(directory) is StoredCaseDirectory and directory.store is store
+
+
 async def authorized(
     parts: RuntimeParts, actor: Actor, case: CaseRef, snapshots: TurnSnapshots
 ) -> bool:
@@ -64,8 +86,7 @@ async def authorized(
     """
     directory = parts.directory
     if (
-        type(directory) is StoredCaseDirectory
-        and directory.store is parts.store
+        builtin_directory(directory, parts.store)
         and snapshots.account == actor.account
         and snapshots.owned(case)
     ):

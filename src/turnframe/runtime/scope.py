@@ -46,6 +46,7 @@ from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.app import BriefLimits
 from turnframe.runtime.mentions import bare, mention_words
 from turnframe.runtime.plan import WaitingAct
+from turnframe.runtime.records import builtin_directory
 from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.store.search import CasePage, matches
 
@@ -193,7 +194,7 @@ async def brief_scope(
         if short:
             tokens: set[str] = set()
             for case in chosen:
-                for token in _search_text(registry, snapshots, case).split():
+                for token in snapshots.folded_text(case).split():
                     tokens.add(token)
                     tokens.add(bare(token))  # "Silva, Li": "li" is a whole word too
             named_short = [w for w in short if w in tokens]
@@ -204,7 +205,7 @@ async def brief_scope(
         for case in list(chosen):
             if case in on_screen:
                 continue  # the surface shows it: the user sees which record is meant
-            text_of = _search_text(registry, snapshots, case)
+            text_of = snapshots.folded_text(case)
             if any(matches(text_of, (w,)) for w in hidden):
                 del chosen[case]  # listed alone among records the words name: never
     return BriefScope(
@@ -340,14 +341,6 @@ async def _found(
     return out, False
 
 
-def _search_text(registry: WorkflowRegistry, snapshots: TurnSnapshots, case: CaseRef) -> str:
-    """Return a snapshotted case's folded search text (``""`` for a case with no state).
-
-    Once per snapshot (:meth:`TurnSnapshots.folded_text`: the store's indexed text when
-    the row came with it).
-    """
-    return snapshots.folded_text(case)
-
-
 def _over_this_store(directory: CaseDirectory, snapshots: TurnSnapshots) -> bool:
-    return getattr(directory, "store", None) is snapshots.store
+    """Whether the turn may read the store's index for ``directory`` (its exact default)."""
+    return builtin_directory(directory, snapshots.store)
