@@ -378,7 +378,7 @@ MAX_REDIRECTS = 10
 def refuse_downgrade(response: Any) -> None:
     """Response hook: refuse a redirect from ``https`` to anything else.
 
-    Redirects are followed as pip follows them (to another host too, at most
+    Redirects are followed (to another host too, as pip does; at most
     :data:`MAX_REDIRECTS`; httpx drops the ``Authorization`` header when the origin
     changes), except from ``https`` to ``http``: the listing's sha256 is what makes a
     download trustworthy, and it must not arrive over plain HTTP after the index was
