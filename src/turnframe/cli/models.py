@@ -28,6 +28,7 @@ from turnframe.providers.model_files import (
     ModelFetchError,
     cache_dir,
     cached_file,
+    damaged_copy,
     fetch_model,
     installed_file,
     known_model,
@@ -49,7 +50,12 @@ EXIT_UNREACHABLE = 3
 
 
 def fetch_exit_code(exc: ModelFetchError) -> int:
-    """Return the exit status for a failed fetch: 3 for an unreachable index, else 2."""
+    """Return the exit status for a failed fetch: 3 for an unreachable index, else 2.
+
+    ``exc`` is any :class:`ModelFetchError`; only :class:`IndexUnreachable` (the source
+    failed, not the user) gives :data:`EXIT_UNREACHABLE` (docs/provider-adapters.md,
+    "Local models").
+    """
     return EXIT_UNREACHABLE if isinstance(exc, IndexUnreachable) else 2
 
 
@@ -120,7 +126,10 @@ def prefetch(spec: str, err: TextIO | None = None) -> Path | None:
 
 
 def add_commands(sub: Any) -> None:
-    """Add ``models list`` and ``models pull`` to the ``turnframe`` parser."""
+    """Add ``models list`` and ``models pull`` to ``sub``, the ``turnframe`` parser's subparsers.
+
+    ``pull`` accepts only a name in :data:`KNOWN_MODELS` (argparse exits 2 on any other).
+    """
     models = sub.add_parser("models", help="named local models (local:smollm2): list, pull")
     msub = models.add_subparsers(dest="models_command", required=True)
     listing = msub.add_parser("list", help="where each named model is, or would go")
@@ -140,7 +149,16 @@ def _where(name: str) -> dict[str, Any]:
     installed = installed_file(model)
     cached = None if installed else cached_file(model)
     found = installed or cached
-    state = "installed" if installed else "cached" if cached else "not downloaded"
+    damaged = None if found else damaged_copy(model)
+    state = (
+        "installed"
+        if installed
+        else "cached"
+        if cached
+        else "damaged"
+        if damaged
+        else "not downloaded"
+    )
     return {
         "name": name,
         "description": model.description,
@@ -148,12 +166,20 @@ def _where(name: str) -> dict[str, Any]:
         "size_mb": round(model.size / 1e6, 1),
         "state": state,
         "path": str(found) if found else None,
+        "damaged": str(damaged) if damaged else None,
         "would_go_to": None if found else str(cache_dir() / model.distribution),
     }
 
 
 def run_models(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run ``models list`` or ``models pull``; return the exit code."""
+    """Run ``models list`` or ``models pull``; return the exit code (module docstring).
+
+    ``args`` is the parsed namespace of :func:`add_commands`; output goes to ``out``
+    (default stdout), progress and the one-line error to ``err`` (default stderr). A
+    :class:`ModelFetchError` is printed and turned into its code (:func:`fetch_exit_code`);
+    another ``UsageError`` (a bad ``TURNFRAME_OFFLINE``) propagates to
+    :func:`turnframe.cli.main`, which prints it as one line and exits 2.
+    """
     stream, errors = out or sys.stdout, err or sys.stderr
     try:
         if args.models_command == "list":
@@ -170,13 +196,18 @@ def run_models(args: Any, out: TextIO | None = None, err: TextIO | None = None) 
                 )
                 if row["path"]:
                     print(f"  {row['state']}: {row['path']}", file=stream)
-                else:
-                    print(
-                        f"  not downloaded; `turnframe models pull {row['name']}` (or the first "
-                        f"`chat --model local:{row['name']}`) puts {row['requirement']} under "
-                        f"{row['would_go_to']}",
-                        file=stream,
-                    )
+                    continue
+                what = (
+                    f"the cached copy {row['damaged']} differs from its record"
+                    if row["damaged"]
+                    else "not downloaded"
+                )
+                print(
+                    f"  {what}; `turnframe models pull {row['name']}` (or the first "
+                    f"`chat --model local:{row['name']}`) puts the file of {row['requirement']} "
+                    f"under {row['would_go_to']}",
+                    file=stream,
+                )
             print(
                 f"cache: {cache_dir()} · indexes: {' '.join(indexes)}"
                 + (" · offline" if is_offline else ""),

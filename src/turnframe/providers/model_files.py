@@ -79,6 +79,7 @@ __all__ = [
     "NoWheelFound",
     "cache_dir",
     "cached_file",
+    "damaged_copy",
     "file_matches",
     "fetch",
     "fetch_model",
@@ -89,10 +90,13 @@ __all__ = [
 ]
 
 CACHE_ENV = "TURNFRAME_MODEL_CACHE"
+"""The environment variable naming the model cache directory (:func:`cache_dir`)."""
 OFFLINE_ENV = "TURNFRAME_OFFLINE"
+"""The environment variable that switches downloads off (:func:`offline`)."""
 STALE_PART_SECONDS = 3600.0
 """A ``.part-`` file older than this is left by a killed process and is removed."""
 SPACE_MARGIN = 16 << 20
+"""Bytes kept free beyond a download or an unpacked file (16 MiB)."""
 RECORD_SUFFIX = ".verified"
 """The verification record of a cached file ``F`` is ``F.verified`` (JSON)."""
 WHEEL_BOUND = 4
@@ -292,6 +296,19 @@ def cached_file(
     return None
 
 
+def damaged_copy(model: KnownModel, cache: Path | None = None) -> Path | None:
+    """Return the newest cached file of ``model`` when none is intact, else ``None``.
+
+    A file in the accepted range whose size (or missing ``.verified`` record) disagrees
+    with its record: it is not used, and the next download replaces it. ``None`` when
+    an intact copy exists or nothing is cached. Never raises; never touches the network.
+    """
+    if cached_file(model, cache) is not None:
+        return None
+    found = _candidates(model, cache)
+    return found[0] if found else None
+
+
 def find_model(name: str, cache: Path | None = None) -> Path | None:
     """Return the file of the named model if it is on this machine (installed or cached), else ``None``.
 
@@ -351,7 +368,7 @@ def fetch(
     if found is not None:
         return found
     if offline(env):
-        damaged = _candidates(model, root)
+        damaged = _candidates(model, root)  # none intact: cached_file gave None above
         where = (
             f"its cached copy {damaged[0]} differs from its record"
             if damaged

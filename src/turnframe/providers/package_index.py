@@ -61,12 +61,15 @@ __all__ = [
 ]
 
 INDEX_ENV = "TURNFRAME_PACKAGE_INDEX"
+"""Space-separated index URLs that replace pip's when set (:func:`index_urls`)."""
 DEFAULT_INDEX = "https://pypi.org/simple/"
+"""The index searched when neither the environment nor pip's configuration names one."""
 ACCEPT = (
     "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
     "text/html;q=0.01"
 )
 CHUNK = 1 << 20
+"""Bytes read at a time from a download, a file or a wheel member (1 MiB)."""
 MAX_LISTING = 32 << 20
 """The largest project page read (bytes): a listing is kilobytes; this bounds a hostile one."""
 
@@ -369,12 +372,13 @@ def _verify() -> ssl.SSLContext | bool:
 
 
 MAX_REDIRECTS = 10
+"""The most redirects one request follows; a longer chain is one :class:`IndexUnreachable`."""
 
 
 def refuse_downgrade(response: Any) -> None:
     """Response hook: refuse a redirect from ``https`` to anything else.
 
-    Redirects are followed as pip follows them (to another host too, at most
+    Redirects are followed (to another host too, as pip does; at most
     :data:`MAX_REDIRECTS`; httpx drops the ``Authorization`` header when the origin
     changes), except from ``https`` to ``http``: the listing's sha256 is what makes a
     download trustworthy, and it must not arrive over plain HTTP after the index was
@@ -431,7 +435,7 @@ def _why(exc: BaseException) -> str:
     Removed before the text is cut to its first line: a line break inside a URL must
     not leave half a credential on the line that is shown.
     """
-    lines = _USERINFO.sub("//", str(exc)).splitlines()
+    lines = display_url(str(exc)).splitlines()
     text = lines[0] if lines else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

