@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -20,6 +21,7 @@ from turnframe.runtime import StoredCaseDirectory
 from turnframe.samples.travel import travel_application
 from turnframe.store import CommitRequest, TurnStore
 from turnframe.store._sqlite_schema import SCHEMA_VERSION
+from turnframe.store._sqlite_search import _SEARCH_SCHEMA_V3
 from turnframe.store.sqlite import SqliteStore
 from turnframe.testing.postgres import drop_schema, new_schema_name, postgres_dsn
 
@@ -121,3 +123,70 @@ def test_postgres_schema_before_migration_0003_is_upgraded() -> None:
         anyio.run(main)
     finally:
         anyio.run(drop_schema, dsn, schema)
+
+
+def test_sqlite_indexed_database_of_schema_3_is_upgraded(tmp_path: Path) -> None:
+    """Versions 4 and 5 rebuild ``case_search``: its texts and postings survive the copy.
+
+    A version-3 file (texts indexed, postings written) opens at the current version; its
+    lookups answer as before, its recent page takes creation order as change order, and
+    a commit after the upgrade changes words with the stale postings of version 5.
+    """
+    path = tmp_path / "v3.db"
+
+    async def make_old() -> None:
+        store = await SqliteStore.open(path)
+        for key, name in _TRAVELERS.items():
+            await store.commit(replace(_seed_request(key, name), search_text=name))
+        await store.close()
+
+    anyio.run(make_old)
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT pos, account, workflow, text FROM case_search").fetchall()
+    assert [r[3] for r in rows] == [name.lower() for name in _TRAVELERS.values()]
+    conn.execute("DROP TABLE case_search")
+    conn.executescript(_SEARCH_SCHEMA_V3)
+    conn.executemany(
+        "INSERT INTO case_search (pos, account, workflow, text) VALUES (?, ?, ?, ?)", rows
+    )
+    conn.executescript("DELETE FROM schema_version; INSERT INTO schema_version VALUES (3);")
+    conn.commit()
+    conn.close()
+
+    async def upgrade() -> None:
+        store = await SqliteStore.open(path)
+        try:
+            assert store._conn is not None
+            versions = store._conn.execute("SELECT version FROM schema_version").fetchall()
+            assert versions == [(v,) for v in range(3, SCHEMA_VERSION + 1)]
+            assert list(await store.unindexed_cases(ACTOR.account)) == []
+            ana = await store.find_cases(ACTOR.account, "ana")
+            assert [r.case.case_id for r in ana.rows] == ["A1", "A2"]
+            (each,) = await store.find_cases_each(ACTOR.account, ["souza"])
+            assert [r.case.case_id for r in each.rows] == ["A2"]
+            recent = await store.list_cases_page(ACTOR.account, recent=True, limit=2)
+            assert [r.case.case_id for r in recent.rows] == ["A1", "A2"] and recent.more
+            k1 = await store.load_case(CaseRef("traveler", "K1"))
+            assert k1 is not None
+            rename = replace(
+                _seed_request("K1", "Kim Park"),
+                expected_revision=k1.revision,
+                events=(),
+                idempotency_key="rename-K1",
+                search_text="Kim Park",
+            )
+            await store.commit(rename)
+            recent = await store.list_cases_page(ACTOR.account, recent=True, limit=1)
+            assert [r.case.case_id for r in recent.rows] == ["K1"]
+            assert [
+                r.case.case_id for r in (await store.find_cases(ACTOR.account, "park")).rows
+            ] == ["K1"]
+            assert (await store.find_cases(ACTOR.account, "lee")).rows == ()
+            (stale,) = store._conn.execute(
+                "SELECT stale FROM case_search WHERE text = 'kim park'"
+            ).fetchone()
+            assert set(stale.split()) == {"e", "l", "le", "ee", "lee"}
+        finally:
+            await store.close()
+
+    anyio.run(upgrade)
