@@ -327,9 +327,18 @@ def test_json_and_html_listings_agree_and_selection_is_the_newest_usable(
         v for i, v in enumerate(texts) if i not in yanked and i not in hashless and FAKE.accepts(v)
     ]
     assert sorted(w.version_text for w in usable) == sorted(expected)
-    if usable:
-        best = max(usable, key=lambda w: w.version)
-        assert parse_version(best.version_text) == max(parse_version(v) for v in expected)
+    # The fetcher's own choice over this listing (its index read replaced by the listing).
+    original = model_files.list_wheels
+    model_files.list_wheels = lambda index, dist, http: from_json  # type: ignore[assignment]
+    try:
+        if expected:
+            chosen = model_files._choose(FAKE, [base], None)
+            assert parse_version(chosen.version_text) == max(parse_version(v) for v in expected)
+        else:
+            with pytest.raises(NoWheelFound):
+                model_files._choose(FAKE, [base], None)
+    finally:
+        model_files.list_wheels = original  # type: ignore[assignment]
 
 
 @settings(max_examples=25, deadline=None)
