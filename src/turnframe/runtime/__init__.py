@@ -5,7 +5,14 @@ The adopter API is :class:`Runtime` with an :class:`Application`; the determinis
 ``turnframe.runtime.reduce`` holds the pure whole-turn reducer.
 """
 
-from turnframe.runtime.app import Application, BriefLimits, NarrationConfig
+from turnframe.runtime.app import (
+    Application,
+    BriefLimits,
+    DirectoryFactory,
+    ExecutorFactory,
+    NarrationConfig,
+    RecordSeeder,
+)
 from turnframe.runtime.callbacks import (
     CallbackRejected,
     SignedCallback,
@@ -15,6 +22,7 @@ from turnframe.runtime.callbacks import (
 from turnframe.runtime.claims import guard_claims
 from turnframe.runtime.errors import CommandRejected, TurnIdReused, TurnInterrupted, UnknownTurn
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
+from turnframe.runtime.loading import APPS_GROUP, application_names, load_application
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET, InMemoryMetrics, Metrics
 from turnframe.runtime.orchestrator import Runtime
 from turnframe.runtime.policy import origin_satisfies
@@ -31,6 +39,12 @@ from turnframe.runtime.turn import PreparedTurn, TurnResult
 
 __all__ = [
     "AMBIGUOUS_TARGET",
+    "APPS_GROUP",
+    "DirectoryFactory",
+    "ExecutorFactory",
+    "RecordSeeder",
+    "application_names",
+    "load_application",
     "Application",
     "BriefLimits",
     "CallbackRejected",

@@ -2,15 +2,60 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from turnframe.core.errors import UsageError
-from turnframe.core.ports import KnowledgeSource
+from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.ports import CaseDirectory, KnowledgeSource, WorkflowExecutor
 from turnframe.core.workflow import WorkflowRegistry
+from turnframe.store.base import TurnStore
 from turnframe.store.search import MAX_PAGE
 from turnframe.understand.brief import BriefingBudget
 
-__all__ = ["Application", "BriefLimits", "NarrationConfig"]
+__all__ = [
+    "Application",
+    "BriefLimits",
+    "DirectoryFactory",
+    "ExecutorFactory",
+    "NarrationConfig",
+    "RecordSeeder",
+]
+
+DirectoryFactory = Callable[[WorkflowRegistry, TurnStore], CaseDirectory]
+"""Builds an application's :class:`~turnframe.core.ports.CaseDirectory` over the runtime's
+registry and store (called once per :class:`~turnframe.runtime.Runtime`)."""
+
+ExecutorFactory = Callable[[WorkflowRegistry, TurnStore], WorkflowExecutor]
+"""Builds an application's :class:`~turnframe.core.ports.WorkflowExecutor` over the
+runtime's registry and store (called once per :class:`~turnframe.runtime.Runtime`)."""
+
+
+class RecordSeeder(Protocol):
+    """Turns a scenario file's or a demo's ``records:`` entries into workflow states.
+
+    An application without one gets the generic seeder of the scenario runner, which reads
+    ``{key, workflow, state}`` entries (docs/scenario-format.md).
+    """
+
+    def seed_order(self, records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """Return ``records`` completed and ordered so that referenced records come first.
+
+        Raises:
+            ValueError: naming the key of an unknown or cyclic reference.
+        """
+        ...
+
+    def seed_state(
+        self, record: Mapping[str, Any], refs: Mapping[str, CaseRef]
+    ) -> tuple[str, JSONObject]:
+        """Return ``(workflow name, JSON state)`` for one record; ``refs`` maps seeded keys.
+
+        Raises:
+            ValueError: naming a bad field.
+        """
+        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,13 +115,29 @@ class BriefLimits:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Application:
-    """What an adopter hands the runtime: its workflows and optional knowledge source.
+    """What an adopter hands the runtime: one object naming everything its domain brings.
+
+    Every entry point takes one: :class:`~turnframe.runtime.Runtime`, and ``--app
+    module:attribute`` (or an installed ``turnframe.apps`` entry point's name) on the
+    command line (:mod:`turnframe.runtime.loading`).
 
     Attributes:
         name: the application's name (``"travel"``).
         registry: the workflows.
         knowledge: answers read-only questions; ``None`` answers "no information".
-        default_locale: the locale used when a turn names none.
+        default_locale: the locale used when a turn names none (one of ``locales``).
+        locales: the locales the application serves; registration checks that every
+            workflow covers each.
+        directory: builds the :class:`~turnframe.core.ports.CaseDirectory` the runtime
+            lists, finds and authorizes records with; ``None``: the store-backed
+            :class:`~turnframe.runtime.StoredCaseDirectory`.
+        executor: builds the :class:`~turnframe.core.ports.WorkflowExecutor` that loads
+            snapshots and applies commands; ``None``: the store-backed
+            :class:`~turnframe.runtime.StoredStateExecutor`.
+        seeder: turns scenario and demo ``records:`` into states; ``None``: the generic
+            ``{key, workflow, state}`` form (docs/scenario-format.md).
+        tour: the path of a scenario file ``turnframe demo --app`` plays as a guided
+            tour of the application (``None``: the application has no tour).
         briefing_budget: how much of the records' briefings travels in a brief; a cut
             is marked (docs/adr/0020-what-a-brief-shows.md). Deployment-set.
         brief_limits: how many records a brief adds beyond the surface's, and the
@@ -92,6 +153,11 @@ class Application:
     registry: WorkflowRegistry
     knowledge: KnowledgeSource | None = None
     default_locale: str = "en"
+    locales: tuple[str, ...] = ("en",)
+    directory: DirectoryFactory | None = None
+    executor: ExecutorFactory | None = None
+    seeder: RecordSeeder | None = None
+    tour: str | None = None
     briefing_budget: BriefingBudget = field(default_factory=BriefingBudget)
     brief_limits: BriefLimits = field(default_factory=BriefLimits)
 
