@@ -283,7 +283,9 @@ class Workflow(Generic[S]):
             UsageError: naming the command, when ``state`` is ``None``.
         """
         if state is None:
-            raise UsageError(f"workflow {self.name!r}: {command.operation} needs an existing record")
+            raise UsageError(
+                f"workflow {self.name!r}: {command.operation} needs an existing record"
+            )
         return state
 
     def unchanged(self, state: S) -> Execution[S]:
@@ -292,9 +294,16 @@ class Workflow(Generic[S]):
 
     # -- words -----------------------------------------------------------------------
 
+    def locale_for(self, locale: str) -> str:
+        """Return the declared locale that words ``locale``: itself, one of its language,
+        else the first declared (a turn in an undeclared locale reads the first)."""
+        if locale in self.locales:
+            return locale
+        return in_locale({tag: tag for tag in self.locales}, locale) or self.locales[0]
+
     def noun(self, locale: str) -> str:
         """Return the record's noun in ``locale`` (``nouns``; default: the name)."""
-        return in_locale(self.nouns, locale) or self.name
+        return in_locale(self.nouns, self.locale_for(locale)) or self.name
 
     def say(self, locale: str, key: str, **params: object) -> str:
         """Return the sentence ``key`` of ``words`` (else the kit's) in ``locale``, filled.
@@ -304,16 +313,17 @@ class Workflow(Generic[S]):
         Raises:
             UsageError: when neither table words ``key`` in ``locale``.
         """
-        template = (in_locale(self.words, locale) or {}).get(key)
+        declared = self.locale_for(locale)
+        template = (in_locale(self.words, declared) or {}).get(key)
         if template is None:
-            template = (in_locale(GENERIC_WORDS, locale) or {}).get(key)
+            template = (in_locale(GENERIC_WORDS, declared) or {}).get(key)
         if template is None:
             raise UsageError(f"workflow {self.name!r} has no words for {key!r} in {locale!r}")
         return template.format_map({"record": self.noun(locale), **params})
 
     def has_words(self, locale: str, key: str) -> bool:
         """Return whether ``words`` (not the kit) holds ``key`` in ``locale``."""
-        return key in (in_locale(self.words, locale) or {})
+        return key in (in_locale(self.words, self.locale_for(locale)) or {})
 
     def argument_label(self, name: str, locale: str) -> str:
         """Return the label of argument ``name`` in ``locale`` (first operation declaring it)."""
@@ -357,7 +367,9 @@ class Workflow(Generic[S]):
         if event.type in self.silent:
             return None
         params = self.receipt_params(event, state, locale)
-        return render_template(self.name, self.receipts, event.type, locale, params)
+        return render_template(
+            self.name, self.receipts, event.type, self.locale_for(locale), params
+        )
 
     def name_of(self, state: S) -> str:
         """Return the value of the first of ``label_fields`` (what people call the record)."""
@@ -411,8 +423,14 @@ class Workflow(Generic[S]):
     def no_candidate(
         self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
     ) -> str:
-        """Return ``no_candidate`` of ``words`` with the operation's summary."""
-        return self.say(locale, "no_candidate", operation=operation.summary_in(locale).rstrip("."))
+        """Return ``no_candidate`` of ``words`` with the operation's summary.
+
+        ``no_candidate.argument`` words the case of a record argument, when given.
+        """
+        key = "no_candidate"
+        if argument is not None and self.has_words(locale, "no_candidate.argument"):
+            key = "no_candidate.argument"
+        return self.say(locale, key, operation=operation.summary_in(locale).rstrip("."))
 
     def render_command(
         self, state: S | None, command: Command, locale: str, labels: Mapping[CaseRef, str]

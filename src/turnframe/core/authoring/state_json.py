@@ -57,7 +57,9 @@ def _load(tp: Any, value: Any, path: str) -> Any:
         args = get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(_load(args[0], v, f"{path}[{n}]") for n, v in enumerate(value))
-        return tuple(_load(a, v, f"{path}[{n}]") for n, (a, v) in enumerate(zip(args, value, strict=True)))
+        return tuple(
+            _load(a, v, f"{path}[{n}]") for n, (a, v) in enumerate(zip(args, value, strict=True))
+        )
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if not isinstance(value, dict):
             raise ValueError(f"{path}: expected an object, got {value!r}")

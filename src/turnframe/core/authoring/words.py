@@ -22,10 +22,17 @@ def language(locale: str) -> str:
 
 
 def in_locale(table: Mapping[str, T], locale: str) -> T | None:
-    """Return ``table``'s entry for ``locale``, else its language's, else ``None``."""
+    """Return ``table``'s entry for ``locale``, else its language's, else ``None``.
+
+    The language's entry is the one keyed by the bare language (``"pt"``) or, failing
+    that, the first keyed by a tag of that language (``"pt-PT"`` serves ``"pt-BR"``).
+    """
     found = table.get(locale)
     if found is None:
-        found = table.get(language(locale))
+        lang = language(locale)
+        found = table.get(lang)
+        if found is None:
+            found = next((v for k, v in table.items() if language(k) == lang), None)
     return found
 
 
