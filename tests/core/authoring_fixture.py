@@ -97,7 +97,9 @@ class NoteWorkflow(Workflow[Note]):
             if state.status == "published" and command.colour == "red":
                 raise Refused("red_published", state=state)
 
-    def execute(self, state: Note | None, command: Command, ctx: ExecutionContext) -> Execution[Note]:
+    def execute(
+        self, state: Note | None, command: Command, ctx: ExecutionContext
+    ) -> Execution[Note]:
         if isinstance(command, Write):
             return self.emit(Note(title=command.title, body=command.body), command)
         note = self.existing(state, command)

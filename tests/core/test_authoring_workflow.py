@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from authoring_fixture import Archive, Note, NoteWorkflow, Paint, Publish, Write
 
 from turnframe.core import (
     Actor,
@@ -21,7 +22,6 @@ from turnframe.core import (
     UsageError,
     WorkflowRegistry,
 )
-from tests.core.authoring_fixture import Archive, Note, NoteWorkflow, Paint, Publish, Write
 
 TODAY = date(2026, 5, 4)
 CASE = CaseRef("note", "n1")

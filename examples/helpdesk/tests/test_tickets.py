@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 
-from conftest import Desk, words
+from desk import Desk, words
 from helpdesk.workflow import TicketWorkflow
 
 
@@ -15,13 +15,20 @@ def test_the_workflow_registers_without_problems() -> None:
 def test_open_then_ambiguity_card_between_two_tickets() -> None:
     async def main() -> None:
         desk = Desk()
-        opened = await desk.say("New ticket: printer broken", "ticket.open", title="Printer broken", requester="Ana")
+        opened = await desk.say(
+            "New ticket: printer broken", "ticket.open", title="Printer broken", requester="Ana"
+        )
         assert opened.results["a1"].status.value == "committed"
         assert "Opened ticket Printer broken (normal priority)." in words(opened)
         mine = opened.commands[0][1]
         other = await desk.ticket(title="Printer broken", requester="Rui", priority="high")
 
-        asked = await desk.say("Make the printer ticket urgent", "ticket.set_priority", (mine, other), priority="urgent")
+        asked = await desk.say(
+            "Make the printer ticket urgent",
+            "ticket.set_priority",
+            (mine, other),
+            priority="urgent",
+        )
         assert asked.results["a1"].code == "ambiguous_target" and asked.commands == ()
         (card,) = asked.interactions_created
         labels = [option.label for option in card.spec.options]
@@ -60,7 +67,9 @@ def test_reopen_a_closed_ticket_and_no_reopen_of_an_open_one() -> None:
     async def main() -> None:
         desk = Desk()
         ticket = await desk.ticket(title="Mail quota", status="closed")
-        reopened = await desk.say("Reopen the mail ticket", "ticket.reopen", (ticket,), reason="still full")
+        reopened = await desk.say(
+            "Reopen the mail ticket", "ticket.reopen", (ticket,), reason="still full"
+        )
         assert reopened.commands == (("ticket.reopen", ticket),)
         assert "Reopened ticket Mail quota." in words(reopened)
         again = await desk.say("Reopen the mail ticket", "ticket.reopen", (ticket,))
@@ -78,7 +87,9 @@ def test_assign_twice_to_the_same_agent_changes_nothing_and_comments_add_up() ->
         assert "Assigned ticket Laptop slow to Kim." in words(assigned)
         same = await desk.say("Give it to Kim", "ticket.assign", (ticket,), assignee="Kim")
         assert same.results["a1"].status.value == "no_change" and same.commands == ()
-        await desk.say("Note: RAM upgrade ordered", "ticket.comment", (ticket,), text="RAM upgrade ordered")
+        await desk.say(
+            "Note: RAM upgrade ordered", "ticket.comment", (ticket,), text="RAM upgrade ordered"
+        )
         assert (await desk.state(ticket))["comments"] == ["RAM upgrade ordered"]
 
     anyio.run(main)

@@ -48,7 +48,9 @@ class TicketWorkflow(Workflow[Ticket]):
     ) -> Execution[Ticket]:
         """Apply one command; setting what the ticket already has changes nothing."""
         if isinstance(command, OpenTicket):
-            new = Ticket(title=command.title, requester=command.requester, priority=command.priority)
+            new = Ticket(
+                title=command.title, requester=command.requester, priority=command.priority
+            )
             return self.emit(new, command)
         ticket = self.existing(state, command)
         match command:

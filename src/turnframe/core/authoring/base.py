@@ -264,7 +264,7 @@ class Workflow(Generic[S]):
         Raises:
             UsageError: when the type is not one the command declares.
         """
-        declared = getattr(command, "EVENTS", ())
+        declared: tuple[str, ...] = tuple(getattr(command, "EVENTS", ()))
         kind = event or (declared[0] if len(declared) == 1 else None)
         if kind is None or kind not in declared:
             raise UsageError(
@@ -295,8 +295,10 @@ class Workflow(Generic[S]):
     # -- words -----------------------------------------------------------------------
 
     def locale_for(self, locale: str) -> str:
-        """Return the declared locale that words ``locale``: itself, one of its language,
-        else the first declared (a turn in an undeclared locale reads the first)."""
+        """Return the declared locale that words ``locale`` (itself, else one of its language).
+
+        A turn in an undeclared locale reads the first declared one.
+        """
         if locale in self.locales:
             return locale
         return in_locale({tag: tag for tag in self.locales}, locale) or self.locales[0]

@@ -92,8 +92,8 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
     except UsageError as exc:
         problem("operations", str(exc), "fix the command's fields")
     for key, spec in specs.items():
-        row = rows.get(key)
-        if row is None:
+        declared_row = rows.get(key)
+        if declared_row is None:
             problem(
                 f"operations[{key}]",
                 "has no command class",
@@ -101,7 +101,7 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
             )
             continue
         try:
-            derived = {a.name: a for a in row.command.arguments()}
+            derived = {a.name: a for a in declared_row.command.arguments()}
         except UsageError:
             continue
         given = {a.name: a for a in spec.arguments}
@@ -110,7 +110,7 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
             problem(
                 f"operations[{key}].arguments",
                 f"argument {arg_name!r} exists only in {where}",
-                f"make the spec's arguments those of {row.command.__name__}'s fields",
+                f"make the spec's arguments those of {declared_row.command.__name__}'s fields",
             )
         for arg_name in sorted(set(derived) & set(given)):
             a, b = given[arg_name], derived[arg_name]

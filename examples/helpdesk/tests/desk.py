@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from typing import Any
-
-import pytest
 
 from turnframe.core import (
     Actor,
@@ -33,23 +30,37 @@ class Desk:
         self.store = InMemoryStore()
         self.script = ScriptedUnderstanding()
         self.runtime = Runtime(
-            application(), self.store, self.script, clock=FixedClock(date(2026, 5, 4)), ids=SequentialIds()
+            application(),
+            self.store,
+            self.script,
+            clock=FixedClock(date(2026, 5, 4)),
+            ids=SequentialIds(),
         )
 
     async def ticket(self, **state: Any) -> CaseRef:
         return await self.runtime.seed(ACTOR.account, "ticket", state)
 
-    async def say(self, text: str, operation: str, targets: tuple[CaseRef, ...] = (), /, **args: str) -> Any:
+    async def say(
+        self, text: str, operation: str, targets: tuple[CaseRef, ...] = (), /, **args: str
+    ) -> Any:
         def read(brief: Any) -> Understanding:
             handles = tuple(self.runtime.handle_for(brief.turn_id, case) for case in targets)
-            target = ProposedTarget(handles=handles, mention=text) if targets else ProposedTarget(new=True)
-            return Understanding(acts=(SemanticAct(id="a1", operation=operation, target=target, args=args),))
+            target = (
+                ProposedTarget(handles=handles, mention=text)
+                if targets
+                else ProposedTarget(new=True)
+            )
+            return Understanding(
+                acts=(SemanticAct(id="a1", operation=operation, target=target, args=args),)
+            )
 
         self.script.push(read)
         return await self.runtime.run_turn(ACTOR, "c1", TurnInput(text=text))
 
     async def click(self, card_id: str, option: str, revision: int) -> Any:
-        response = InteractionResponse(interaction_id=card_id, option_id=option, expected_revision=revision)
+        response = InteractionResponse(
+            interaction_id=card_id, option_id=option, expected_revision=revision
+        )
         return await self.runtime.run_turn(ACTOR, "c1", TurnInput(interaction_response=response))
 
     async def state(self, case: CaseRef) -> dict[str, Any]:
@@ -66,8 +77,3 @@ def words(result: Any) -> str:
         if block.kind == "interaction":
             texts += [block.prompt, *(option.label for option in block.options)]
     return " ".join(t for t in texts if t)
-
-
-@pytest.fixture
-def desk() -> Callable[[], Desk]:
-    return Desk
