@@ -54,7 +54,8 @@ class Workflow(Generic[S]):
     - ``locales``: every locale the words exist in (default ``("en",)``).
     - ``table``: the :class:`Op` rows, one per operation (command class, summary, policy).
     - ``offers``: phase → operations on offer (a key, or an ``Offer(key, *roles)``).
-    - ``receipts``: locale → event type → template; ``silent``: event types without one.
+    - ``receipts``: locale → event type → template; ``silent``: event types without one;
+      ``extra_events``: event types emitted outside commands (an external update's).
     - ``words``: locale → key → sentence for refusals (``refusal.<code>``), questions
       (``ask.<argument>``, ``ask.obligation.<kind>``), ``select``, ``no_candidate``; the
       kit's generic wording fills what is left out (English and Portuguese).
@@ -79,6 +80,7 @@ class Workflow(Generic[S]):
     offers: ClassVar[OfferTable] = {}
     receipts: ClassVar[ReceiptTable] = {}
     silent: ClassVar[tuple[str, ...]] = ()
+    extra_events: ClassVar[tuple[str, ...]] = ()
     words: ClassVar[Words] = {}
     label_fields: ClassVar[tuple[str, ...]] = ()
     search_fields: ClassVar[tuple[str, ...] | None] = None

@@ -135,7 +135,8 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
     events: set[str] = set()
     for row in rows.values():
         events.update(row.command.EVENTS)
-    events.update(getattr(workflow, "extra_events", ()))
+    events.update(workflow.extra_events)
+    templated = type(workflow).render_receipt is Workflow.render_receipt
     silent = set(workflow.silent)
     declared = tuple(workflow.locales)
     for locale in locales:
@@ -147,7 +148,7 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
             )
     for locale in declared:
         templates = in_locale(workflow.receipts, locale) or {}
-        for event in sorted(events - silent):
+        for event in sorted(events - silent) if templated else ():
             if event not in templates:
                 problem(
                     f"receipts[{locale!r}]",

@@ -161,18 +161,21 @@ def arg_field(
     default: object = dataclasses.MISSING,
     *,
     description: str = "",
+    workflow: str | None = None,
     names_record: bool = False,
 ) -> Any:
     """Return a command field whose argument is labelled from ``copy`` (en and pt-PT).
 
     The field-level twin of :func:`arg`, for a :class:`TravelCommand` whose fields derive
-    its operation's argument specs (docs/authoring.md#commands).
+    its operation's argument specs; ``workflow`` names a record field's workflow
+    (docs/authoring.md#commands).
     """
     return kit_arg(
         default,
         label=copy.arg_label(copy.EN, name),
         labels=localized(copy.arg_label(copy.EN, name), copy.arg_label(copy.PT, name)),
         description=description,
+        workflow=workflow,
         names_record=names_record,
     )
 
