@@ -169,3 +169,28 @@ def test_registration_names_every_receipt_mismatch(events, extra, data) -> None:
         f"{where}[{e!r}]: the event is also silent; fix: keep one" for e in templated & silent
     }
     assert problems == expected
+
+
+WRONG: dict[str, Any] = {
+    "str": 7,
+    "email": 7,
+    "part": 7,
+    "int": "seven",
+    "decimal": "seven",
+    "amount": 7,
+    "date": "2026-05-04",
+    "record": CaseRef("other", "o1"),
+    "choice": "z",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(fields=command_fields().filter(bool), data=st.data())
+def test_a_value_of_another_kind_is_refused_naming_its_field(fields, data) -> None:
+    command = make_command(fields)
+    values = {name: data.draw(KINDS[kind][2]) for name, kind, _, _ in fields}
+    name, kind, _, _ = data.draw(st.sampled_from(fields))
+    values[name] = WRONG[kind]
+    with pytest.raises(Refused) as refused:
+        command.from_values(values)
+    assert (refused.value.code, refused.value.params) == ("invalid_value", {"argument": name})

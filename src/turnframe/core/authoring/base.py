@@ -215,7 +215,7 @@ class Workflow(Generic[S]):
         return state
 
     def compile(self, request: CompileRequest[S]) -> Compiled | Refusal:
-        """Build, replay, check; a command that changes nothing compiles to none (§2.5).
+        """Build, replay, check; a command that changes nothing compiles to none (docs/authoring.md#compile).
 
         Raises:
             UsageError: for an operation the table does not hold.
@@ -396,7 +396,7 @@ class Workflow(Generic[S]):
         return " ".join(str(v) for f in fields if (v := getattr(state, f)) not in (None, ""))
 
     def briefing(self, view: WorkflowView) -> str:
-        """Return ``briefings`` for the phase, else a generic server-written line (§2.3)."""
+        """Return ``briefings`` for the phase, else a generic server-written line (docs/adr/0020-what-a-brief-shows.md)."""
         given = self.briefings.get(view.phase)
         if given is not None:
             return given

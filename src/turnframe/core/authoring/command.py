@@ -99,7 +99,7 @@ class TypedCommand:
 
     @classmethod
     def from_values(cls, values: Mapping[str, ArgValue]) -> Self:
-        """Return the command built from evaluated argument values (compilation, §2.5).
+        """Return the command built from evaluated argument values (docs/authoring.md#commands).
 
         Text is stripped; a blank or absent value leaves an optional field at its default.
 

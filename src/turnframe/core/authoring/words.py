@@ -1,4 +1,4 @@
-"""Per-locale tables and the kit's own generic sentences (docs/authoring.md#locales).
+"""Per-locale tables and the kit's own generic sentences (docs/authoring.md#words-and-locales).
 
 A table maps a locale tag to its words. :func:`in_locale` picks the words of a locale:
 the exact tag, else its language (``"pt"`` for ``"pt-PT"``). The kit words its generic

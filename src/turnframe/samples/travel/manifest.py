@@ -211,7 +211,7 @@ def _transition(
 
 
 class ManifestWorkflow(Workflow[ManifestState]):
-    """The ``manifest`` workflow, on the authoring kit's ``Workflow`` base (§4, §13).
+    """The ``manifest`` workflow, on the authoring kit's ``Workflow`` base (docs/authoring.md).
 
     The base compiles (replay, check, no-op), validates, offers and words the questions
     from the tables (docs/authoring.md); written here: the state's JSON, the notices of
@@ -300,11 +300,11 @@ class ManifestWorkflow(Workflow[ManifestState]):
         )
 
     def check(self, state: ManifestState | None, command: Command, today: date) -> None:
-        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (§2.5)."""
+        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (docs/authoring.md#compile)."""
         _check(state, _as_command(command), today)
 
     def refusal(self, refused: Refused, locale: str) -> Refusal:
-        """Return the refusal worded by the sample's ``copy`` (en or pt-PT; §2.5)."""
+        """Return the refusal worded by the sample's ``copy`` (en or pt-PT; docs/authoring.md#compile)."""
         return refusal(refused, locale)
 
     def execute(

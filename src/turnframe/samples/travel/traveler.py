@@ -222,7 +222,7 @@ def _transition(state: TravelerState | None, command: TravelerCommand) -> Execut
 
 
 class TravelerWorkflow(Workflow[TravelerState]):
-    """The ``traveler`` workflow, on the authoring kit's ``Workflow`` base (§4, §13).
+    """The ``traveler`` workflow, on the authoring kit's ``Workflow`` base (docs/authoring.md).
 
     The tables declare what the base derives: operations (from the commands' fields),
     offers, policies, receipts and questions (docs/authoring.md). Written here: the
@@ -246,11 +246,11 @@ class TravelerWorkflow(Workflow[TravelerState]):
     search_fields = ("full_name", "email")
 
     def check(self, state: TravelerState | None, command: Command, today: date) -> None:
-        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (§2.5)."""
+        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (docs/authoring.md#compile)."""
         _check(state, _as_command(command), today)
 
     def refusal(self, refused: Refused, locale: str) -> Refusal:
-        """Return the refusal worded by the sample's ``copy`` (en or pt-PT; §2.5)."""
+        """Return the refusal worded by the sample's ``copy`` (en or pt-PT; docs/authoring.md#compile)."""
         return refusal(refused, locale)
 
     def execute(
