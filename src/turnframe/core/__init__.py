@@ -16,6 +16,19 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
+from turnframe.core.authoring import (
+    LOW,
+    REVERSIBLE,
+    Email,
+    Offer,
+    Op,
+    Part,
+    Refused,
+    TypedCommand,
+    Workflow,
+    arg,
+    confirm,
+)
 from turnframe.core.canonical import canonical_json, digest, to_json_value
 from turnframe.core.commands import (
     CONSERVATIVE_POLICY,
@@ -121,6 +134,17 @@ from turnframe.core.workflow import (
 
 __all__ = [
     "CONSERVATIVE_POLICY",
+    "LOW",
+    "REVERSIBLE",
+    "Email",
+    "Offer",
+    "Op",
+    "Part",
+    "Refused",
+    "TypedCommand",
+    "Workflow",
+    "arg",
+    "confirm",
     "Actor",
     "Ambiguous",
     "Amount",

@@ -6,11 +6,14 @@ code would (guide §13).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import date, datetime
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from turnframe.core import (
+    LOW,
+    REVERSIBLE,
     ArgumentKind,
     ArgumentSpec,
     ArgValue,
@@ -18,14 +21,18 @@ from turnframe.core import (
     ClaimMode,
     CommandPolicy,
     CommandText,
-    ConfirmationRequirement,
     JSONObject,
     JSONValue,
     OperationSpec,
     Refusal,
+    Refused,
     RenderedArgument,
     RiskClass,
-    to_json_value,
+    TypedCommand,
+    confirm,
+)
+from turnframe.core import (
+    arg as kit_arg,
 )
 from turnframe.samples.travel import copy
 
@@ -38,6 +45,7 @@ __all__ = [
     "TravelCommand",
     "arg",
     "ask_argument",
+    "arg_field",
     "command_text",
     "confirmed",
     "date_from_json",
@@ -55,35 +63,30 @@ COMPANY: Final = "company"
 """The literal a payer argument accepts besides a traveler record."""
 
 
-LOW_RISK: Final = CommandPolicy(risk=RiskClass.LOW)
+LOW_RISK: Final = LOW
 """The declared policy of a low-risk operation: it runs on a direct act (travel-sample.md)."""
 
-REVERSIBLE_RISK: Final = CommandPolicy(risk=RiskClass.REVERSIBLE)
+REVERSIBLE_RISK: Final = REVERSIBLE
 """The declared policy of a reversible operation (``trip.remove_extra``)."""
 
 
 def confirmed(risk: RiskClass, *, claim_mode: ClaimMode = ClaimMode.RECEIPT) -> CommandPolicy:
     """Return the declared policy of a ``risk`` operation that needs a Confirm card (I17)."""
-    return CommandPolicy(
-        risk=risk, confirmation=ConfirmationRequirement.CONFIRM, claim_mode=claim_mode
-    )
+    return confirm(risk, claim_mode=claim_mode)
 
 
-class Rejected(Exception):
+class Rejected(Refused):
     """A domain refusal raised inside a check; becomes a :class:`Refusal` at the edge (§2.5).
+
+    The authoring kit's :class:`~turnframe.core.Refused`, so a ``Workflow`` base catches it.
 
     Args:
         code: the stable refusal code (a key of ``copy`` under ``refusal.``).
         params: values the sentence interpolates (server data only).
     """
 
-    def __init__(self, code: str, **params: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
 
-
-def refusal(rejected: Rejected, locale: str, *, variant: str | None = None) -> Refusal:
+def refusal(rejected: Refused, locale: str, *, variant: str | None = None) -> Refusal:
     """Return the :class:`Refusal` for ``rejected``, worded in ``locale`` (guide §2 step 5).
 
     ``variant`` picks another wording of the same code (``refusal.<code>.<variant>``).
@@ -109,27 +112,17 @@ class TransitionRefused(ValueError):
         self.refusal = refusal
 
 
-class TravelCommand:
-    """Base of the sample's frozen-dataclass commands (the ``Command`` protocol, guide §7).
+class TravelCommand(TypedCommand):
+    """Base of the sample's frozen-dataclass commands (the kit's :class:`TypedCommand`).
 
-    Subclasses are ``@dataclass(frozen=True, slots=True)`` and set ``OPERATION``.
+    Subclasses are ``@dataclass(frozen=True, slots=True, kw_only=True)`` themselves
+    (``AUTO_DATACLASS`` is off) and set ``OPERATION`` (or the ``operation=`` keyword).
     ``to_json`` is the canonical JSON of the fields: dates as ISO strings and record
-    references as ``"workflow/case_id"``.
+    references as ``"workflow/case_id"`` (docs/authoring.md#commands).
     """
 
     __slots__ = ()
-    OPERATION: ClassVar[str]
-
-    @property
-    def operation(self) -> str:
-        """The operation key, e.g. ``"trip.add_extra"``."""
-        return self.OPERATION
-
-    def to_json(self) -> JSONObject:
-        """Return the command's arguments as a JSON object (hashing and the journal, I13)."""
-        value = to_json_value(self)
-        assert isinstance(value, dict)
-        return value
+    AUTO_DATACLASS: ClassVar[bool] = False
 
 
 def localized(en: str, pt: str) -> dict[str, str]:
@@ -159,6 +152,30 @@ def arg(
         labels=localized(copy.arg_label(copy.EN, name), copy.arg_label(copy.PT, name)),
         description=description,
         literals=literals,
+        names_record=names_record,
+    )
+
+
+def arg_field(
+    name: str,
+    default: object = dataclasses.MISSING,
+    *,
+    description: str = "",
+    workflow: str | None = None,
+    names_record: bool = False,
+) -> Any:
+    """Return a command field whose argument is labelled from ``copy`` (en and pt-PT).
+
+    The field-level twin of :func:`arg`, for a :class:`TravelCommand` whose fields derive
+    its operation's argument specs; ``workflow`` names a record field's workflow
+    (docs/authoring.md#commands).
+    """
+    return kit_arg(
+        default,
+        label=copy.arg_label(copy.EN, name),
+        labels=localized(copy.arg_label(copy.EN, name), copy.arg_label(copy.PT, name)),
+        description=description,
+        workflow=workflow,
         names_record=names_record,
     )
 

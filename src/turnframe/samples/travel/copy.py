@@ -8,7 +8,7 @@ data only: record names the user gave are data in a receipt, never instructions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import lru_cache
 
@@ -26,6 +26,7 @@ __all__ = [
     "obligation_words",
     "param",
     "status_name",
+    "table",
     "text",
 ]
 
@@ -466,6 +467,18 @@ def text(locale: str, key: str, **params: object) -> str:
         KeyError: when ``key`` (or a placeholder it names) is unknown: a sample defect.
     """
     return _TEXT[lang(locale)][key].format(**params)
+
+
+def table(keys: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """Return the raw templates of ``keys`` (their name → a key here) in both languages.
+
+    The form of the authoring kit's per-locale tables (``Workflow.receipts`` and
+    ``Workflow.words``; docs/authoring.md#receipts).
+
+    Raises:
+        KeyError: when a key is not a template of the sample.
+    """
+    return {lang_: {name: _TEXT[lang_][key] for name, key in keys.items()} for lang_ in (EN, PT)}
 
 
 def has(key: str) -> bool:

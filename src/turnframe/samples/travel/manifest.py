@@ -24,15 +24,12 @@ from dataclasses import replace
 from datetime import date
 
 from turnframe.core import (
-    Actor,
     ArgumentSpec,
     CaseRef,
     ClaimMode,
     Command,
     CommandPolicy,
     CommandText,
-    Compiled,
-    CompileRequest,
     ConfirmationRequirement,
     DomainEvent,
     EventDraft,
@@ -40,13 +37,14 @@ from turnframe.core import (
     ExecutionContext,
     JSONObject,
     Notice,
-    Obligation,
     OperationSpec,
     OutboxDraft,
     Outcome,
     Refusal,
+    Refused,
     RiskClass,
     UsageError,
+    Workflow,
     WorkflowView,
     to_json_value,
 )
@@ -56,16 +54,13 @@ from turnframe.samples.travel._common import (
     TransitionRefused,
     ask_argument,
     command_text,
-    date_value,
-    no_candidate,
-    record_value,
     refusal,
 )
 from turnframe.samples.travel.airlines import AIRLINES
 from turnframe.samples.travel.glossary import glossary_of
 from turnframe.samples.travel.manifest_model import (
     EXTERNAL_STATUSES,
-    MANIFEST_OPERATIONS,
+    MANIFEST_TABLE,
     AddPassenger,
     ManifestCommand,
     ManifestState,
@@ -215,31 +210,34 @@ def _transition(
     return Execution(state=state, events=())
 
 
-class ManifestWorkflow:
-    """The ``manifest`` workflow; implements ``WorkflowDefinition[ManifestState]`` (§4, §13).
+class ManifestWorkflow(Workflow[ManifestState]):
+    """The ``manifest`` workflow, on the authoring kit's ``Workflow`` base (docs/authoring.md).
 
-    Pure and synchronous. Refusal codes: ``not_created``, ``manifest_locked``,
-    ``not_a_passenger``, ``no_passengers``, ``not_validated``, ``already_submitted``,
-    ``birth_date_in_future``, ``invalid_transition``, ``missing_argument``,
-    ``invalid_value``.
+    The base compiles (replay, check, no-op), validates, offers and words the questions
+    from the tables (docs/authoring.md); written here: the state's JSON, the notices of
+    the view, the check, the transition, the minor's review policy, the external update
+    and the computed receipts. Pure and synchronous. Refusal codes: ``not_created``,
+    ``manifest_locked``, ``not_a_passenger``, ``no_passengers``, ``not_validated``,
+    ``already_submitted``, ``birth_date_in_future``, ``invalid_transition``,
+    ``missing_argument``, ``invalid_value``.
     """
 
-    locales: tuple[str, ...] = (copy.EN, copy.PT)
-    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
-
-    @property
-    def name(self) -> str:
-        """``"manifest"`` (the registry key, §4)."""
-        return "manifest"
-
-    @property
-    def version(self) -> str:
-        """The projection version (guide §4)."""
-        return "manifest/1"
-
-    def operations(self) -> tuple[OperationSpec, ...]:
-        """Return the four manifest operations (the closed vocabulary, I2)."""
-        return MANIFEST_OPERATIONS
+    name = "manifest"
+    version = "manifest/1"
+    state_type = ManifestState
+    locales = (copy.EN, copy.PT)
+    table = MANIFEST_TABLE
+    offers = _OFFERED
+    terminal = _TERMINAL
+    extra_events = ("manifest.status_changed",)
+    words = copy.table(
+        {
+            "select": "select.manifest",
+            "label.absent": "label.absent.manifest",
+            "ask.obligation": "ask.obligation",
+            "no_candidate": "no_candidate.manifest",
+        }
+    )
 
     def load_state(self, data: JSONObject) -> ManifestState:
         """Return the typed state for ``data`` (§4); raises ``ValueError`` when malformed."""
@@ -287,58 +285,6 @@ class ManifestWorkflow:
             outcome=outcome,
         )
 
-    def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
-        """Return passenger edits, validate and submit before submission; else nothing (I2)."""
-        return _OFFERED.get(view.phase, ())
-
-    def compile(self, request: CompileRequest[ManifestState]) -> Compiled | Refusal:
-        """Compile an act into at most one command, or refuse it in ``request.locale`` (§2.5, I10).
-
-        Listing a passenger already listed, or validating a validated manifest,
-        compiles to no commands.
-
-        Raises:
-            UsageError: for an operation the manifest does not register.
-        """
-        values, key = request.values, request.operation.key
-        command: ManifestCommand
-        try:
-            if key in ("manifest.add_passenger", "manifest.remove_passenger"):
-                who = record_value(values, "traveler", "traveler", required=True)
-                assert isinstance(who, CaseRef)
-                command = (
-                    AddPassenger(traveler=who, birth_date=date_value(values, "birth_date"))
-                    if key == "manifest.add_passenger"
-                    else RemovePassenger(traveler=who)
-                )
-            elif key == "manifest.validate":
-                command = ValidateManifest()
-            elif key == "manifest.submit":
-                command = SubmitManifest()
-            else:
-                raise UsageError(f"the manifest workflow has no operation {key!r}")
-            state = request.state
-            for prior in request.prior:
-                if state is not None:
-                    state = _transition(state, _as_command(prior)).state
-            _check(state, command, request.today)
-        except Rejected as rejected:
-            return refusal(rejected, request.locale)
-        assert state is not None
-        if not _transition(state, command).events:
-            return Compiled()
-        return Compiled(commands=(command,))
-
-    def terminal_phases(self) -> tuple[str, ...]:
-        """Return the manifest's terminal phases: never a mutation's target or argument."""
-        return _TERMINAL
-
-    def no_candidate(
-        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
-    ) -> str:
-        """Return the sentence for manifests named that ``operation`` does not fit (en or pt-PT)."""
-        return no_candidate("manifest", operation, argument, locale)
-
     def policy(self, state: ManifestState | None, command: Command) -> CommandPolicy:
         """Return low risk, or for ``manifest.submit`` irreversible + Confirm + external (§7, I17).
 
@@ -353,15 +299,13 @@ class ManifestWorkflow:
             claim_mode=ClaimMode.EXTERNAL_STATUS,
         )
 
-    def validate(
-        self, state: ManifestState | None, command: Command, today: date, locale: str = copy.EN
-    ) -> Refusal | None:
-        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
-        try:
-            _check(state, _as_command(command), today)
-        except Rejected as rejected:
-            return refusal(rejected, locale)
-        return None
+    def check(self, state: ManifestState | None, command: Command, today: date) -> None:
+        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (docs/authoring.md#compile)."""
+        _check(state, _as_command(command), today)
+
+    def refusal(self, refused: Refused, locale: str) -> Refusal:
+        """Return the refusal worded by the sample's ``copy`` (en or pt-PT; docs/authoring.md#compile)."""
+        return refusal(refused, locale)
 
     def execute(
         self, state: ManifestState | None, command: Command, ctx: ExecutionContext
@@ -479,10 +423,6 @@ class ManifestWorkflow:
             "never as done."
         )
 
-    def ask_obligation(self, view: WorkflowView, obligation: Obligation, locale: str) -> str:
-        """Return a generic question; the manifest workflow declares no obligations (§13)."""
-        return copy.text(locale, "ask.obligation", obligation=obligation.id)
-
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
         """Return the question for a missing argument value (en or pt-PT; §9)."""
         return ask_argument(argument, locale)
@@ -519,12 +459,6 @@ class ManifestWorkflow:
             airline=airline,
             passengers=words,
         )
-
-    def select_prompt(
-        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
-    ) -> str:
-        """Return the question of a selection card offering manifests, in ``locale`` (ADR)."""
-        return copy.text(locale, "select.manifest")
 
 
 _BRIEFINGS = {

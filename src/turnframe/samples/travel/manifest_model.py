@@ -30,10 +30,10 @@ from datetime import date
 from typing import Literal, TypeAlias, cast
 
 from turnframe.core import (
-    ArgumentKind,
     CaseRef,
     ClaimMode,
     JSONObject,
+    Op,
     OperationSpec,
     RiskClass,
     to_json_value,
@@ -41,7 +41,7 @@ from turnframe.core import (
 from turnframe.samples.travel._common import (
     LOW_RISK,
     TravelCommand,
-    arg,
+    arg_field,
     confirmed,
     date_from_json,
     localized,
@@ -51,6 +51,7 @@ from turnframe.samples.travel._common import (
 __all__ = [
     "EXTERNAL_STATUSES",
     "MANIFEST_OPERATIONS",
+    "MANIFEST_TABLE",
     "MANIFEST_STATUSES",
     "MINOR_AGE",
     "AddPassenger",
@@ -182,97 +183,79 @@ def load_manifest(data: JSONObject) -> ManifestState:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AddPassenger(TravelCommand):
+class AddPassenger(
+    TravelCommand, operation="manifest.add_passenger", event="manifest.passenger_added"
+):
     """``manifest.add_passenger``: list ``traveler``, with the birth date if known (low, §7)."""
 
-    OPERATION = "manifest.add_passenger"
-    traveler: CaseRef
-    birth_date: date | None = None
+    traveler: CaseRef = arg_field(
+        "traveler", workflow="traveler", description="the traveler to list as a passenger"
+    )
+    birth_date: date | None = arg_field(
+        "birth_date", None, description="the passenger's birth date, when the user gives it"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RemovePassenger(TravelCommand):
+class RemovePassenger(
+    TravelCommand, operation="manifest.remove_passenger", event="manifest.passenger_removed"
+):
     """``manifest.remove_passenger``: unlist ``traveler`` (low, §7)."""
 
-    OPERATION = "manifest.remove_passenger"
-    traveler: CaseRef
+    traveler: CaseRef = arg_field(
+        "traveler", workflow="traveler", description="the passenger to remove"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ValidateManifest(TravelCommand):
+class ValidateManifest(TravelCommand, operation="manifest.validate", event="manifest.validated"):
     """``manifest.validate``: draft → validated (low, §7)."""
 
-    OPERATION = "manifest.validate"
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SubmitManifest(TravelCommand):
+class SubmitManifest(
+    TravelCommand, operation="manifest.submit", event="manifest.submission_queued"
+):
     """``manifest.submit``: validated → submitting, with an outbox message (irreversible, §11)."""
-
-    OPERATION = "manifest.submit"
 
 
 ManifestCommand: TypeAlias = AddPassenger | RemovePassenger | ValidateManifest | SubmitManifest
 """Every command the manifest workflow compiles and executes."""
 
-MANIFEST_OPERATIONS: tuple[OperationSpec, ...] = (
-    OperationSpec(
-        key="manifest.add_passenger",
-        policy=LOW_RISK,
-        workflow="manifest",
-        summary="Add a passenger to the manifest.",
+MANIFEST_TABLE: tuple[Op, ...] = (
+    Op(
+        AddPassenger,
+        "Add a passenger to the manifest.",
         summaries=localized(
             "Add a passenger to the manifest.", "Adicionar um passageiro ao manifesto."
         ),
-        arguments=(
-            arg(
-                "traveler",
-                ArgumentKind.RECORD,
-                required=True,
-                record_workflow="traveler",
-                description="the traveler to list as a passenger",
-            ),
-            arg(
-                "birth_date",
-                ArgumentKind.DATE,
-                description="the passenger's birth date, when the user gives it",
-            ),
-        ),
-    ),
-    OperationSpec(
-        key="manifest.remove_passenger",
         policy=LOW_RISK,
-        workflow="manifest",
-        summary="Remove a passenger from the manifest.",
+    ),
+    Op(
+        RemovePassenger,
+        "Remove a passenger from the manifest.",
         summaries=localized(
             "Remove a passenger from the manifest.", "Remover um passageiro do manifesto."
         ),
-        arguments=(
-            arg(
-                "traveler",
-                ArgumentKind.RECORD,
-                required=True,
-                record_workflow="traveler",
-                description="the passenger to remove",
-            ),
-        ),
-    ),
-    OperationSpec(
-        key="manifest.validate",
         policy=LOW_RISK,
-        workflow="manifest",
-        summary="Validate the manifest.",
-        summaries=localized("Validate the manifest.", "Validar o manifesto."),
     ),
-    OperationSpec(
-        key="manifest.submit",
-        policy=confirmed(RiskClass.IRREVERSIBLE, claim_mode=ClaimMode.EXTERNAL_STATUS),
-        workflow="manifest",
-        submission=True,
-        summary="Submit the manifest to the airline.",
+    Op(
+        ValidateManifest,
+        "Validate the manifest.",
+        summaries=localized("Validate the manifest.", "Validar o manifesto."),
+        policy=LOW_RISK,
+    ),
+    Op(
+        SubmitManifest,
+        "Submit the manifest to the airline.",
         summaries=localized(
             "Submit the manifest to the airline.", "Submeter o manifesto à companhia aérea."
         ),
+        policy=confirmed(RiskClass.IRREVERSIBLE, claim_mode=ClaimMode.EXTERNAL_STATUS),
+        submission=True,
     ),
 )
+"""The manifest's operation table (the authoring kit's rows; docs/authoring.md#tables)."""
+
+MANIFEST_OPERATIONS: tuple[OperationSpec, ...] = tuple(row.spec() for row in MANIFEST_TABLE)
 """The manifest's operations (travel-sample.md table order); none creates a manifest."""

@@ -17,31 +17,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
-from typing import Literal, TypeAlias, cast
+from typing import Literal, TypeAlias
 
 from turnframe.core import (
-    Actor,
-    ArgumentKind,
-    ArgumentSpec,
     CaseRef,
     Command,
-    CommandPolicy,
     CommandText,
-    Compiled,
-    CompileRequest,
-    ConfirmationRequirement,
-    DomainEvent,
+    Email,
     EventDraft,
     Execution,
     ExecutionContext,
     JSONObject,
-    Obligation,
+    Op,
     OperationSpec,
-    Outcome,
     Refusal,
+    Refused,
     RiskClass,
     UsageError,
-    WorkflowView,
+    Workflow,
     to_json_value,
 )
 from turnframe.samples.travel import copy
@@ -49,16 +42,11 @@ from turnframe.samples.travel._common import (
     LOW_RISK,
     Rejected,
     TravelCommand,
-    arg,
-    ask_argument,
+    arg_field,
     command_text,
     confirmed,
-    date_from_json,
-    date_value,
     localized,
-    no_candidate,
     refusal,
-    text_value,
 )
 from turnframe.samples.travel.glossary import glossary_of
 
@@ -95,73 +83,59 @@ class TravelerState:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RegisterTraveler(TravelCommand):
+class RegisterTraveler(TravelCommand, operation="traveler.register", event="traveler.registered"):
     """``traveler.register``: create the traveler (low risk, creates the case; §7)."""
 
-    OPERATION = "traveler.register"
-    full_name: str
-    birth_date: date | None = None
-    email: str | None = None
+    full_name: str = arg_field(
+        "full_name", description="the traveler's full name", names_record=True
+    )
+    birth_date: date | None = arg_field("birth_date", None, description="the traveler's birth date")
+    email: Email | None = arg_field("email", None, description="the traveler's email address")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UpdateTravelerEmail(TravelCommand):
+class UpdateTravelerEmail(
+    TravelCommand, operation="traveler.update_email", event="traveler.email_updated"
+):
     """``traveler.update_email``: set the email address (low risk; §7)."""
 
-    OPERATION = "traveler.update_email"
-    email: str
+    email: Email = arg_field("email", description="the new email address")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DeleteTraveler(TravelCommand):
+class DeleteTraveler(TravelCommand, operation="traveler.delete", event="traveler.deleted"):
     """``traveler.delete``: move the traveler to status ``deleted`` (destructive, confirm; §7)."""
-
-    OPERATION = "traveler.delete"
 
 
 TravelerCommand: TypeAlias = RegisterTraveler | UpdateTravelerEmail | DeleteTraveler
 """Every command the traveler workflow compiles and executes."""
 
-TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = (
-    OperationSpec(
-        key="traveler.register",
-        policy=LOW_RISK,
-        workflow="traveler",
-        creates_case=True,
-        summary="Register a new traveler.",
+_TABLE = (
+    Op(
+        RegisterTraveler,
+        "Register a new traveler.",
         summaries=localized("Register a new traveler.", "Registar um novo viajante."),
-        arguments=(
-            arg(
-                "full_name",
-                required=True,
-                description="the traveler's full name",
-                names_record=True,
-            ),
-            arg("birth_date", ArgumentKind.DATE, description="the traveler's birth date"),
-            arg("email", ArgumentKind.EMAIL, description="the traveler's email address"),
-        ),
-    ),
-    OperationSpec(
-        key="traveler.update_email",
         policy=LOW_RISK,
-        workflow="traveler",
-        summary="Change the traveler's email address.",
+        creates_case=True,
+    ),
+    Op(
+        UpdateTravelerEmail,
+        "Change the traveler's email address.",
         summaries=localized(
             "Change the traveler's email address.", "Alterar o endereço de email do viajante."
         ),
-        arguments=(
-            arg("email", ArgumentKind.EMAIL, required=True, description="the new email address"),
-        ),
+        policy=LOW_RISK,
     ),
-    OperationSpec(
-        key="traveler.delete",
-        policy=confirmed(RiskClass.DESTRUCTIVE),
-        workflow="traveler",
-        summary="Delete the traveler.",
+    Op(
+        DeleteTraveler,
+        "Delete the traveler.",
         summaries=localized("Delete the traveler.", "Eliminar o viajante."),
+        policy=confirmed(RiskClass.DESTRUCTIVE),
     ),
 )
-"""The traveler's operations (travel-sample.md table order)."""
+
+TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = tuple(row.spec() for row in _TABLE)
+"""The traveler's operations (travel-sample.md table order), derived from the commands."""
 
 _OFFERED = {
     "new": ("traveler.register",),
@@ -181,6 +155,22 @@ _BRIEFINGS = {
     "deleted": "This traveler was deleted; the record stays with status Deleted and can't "
     "change any more, but questions about it can be answered.",
 }
+_RECEIPTS = copy.table(
+    {t: t for t in ("traveler.registered", "traveler.email_updated", "traveler.deleted")}
+)
+_WORDS = copy.table(
+    {
+        "select": "select.traveler",
+        "label.absent": "label.absent.traveler",
+        "ask.obligation": "ask.obligation",
+        "ask.argument": "ask.arg.other",
+        "ask.full_name": "ask.arg.full_name",
+        "ask.birth_date": "ask.arg.birth_date",
+        "ask.email": "ask.arg.email",
+        "no_candidate": "no_candidate.traveler",
+        "no_candidate.argument": "no_candidate.traveler.argument",
+    }
+)
 
 
 def _as_command(command: Command) -> TravelerCommand:
@@ -231,131 +221,37 @@ def _transition(state: TravelerState | None, command: TravelerCommand) -> Execut
     return Execution(state=new, events=(event,))
 
 
-class TravelerWorkflow:
-    """The ``traveler`` workflow; implements ``WorkflowDefinition[TravelerState]`` (§4, §13).
+class TravelerWorkflow(Workflow[TravelerState]):
+    """The ``traveler`` workflow, on the authoring kit's ``Workflow`` base (docs/authoring.md).
 
-    Pure and synchronous. Refusal codes: ``already_registered``, ``not_created``,
+    The tables declare what the base derives: operations (from the commands' fields),
+    offers, policies, receipts and questions (docs/authoring.md). Written here: the
+    domain check, the transition, the refusal words and the candidate label. Pure and
+    synchronous. Refusal codes: ``already_registered``, ``not_created``,
     ``traveler_deleted``, ``invalid_email``, ``birth_date_in_future``,
     ``missing_argument``, ``invalid_value``.
     """
 
-    locales: tuple[str, ...] = (copy.EN, copy.PT)
-    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
+    name = "traveler"
+    version = "traveler/1"
+    state_type = TravelerState
+    locales = (copy.EN, copy.PT)
+    table = _TABLE
+    offers = _OFFERED
+    terminal = ("deleted",)
+    briefings = _BRIEFINGS
+    receipts = _RECEIPTS
+    words = _WORDS
+    label_fields = ("full_name",)
+    search_fields = ("full_name", "email")
 
-    @property
-    def name(self) -> str:
-        """``"traveler"`` (the registry key, §4)."""
-        return "traveler"
+    def check(self, state: TravelerState | None, command: Command, today: date) -> None:
+        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (docs/authoring.md#compile)."""
+        _check(state, _as_command(command), today)
 
-    @property
-    def version(self) -> str:
-        """The projection version (guide §4)."""
-        return "traveler/1"
-
-    def operations(self) -> tuple[OperationSpec, ...]:
-        """Return the three traveler operations (the closed vocabulary, I2)."""
-        return TRAVELER_OPERATIONS
-
-    def load_state(self, data: JSONObject) -> TravelerState:
-        """Return the typed state for ``data`` (§4).
-
-        Raises:
-            ValueError: for a missing name, an unknown status, or a malformed date/email.
-        """
-        name, status, email = data.get("full_name"), data.get("status", "active"), data.get("email")
-        if not isinstance(name, str) or status not in ("active", "deleted"):
-            raise ValueError(f"not a traveler state: {data!r}")
-        if email is not None and not isinstance(email, str):
-            raise ValueError(f"email must be text or null, not {email!r}")
-        return TravelerState(
-            full_name=name,
-            birth_date=date_from_json(data.get("birth_date")),
-            email=email,
-            status=cast(TravelerStatus, status),
-        )
-
-    def dump_state(self, state: TravelerState) -> JSONObject:
-        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s`` (§4 erased boundary)."""
-        return cast(JSONObject, to_json_value(state))
-
-    def project(self, state: TravelerState | None, today: date) -> WorkflowView:
-        """Return the view: phase = status, outcome ``deleted`` only when deleted (I3)."""
-        if state is None:
-            return WorkflowView(
-                workflow="traveler", version=self.version, phase="new", exists=False
-            )
-        outcome = Outcome(code="deleted") if state.status == "deleted" else None
-        return WorkflowView(
-            workflow="traveler", version=self.version, phase=state.status, outcome=outcome
-        )
-
-    def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
-        """Return ``register`` before creation, email and delete while active, else none (I2)."""
-        return _OFFERED.get(view.phase, ())
-
-    def compile(self, request: CompileRequest[TravelerState]) -> Compiled | Refusal:
-        """Compile an act into at most one command, or refuse it in ``request.locale`` (§2.5, I10).
-
-        Setting the email it already has compiles to no commands.
-
-        Raises:
-            UsageError: for an operation the traveler does not register.
-        """
-        values, key = request.values, request.operation.key
-        command: TravelerCommand
-        try:
-            if key == "traveler.register":
-                command = RegisterTraveler(
-                    full_name=text_value(values, "full_name", required=True) or "",
-                    birth_date=date_value(values, "birth_date"),
-                    email=text_value(values, "email"),
-                )
-            elif key == "traveler.update_email":
-                command = UpdateTravelerEmail(
-                    email=text_value(values, "email", required=True) or ""
-                )
-            elif key == "traveler.delete":
-                command = DeleteTraveler()
-            else:
-                raise UsageError(f"the traveler workflow has no operation {key!r}")
-            state = request.state
-            for prior in request.prior:
-                if state is not None or isinstance(prior, RegisterTraveler):
-                    state = _transition(state, _as_command(prior)).state
-            _check(state, command, request.today)
-        except Rejected as rejected:
-            return refusal(rejected, request.locale)
-        if state is not None and not _transition(state, command).events:
-            return Compiled()
-        return Compiled(commands=(command,))
-
-    def terminal_phases(self) -> tuple[str, ...]:
-        """Return the traveler's terminal phases: never a mutation's target or argument."""
-        return ("deleted",)
-
-    def no_candidate(
-        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
-    ) -> str:
-        """Return the sentence for travelers named that ``operation`` does not fit (en or pt-PT)."""
-        return no_candidate("traveler", operation, argument, locale)
-
-    def policy(self, state: TravelerState | None, command: Command) -> CommandPolicy:
-        """Return low risk, or destructive with a Confirm card for ``traveler.delete`` (§7)."""
-        if command.operation == "traveler.delete":
-            return CommandPolicy(
-                risk=RiskClass.DESTRUCTIVE, confirmation=ConfirmationRequirement.CONFIRM
-            )
-        return CommandPolicy(risk=RiskClass.LOW)
-
-    def validate(
-        self, state: TravelerState | None, command: Command, today: date, locale: str = copy.EN
-    ) -> Refusal | None:
-        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
-        try:
-            _check(state, _as_command(command), today)
-        except Rejected as rejected:
-            return refusal(rejected, locale)
-        return None
+    def refusal(self, refused: Refused, locale: str) -> Refusal:
+        """Return the refusal worded by the sample's ``copy`` (en or pt-PT; docs/authoring.md#compile)."""
+        return refusal(refused, locale)
 
     def execute(
         self, state: TravelerState | None, command: Command, ctx: ExecutionContext
@@ -367,15 +263,6 @@ class TravelerWorkflow:
         """
         return _transition(state, _as_command(command))
 
-    def render_receipt(
-        self, event: DomainEvent, state: TravelerState | None, locale: str
-    ) -> str | None:
-        """Return the receipt for a traveler event in ``locale`` (en or pt-PT; I15)."""
-        key = event.type
-        if key not in ("traveler.registered", "traveler.email_updated", "traveler.deleted"):
-            return None
-        return copy.text(locale, key, **event.data)
-
     def candidate_label(self, case: CaseRef, state: TravelerState | None, locale: str) -> str:
         """Return ``"Ana Costa (born 1985)"``; email stands in for an unknown birth date (ADR)."""
         if state is None:
@@ -383,25 +270,9 @@ class TravelerWorkflow:
         year = state.birth_date.year if state.birth_date is not None else None
         return _label(state.full_name, year, state.email, state.status, locale)
 
-    def search_text(self, state: TravelerState) -> str:
-        """Return the full name and the email address, if any (§2.6 ``CaseDirectory.find``)."""
-        return " ".join(w for w in (state.full_name, state.email) if w)
-
     def glossary(self, locale: str) -> dict[str, str]:
         """Return what this workflow's words mean in ``locale`` (optional hook; ``glossary.py``)."""
         return glossary_of("traveler", locale)
-
-    def briefing(self, view: WorkflowView) -> str:
-        """Return server-authored guidance for the view's phase (no user text; §2.3)."""
-        return _BRIEFINGS.get(view.phase, "")
-
-    def ask_obligation(self, view: WorkflowView, obligation: Obligation, locale: str) -> str:
-        """Return a generic question; the traveler workflow declares no obligations (§13)."""
-        return copy.text(locale, "ask.obligation", obligation=obligation.id)
-
-    def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
-        """Return the question for a missing argument value (en or pt-PT; §9)."""
-        return ask_argument(argument, locale)
 
     def render_command(
         self,
@@ -414,12 +285,6 @@ class TravelerWorkflow:
         traveler = _as_command(command)
         name = state.full_name if state is not None else ""
         return command_text(locale, traveler.to_json(), traveler.operation, labels, name=name)
-
-    def select_prompt(
-        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
-    ) -> str:
-        """Return the question of a selection card offering travelers, in ``locale`` (ADR)."""
-        return copy.text(locale, "select.traveler")
 
 
 @lru_cache(maxsize=1024)

@@ -1,0 +1,1 @@
+"""An IT helpdesk on Turnframe: one ``ticket`` workflow (see README.md)."""
