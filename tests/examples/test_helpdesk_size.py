@@ -28,7 +28,9 @@ def code_lines(path: Path) -> int:
 
 def domain_lines() -> dict[str, int]:
     """Return the code lines of each part of the helpdesk package."""
-    return {part: sum(code_lines(PACKAGE / name) for name in names) for part, names in PARTS.items()}
+    return {
+        part: sum(code_lines(PACKAGE / name) for name in names) for part, names in PARTS.items()
+    }
 
 
 def test_every_module_is_counted_in_a_part() -> None:
