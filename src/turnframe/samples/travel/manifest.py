@@ -227,6 +227,13 @@ class ManifestWorkflow:
     locales: tuple[str, ...] = (copy.EN, copy.PT)
     """The locales every code-written sentence of the workflow exists in (§Localisation)."""
 
+    timeout_status: str = "outcome_unknown"
+    """The status :meth:`external_update` is given when the airline never answers (a
+    scenario's ``external: {timeout: true}``; docs/scenario-format.md)."""
+
+    external_source: str = "airline"
+    """The external system whose reports :meth:`external_update` applies (the commit's source)."""
+
     @property
     def name(self) -> str:
         """``"manifest"`` (the registry key, §4)."""

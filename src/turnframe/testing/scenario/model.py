@@ -1,17 +1,25 @@
-"""The scenario file schema (``shared/spec/scenario-format.md``), validated with pydantic.
+"""The scenario file schema (docs/scenario-format.md), validated with pydantic.
 
 Every key is optional unless the format says required, and an unknown key is an error:
-each model forbids extra fields, so a typo is reported with its YAML path.
+each model forbids extra fields, so a typo is reported with its YAML path. A value the
+format enumerates (a result status, a block or card kind) is checked here too, so a
+misspelt one makes the file invalid instead of failing a turn. The JSON Schema shipped
+beside this module (``scenario.schema.json``) is generated from these models
+(:func:`turnframe.testing.scenario.schema.scenario_schema`); a test keeps them equal.
 """
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from turnframe.core.results import ResultStatus
 
 __all__ = [
+    "BLOCK_KINDS",
+    "RESULT_PATTERN",
     "ActModel",
     "ActorModel",
     "CardAnswerModel",
@@ -29,6 +37,20 @@ __all__ = [
     "TurnModel",
     "UnderstandingModel",
 ]
+
+
+RESULT_PATTERN = (
+    r"^(" + "|".join(s.value for s in ResultStatus) + r")(:[A-Za-z0-9_.:-]+)?$"
+)
+"""An expected result: a status of :class:`~turnframe.core.results.ResultStatus`,
+optionally followed by ``:code`` (``rejected:not_offered``, ``needs_clarification:missing:kind``)."""
+
+BLOCK_KINDS = ("answer", "transition", "receipt", "notice", "interaction", "artifact")
+"""The reply block kinds ``expect.blocks`` may list (:mod:`turnframe.core.reply`)."""
+
+ResultValue = Annotated[str, Field(pattern=RESULT_PATTERN)]
+BlockKind = Literal["answer", "transition", "receipt", "notice", "interaction", "artifact"]
+CardKind = Literal["select_target", "confirm", "review", "choice"]
 
 
 class _Strict(BaseModel):
@@ -128,25 +150,38 @@ class UnderstandingModel(_Strict):
 
 
 class ClickModel(_Strict):
-    """``click:`` a structured card response."""
+    """``click:`` a structured card response.
+
+    ``value`` is the free value a card that asks for one receives
+    (:attr:`turnframe.core.turn.InteractionResponse.free_value`); omitted, none is sent.
+    """
 
     interaction: str = "last"
     option: str
+    value: str | None = None
     expected_revision: int | None = None
     as_: ActorModel | None = Field(default=None, alias="as")
 
 
 class CommandExpect(_Strict):
-    """An expected committed command: operation and record key."""
+    """An expected committed command: operation and, when given, its record key.
+
+    A key left out is not checked (``{operation: trip.rename}`` matches that operation on
+    any case); ``model_fields_set`` tells an omitted key from one written as null.
+    """
 
     operation: str
-    case: str
+    case: str | None = None
 
 
 class InteractionExpect(_Strict):
-    """An expected created card: kind, case key (or null) and option keys or ids."""
+    """An expected created card: kind, and when given, case key (or null) and options.
 
-    kind: str
+    ``case: null`` checks that the card is on no case; ``case`` left out is not checked;
+    ``options`` lists option record keys or option ids, in order.
+    """
+
+    kind: CardKind
     case: str | None = None
     options: list[str] | None = None
 
@@ -154,10 +189,10 @@ class InteractionExpect(_Strict):
 class ExpectModel(_Strict):
     """``expect:`` what the turn must show."""
 
-    results: dict[str, str] | None = None
+    results: dict[str, ResultValue] | None = None
     commands: list[CommandExpect] | None = None
     interactions_created: list[InteractionExpect] | None = None
-    blocks: list[str] | None = None
+    blocks: list[BlockKind] | None = None
     reply_mentions: list[str] | None = None
     reply_must_not_mention: list[str] | None = None
     reply_must_not_claim: list[str] | None = None
@@ -174,11 +209,22 @@ class CrashModel(_Strict):
 
 
 class ExternalModel(_Strict):
-    """``external:`` an airline callback (``status``) or a timeout for a manifest."""
+    """``external:`` an external system's report on a case: a ``status``, or a timeout.
+
+    The case's workflow takes it through its ``external_update`` hook
+    (docs/scenario-format.md "External updates"); exactly one of ``status`` and
+    ``timeout: true`` is given.
+    """
 
     case: str
     status: str | None = None
     timeout: bool = False
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ExternalModel:
+        if (self.status is None) == (not self.timeout):
+            raise ValueError("give exactly one of `status` and `timeout: true`")
+        return self
 
 
 class TurnModel(_Strict):
@@ -201,10 +247,15 @@ class TurnModel(_Strict):
 
 
 class ScenarioModel(_Strict):
-    """A whole scenario file."""
+    """A whole scenario file.
+
+    ``sample`` names the application (an installed ``turnframe.apps`` name such as
+    ``travel``, or ``module:attribute``); a file without it runs with the application
+    ``turnframe scenario run --app`` gives.
+    """
 
     name: str
-    sample: str
+    sample: str | None = None
     today: date
     actor: ActorModel
     description: str | None = None
