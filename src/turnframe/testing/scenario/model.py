@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from turnframe.core.results import ResultStatus
 
@@ -82,13 +82,25 @@ def _words(value: Any) -> str:
     return str(value)
 
 
+Words = Annotated[
+    dict[str, str],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "additionalProperties": {"type": ["string", "number"]},
+            "description": "argument name -> the user's words (a number or date is read as its text)",
+        }
+    ),
+]
+
+
 class ActModel(_Strict):
     """One scripted act."""
 
     id: str
     operation: str | None = None
     target: TargetModel = Field(default_factory=TargetModel)
-    args: dict[str, str] = Field(default_factory=dict)
+    args: Words = Field(default_factory=dict)
     evidence: dict[str, str] = Field(default_factory=dict)
     evidence_source: Literal["user", "record", "attachment"] = "user"
     hypothetical: bool = False
