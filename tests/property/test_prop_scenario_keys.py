@@ -24,8 +24,20 @@ BASE: dict[str, Any] = {
     "today": "2026-05-01",
     "actor": {"account": "acme", "user": "u1", "roles": ["customer"]},
     "records": [
-        {"key": "T1", "workflow": "trip", "name": "Lisbon", "start": "2026-05-12", "end": "2026-05-15"},
-        {"key": "T2", "workflow": "trip", "name": "Lisbon", "start": "2026-06-03", "end": "2026-06-06"},
+        {
+            "key": "T1",
+            "workflow": "trip",
+            "name": "Lisbon",
+            "start": "2026-05-12",
+            "end": "2026-05-15",
+        },
+        {
+            "key": "T2",
+            "workflow": "trip",
+            "name": "Lisbon",
+            "start": "2026-06-03",
+            "end": "2026-06-06",
+        },
     ],
     "turns": [
         {
@@ -40,7 +52,9 @@ BASE: dict[str, Any] = {
                         "args": {"kind": "seat"},
                     }
                 ],
-                "questions": [{"id": "q1", "topic": "baggage_allowance", "target": {"handles": ["T1"]}}],
+                "questions": [
+                    {"id": "q1", "topic": "baggage_allowance", "target": {"handles": ["T1"]}}
+                ],
                 "constraints": [{"id": "c1", "kind": "do_not_submit"}],
                 "links": [{"act": "a1"}],
             },
@@ -51,10 +65,14 @@ BASE: dict[str, Any] = {
             },
         },
         {
-            "click": {"interaction": "last", "option": "T1", "as": {"account": "acme", "user": "u1"}},
+            "click": {
+                "interaction": "last",
+                "option": "T1",
+                "as": {"account": "acme", "user": "u1"},
+            },
             "expect": {"commands": [{"operation": "trip.add_extra", "case": "T1"}]},
         },
-        {"crash": {"at": "commit"}, "external": {"case": "T1", "status": "accepted"}},
+        {"crash": {"at": "commit.ack_lost"}, "external": {"case": "T1", "status": "accepted"}},
     ],
 }
 

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-APP_MODULE = '''
+APP_MODULE = """
 from pathlib import Path
 
 from turnframe.core import WorkflowRegistry
@@ -50,7 +50,7 @@ def application():
 def untoured():
     registry = WorkflowRegistry([TripWorkflow(), TravelerWorkflow(), ManifestWorkflow()])
     return Application(name="bare", registry=registry)
-'''
+"""
 
 GENERIC = """\
 name: generic records of a third-party application

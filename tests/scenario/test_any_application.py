@@ -8,8 +8,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import GENERIC
 
+from conftest import GENERIC
 from turnframe.cli import main
 from turnframe.testing.scenario import ScenarioFileError, load_scenario, run_scenario_file
 
@@ -78,7 +78,11 @@ def test_sample_names_any_loadable_application(tmp_path: Path, trips_app: Module
     [
         (("{key: P1, workflow: traveler,", "{key: P1, workflw: traveler,"), "records", "workflw"),
         (("[{ref: P1}]", "[{ref: P9}]"), "records", "unknown record 'P9'"),
-        (("workflow: traveler, state", "workflow: passenger, state"), "records[1].workflow", "unknown workflow 'passenger'"),
+        (
+            ("workflow: traveler, state", "workflow: passenger, state"),
+            "records[1].workflow",
+            "unknown workflow 'passenger'",
+        ),
         (("status: planning", "status: flying"), "records[0].state", "load_state refused"),
     ],
 )
@@ -97,30 +101,40 @@ def test_a_ref_id_gives_the_bare_case_id_and_id_sets_it(
 ) -> None:
     text = GENERIC.replace(
         "{key: P1, workflow: traveler,", "{key: P1, id: ana, workflow: traveler,"
-    ).replace("T1: {name: Lisboa, travelers: [P1]}", "T1: {name: Lisboa, travelers: [traveler/ana]}")
+    ).replace(
+        "T1: {name: Lisboa, travelers: [P1]}", "T1: {name: Lisboa, travelers: [traveler/ana]}"
+    )
     assert run_scenario_file(_write(tmp_path, text), app=SPEC).passed
+    from trips_app import application
+
     from turnframe.core.ids import CaseRef
     from turnframe.testing.scenario import GenericSeeder
-    from trips_app import application
 
     seeder = GenericSeeder(application().registry)
     _, state = seeder.seed_state(
-        {"key": "X", "workflow": "traveler", "state": {"full_name": {"ref_id": "P1"}, "status": "active"}},
+        {
+            "key": "X",
+            "workflow": "traveler",
+            "state": {"full_name": {"ref_id": "P1"}, "status": "active"},
+        },
         {"P1": CaseRef("traveler", "p1")},
     )
     assert state["full_name"] == "p1"
 
 
 def test_records_referring_in_a_cycle_are_refused(trips_app: ModuleType) -> None:
-    from turnframe.testing.scenario import GenericSeeder, SeedError
     from trips_app import application
+
+    from turnframe.testing.scenario import GenericSeeder, SeedError
 
     seeder = GenericSeeder(application().registry)
     a = {"key": "A", "workflow": "trip", "state": {"x": {"ref": "B"}}}
     b = {"key": "B", "workflow": "trip", "state": {"y": [{"ref": "A"}]}}
     with pytest.raises(SeedError, match="cycle: A -> B -> A"):
         seeder.seed_order([a, b])
-    assert [r["key"] for r in seeder.seed_order([a, {"key": "B", "workflow": "trip", "state": {}}])] == ["B", "A"]
+    assert [
+        r["key"] for r in seeder.seed_order([a, {"key": "B", "workflow": "trip", "state": {}}])
+    ] == ["B", "A"]
 
 
 _EXTERNAL = """\
@@ -159,7 +173,9 @@ def test_external_steps_reach_any_workflow_s_hook(tmp_path: Path, trips_app: Mod
 def test_an_external_step_on_a_workflow_without_the_hook_is_invalid(
     tmp_path: Path, trips_app: ModuleType
 ) -> None:
-    text = _EXTERNAL.replace("external: {case: D1, status: accepted}", "external: {case: P1, status: accepted}")
+    text = _EXTERNAL.replace(
+        "external: {case: D1, status: accepted}", "external: {case: P1, status: accepted}"
+    )
     with pytest.raises(ScenarioFileError) as caught:
         run_scenario_file(_write(tmp_path, text), app=SPEC)
     assert caught.value.where == "turns[0].external"
@@ -169,7 +185,9 @@ def test_an_external_step_on_a_workflow_without_the_hook_is_invalid(
 def test_an_external_step_needs_exactly_one_of_status_and_timeout(
     tmp_path: Path, trips_app: ModuleType
 ) -> None:
-    text = _EXTERNAL.replace("{case: D1, status: accepted}", "{case: D1, status: accepted, timeout: true}")
+    text = _EXTERNAL.replace(
+        "{case: D1, status: accepted}", "{case: D1, status: accepted, timeout: true}"
+    )
     with pytest.raises(ScenarioFileError, match="exactly one of"):
         load_scenario(_write(tmp_path, text), app=SPEC)
 

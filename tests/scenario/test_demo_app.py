@@ -29,7 +29,9 @@ def test_a_tour_whose_expectations_fail_exits_1(tmp_path: Path, trips_app: Modul
     tour = Path(trips_app.__file__).with_name("tour.yaml")
     tour.write_text(tour.read_text().replace("{a1: committed}", "{a1: rejected}"))
     out = io.StringIO()
-    assert run_demo(db=str(tmp_path / "t.db"), locale=None, out=out, app="trips_app:application") == 1
+    assert (
+        run_demo(db=str(tmp_path / "t.db"), locale=None, out=out, app="trips_app:application") == 1
+    )
     assert "expectations did not hold" in out.getvalue()
 
 

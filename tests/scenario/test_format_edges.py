@@ -77,13 +77,34 @@ def test_a_command_count_is_checked_even_without_cases(tmp_path: Path) -> None:
         ("{a1: committed}", "{a1: comitted}", "turns[1].expect.results.a1"),
         ("{a1: committed}", "{a1: 'rejected: spaced'}", "turns[1].expect.results.a1"),
         ("[{kind: confirm}]", "[{kind: confrim}]", "turns[0].expect.interactions_created[0].kind"),
-        ("[{operation: trip.book_hotel}]", "[{operation: trip.book_hotle}]", "turns[1].expect.commands[0].operation"),
-        ("[{operation: trip.book_hotel}]", "[{operation: trip.book_hotel, case: T9}]", "turns[1].expect.commands[0].case"),
-        ("[{operation: trip.book_hotel}]", "[{operation: trip.book_hotel, cse: T2}]", "turns[1].expect.commands[0].cse"),
+        (
+            "[{operation: trip.book_hotel}]",
+            "[{operation: trip.book_hotle}]",
+            "turns[1].expect.commands[0].operation",
+        ),
+        (
+            "[{operation: trip.book_hotel}]",
+            "[{operation: trip.book_hotel, case: T9}]",
+            "turns[1].expect.commands[0].case",
+        ),
+        (
+            "[{operation: trip.book_hotel}]",
+            "[{operation: trip.book_hotel, cse: T2}]",
+            "turns[1].expect.commands[0].cse",
+        ),
         ("results: {a1: committed}", "blocks: [recipt]", "turns[1].expect.blocks[0]"),
         ("results: {a1: committed}", "error: NoSuchError", "turns[1].expect.error"),
         ("results: {a1: committed}", "state: {T7: {name: x}}", "turns[1].expect.state.T7"),
-        ("{interaction: last, option: confirm}", "{interaction: last, option: confirm, valu: x}", "turns[1].click.valu"),
+        (
+            "{interaction: last, option: confirm}",
+            "{interaction: last, option: confirm, valu: x}",
+            "turns[1].click.valu",
+        ),
+        (
+            "  - click: {interaction",
+            "  - crash: {at: comit}\n    click: {interaction",
+            "turns[1].crash.at",
+        ),
     ],
 )
 def test_a_misspelt_key_or_unknown_value_makes_the_file_invalid(
@@ -104,9 +125,7 @@ def test_a_known_error_name_is_accepted(tmp_path: Path) -> None:
     assert model.turns[1].expect is not None and model.turns[1].expect.error == "TurnIdReused"
 
 
-def test_an_empty_directory_is_an_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_an_empty_directory_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.txt").write_text("not a scenario")
     assert main(["scenario", "run", str(tmp_path / "empty")]) == 2
@@ -133,7 +152,9 @@ def test_a_click_carries_its_free_value(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_key_in_a_travel_record_names_the_record(tmp_path: Path) -> None:
-    path = _file(tmp_path, _BASE.replace("name: Lisbon, start: 2026-05-12", "nme: Lisbon, start: 2026-05-12"))
+    path = _file(
+        tmp_path, _BASE.replace("name: Lisbon, start: 2026-05-12", "nme: Lisbon, start: 2026-05-12")
+    )
     with pytest.raises(ScenarioFileError) as caught:
         run_scenario_file(path)
     assert caught.value.where.startswith("records")

@@ -21,7 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser(
-        "demo", help="a guided tour of an application (default: the travel sample), offline, on SQLite"
+        "demo",
+        help="a guided tour of an application (default: the travel sample), offline, on SQLite",
     )
     demo.add_argument(
         "--app",

@@ -53,7 +53,9 @@ async def play_tour(app: Application, path: Path, locale: str | None, out: TextI
     model, application = prepare_scenario(app.tour, app=app)
     if locale is not None:
         model = model.model_copy(update={"locale": locale})
-    print(f"Turnframe demo: the {app.name} application's tour, through the real pipeline.", file=out)
+    print(
+        f"Turnframe demo: the {app.name} application's tour, through the real pipeline.", file=out
+    )
     print(f"Tour: {model.name} ({app.tour})", file=out)
     if model.description:
         print(model.description.strip(), file=out)
@@ -84,7 +86,9 @@ async def play_tour(app: Application, path: Path, locale: str | None, out: TextI
 
     store = await SqliteStore.open(path)
     try:
-        outcome = await run_scenario(model, str(app.tour), app=application, store=store, on_turn=on_turn)
+        outcome = await run_scenario(
+            model, str(app.tour), app=application, store=store, on_turn=on_turn
+        )
     finally:
         await store.close()
     print(f"\nThe tour's database is {path} (SQLite, WAL mode).", file=out)

@@ -63,9 +63,7 @@ def turnframe_scenario(request: pytest.FixtureRequest) -> Callable[..., None]:
     """
     configured = request.config.getoption(_OPTION) or request.config.getini(_INI) or None
 
-    def run(
-        path: str | Path, store: str = "memory", app: str | Application | None = None
-    ) -> None:
+    def run(path: str | Path, store: str = "memory", app: str | Application | None = None) -> None:
         try:
             outcome = run_scenario_file(path, store=store, app=app or configured)
         except ScenarioFileError as exc:

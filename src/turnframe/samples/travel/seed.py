@@ -44,7 +44,14 @@ from turnframe.samples.travel.trip_model import (
     dump_trip,
 )
 
-__all__ = ["DEMO_RECORDS", "TravelSeeder", "complete_records", "seed_all", "seed_order", "seed_state"]
+__all__ = [
+    "DEMO_RECORDS",
+    "TravelSeeder",
+    "complete_records",
+    "seed_all",
+    "seed_order",
+    "seed_state",
+]
 
 _FIELDS = {
     "trip": {"name", "destination", "start", "end", "travelers", "extras", "status"},

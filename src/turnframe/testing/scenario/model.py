@@ -39,9 +39,7 @@ __all__ = [
 ]
 
 
-RESULT_PATTERN = (
-    r"^(" + "|".join(s.value for s in ResultStatus) + r")(:[A-Za-z0-9_.:-]+)?$"
-)
+RESULT_PATTERN = r"^(" + "|".join(s.value for s in ResultStatus) + r")(:[A-Za-z0-9_.:-]+)?$"
 """An expected result: a status of :class:`~turnframe.core.results.ResultStatus`,
 optionally followed by ``:code`` (``rejected:not_offered``, ``needs_clarification:missing:kind``)."""
 

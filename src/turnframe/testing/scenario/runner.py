@@ -48,7 +48,9 @@ from turnframe.runtime import (
     TurnResult,
 )
 from turnframe.store import FaultInjectingStore, FaultPlan, InMemoryStore, TurnStore
+from turnframe.store.base import BOUNDARIES
 from turnframe.testing.bounded_yaml import load_yaml
+from turnframe.testing.scenario.apps import AppChoice, application_for, seeder_for
 from turnframe.testing.scenario.model import (
     ActorModel,
     ExpectModel,
@@ -57,7 +59,6 @@ from turnframe.testing.scenario.model import (
     TurnModel,
     UnderstandingModel,
 )
-from turnframe.testing.scenario.apps import AppChoice, application_for, seeder_for
 from turnframe.testing.scenario.seeding import SeedError
 from turnframe.understand import Brief, UnderstandingResult
 
@@ -255,7 +256,7 @@ def _first_error(exc: ValidationError) -> Any:
 
 def _error_names() -> frozenset[str]:
     """Return the class names an ``expect.error`` may give: every typed error."""
-    import turnframe.providers.errors  # noqa: F401  (the provider errors are typed too)
+    import turnframe.providers.errors
     import turnframe.store.errors  # noqa: F401
 
     names: set[str] = set()
@@ -284,6 +285,12 @@ def _check_names(model: ScenarioModel, path: str, app: Application) -> None:
         if unseen:
             raise ScenarioFileError(
                 path, f"turns[{t}].in_view", f"unknown record key {unseen[0]!r}"
+            )
+        if turn.crash is not None and turn.crash.at not in BOUNDARIES:
+            raise ScenarioFileError(
+                path,
+                f"turns[{t}].crash.at",
+                f"unknown boundary {turn.crash.at!r} (one of {', '.join(sorted(BOUNDARIES))})",
             )
         expect = turn.expect
         if expect is not None:

@@ -5,8 +5,8 @@
 a test checks that the shipped file equals a fresh generation, so the schema and the
 runner accept the same keys and values. Regenerate it with::
 
-    PYTHONPATH=src python -m turnframe.testing.scenario.schema > \\
-        src/turnframe/testing/scenario/scenario.schema.json
+    PYTHONPATH=src python -m turnframe.testing.scenario.schema >schema.json
+    mv schema.json src/turnframe/testing/scenario/scenario.schema.json
 
 The schema checks the format's shape only: names that depend on the application (record
 keys, operations) and the records' own fields are checked by the runner.

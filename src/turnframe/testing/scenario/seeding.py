@@ -102,11 +102,15 @@ class GenericSeeder:
             if key in placed:
                 return
             if key in chain:
-                raise SeedError("state", f"records refer to each other in a cycle: {' -> '.join((*chain, key))}")
+                raise SeedError(
+                    "state", f"records refer to each other in a cycle: {' -> '.join((*chain, key))}"
+                )
             record = by_key[key]
             for where, ref in _references(record.get("state"), "state"):
                 if ref not in by_key:
-                    raise SeedError(where, f"record {key}: {where} refers to unknown record {ref!r}")
+                    raise SeedError(
+                        where, f"record {key}: {where} refers to unknown record {ref!r}"
+                    )
                 place(ref, (*chain, key))
             placed.add(key)
             ordered.append(record)
@@ -129,7 +133,9 @@ class GenericSeeder:
         workflow = record.get("workflow")
         if not isinstance(workflow, str) or workflow not in self._registry.names():
             known = ", ".join(self._registry.names())
-            raise SeedError("workflow", f"record {key}: unknown workflow {workflow!r} (known: {known})")
+            raise SeedError(
+                "workflow", f"record {key}: unknown workflow {workflow!r} (known: {known})"
+            )
         raw = record.get("state")
         if not isinstance(raw, Mapping):
             raise SeedError("state", f"record {key}: state must be a mapping")
