@@ -76,8 +76,12 @@ def test_sample_names_any_loadable_application(tmp_path: Path, trips_app: Module
 @pytest.mark.parametrize(
     ("change", "where", "message"),
     [
-        (("{key: P1, workflow: traveler,", "{key: P1, workflw: traveler,"), "records", "workflw"),
-        (("[{ref: P1}]", "[{ref: P9}]"), "records", "unknown record 'P9'"),
+        (
+            ("{key: P1, workflow: traveler,", "{key: P1, workflw: traveler,"),
+            "records[1].workflw",
+            "workflw",
+        ),
+        (("[{ref: P1}]", "[{ref: P9}]"), "records[0].state.travelers[0]", "unknown record 'P9'"),
         (
             ("workflow: traveler, state", "workflow: passenger, state"),
             "records[1].workflow",

@@ -96,6 +96,12 @@ def test_a_command_count_is_checked_even_without_cases(tmp_path: Path) -> None:
         ("results: {a1: committed}", "error: NoSuchError", "turns[1].expect.error"),
         ("results: {a1: committed}", "state: {T7: {name: x}}", "turns[1].expect.state.T7"),
         (
+            "results: {a1: committed}",
+            "outbox: [{case: T2, topc: x}]",
+            "turns[1].expect.outbox[0].topc",
+        ),
+        ("results: {a1: committed}", "outbox: [{case: T8}]", "turns[1].expect.outbox[0].case"),
+        (
             "{interaction: last, option: confirm}",
             "{interaction: last, option: confirm, valu: x}",
             "turns[1].click.valu",

@@ -30,6 +30,7 @@ __all__ = [
     "ExpectModel",
     "ExternalModel",
     "InteractionExpect",
+    "OutboxExpect",
     "LinkModel",
     "QuestionModel",
     "ScenarioModel",
@@ -196,6 +197,14 @@ class InteractionExpect(_Strict):
     options: list[str] | None = None
 
 
+class OutboxExpect(_Strict):
+    """An expected outbox row: record key, topic and status, each checked only when given."""
+
+    case: str | None = None
+    topic: str | None = None
+    status: str | None = None
+
+
 class ExpectModel(_Strict):
     """``expect:`` what the turn must show."""
 
@@ -208,7 +217,7 @@ class ExpectModel(_Strict):
     reply_must_not_claim: list[str] | None = None
     model_calls: int | None = None
     state: dict[str, dict[str, Any]] | None = None
-    outbox: list[dict[str, str]] | None = None
+    outbox: list[OutboxExpect] | None = None
     error: str | None = None  # the typed error the turn raises (its class name), if any
 
 

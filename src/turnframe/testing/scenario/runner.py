@@ -384,6 +384,9 @@ def _named_keys(model: ScenarioModel) -> list[tuple[str, str]]:
             if card.case is not None:
                 named.append((card.case, f"{at}.interactions_created[{i}].case"))
         named.extend((key, f"{at}.state.{key}") for key in expect.state or {})
+        for o, row in enumerate(expect.outbox or ()):
+            if row.case is not None:
+                named.append((row.case, f"{at}.outbox[{o}].case"))
     return named
 
 
@@ -503,8 +506,11 @@ class _Run:
         try:
             ordered = self.seeder.seed_order(self.model.records)
         except SeedError as exc:
-            raise ScenarioFileError(self.file, "records", str(exc)) from exc
-        except ValueError as exc:
+            at = "records" + (f"[{exc.index}]" if exc.index is not None else "")
+            raise ScenarioFileError(
+                self.file, at + (f".{exc.where}" if exc.where else ""), str(exc)
+            ) from exc
+        except ValueError as exc:  # an application's own seeder names the record itself
             raise ScenarioFileError(self.file, "records", str(exc)) from exc
         for record in ordered:
             key = str(record.get("key", ""))
@@ -885,8 +891,9 @@ class _Run:
                 {"case": self.keys.get(m.case, str(m.case)), "topic": m.topic, "status": m.status}
                 for m in messages
             ]
-            if not _subset(expect.outbox, actual_outbox):
-                self._fail(number, "outbox", expect.outbox, actual_outbox)
+            wanted_outbox = [o.model_dump(exclude_unset=True) for o in expect.outbox]
+            if not _subset(wanted_outbox, actual_outbox):
+                self._fail(number, "outbox", wanted_outbox, actual_outbox)
 
     def _check_turn(self, number: int, expect: ExpectModel, result: TurnResult) -> None:
         if expect.results is not None:

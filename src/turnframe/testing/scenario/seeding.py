@@ -43,11 +43,13 @@ class SeedError(ValueError):
     Args:
         where: the path inside the record (``state.reporter``, ``workflow``), or ``""``.
         message: what is wrong, naming the record's key.
+        index: the record's position in ``records:`` when the seeder knows it.
     """
 
-    def __init__(self, where: str, message: str) -> None:
+    def __init__(self, where: str, message: str, *, index: int | None = None) -> None:
         super().__init__(message)
         self.where = where
+        self.index = index
 
 
 class GenericSeeder:
@@ -74,27 +76,30 @@ class GenericSeeder:
                 unknown key, repeats a key, or refers to an unknown key or in a cycle.
         """
         by_key: dict[str, Mapping[str, Any]] = {}
-        for record in records:
+        index: dict[str, int] = {}
+        for i, record in enumerate(records):
             if not isinstance(record, Mapping):
-                raise SeedError("", "a record is a mapping {key, workflow, state}")
+                raise SeedError("", "a record is a mapping {key, workflow, state}", index=i)
             unknown = sorted(set(map(str, record)) - GENERIC_RECORD_KEYS)
             if unknown:
                 raise SeedError(
                     unknown[0],
                     f"record {record.get('key', '?')}: unknown key {unknown[0]!r} "
                     f"(a record has {', '.join(sorted(GENERIC_RECORD_KEYS))})",
+                    index=i,
                 )
             for required in ("key", "workflow", "state"):
                 if required not in record:
                     raise SeedError(
-                        "", f"record {record.get('key', '?')}: {required!r} is required"
+                        "", f"record {record.get('key', '?')}: {required!r} is required", index=i
                     )
             key = record["key"]
             if not isinstance(key, str) or not key:
-                raise SeedError("key", f"record key {key!r} must be a non-empty string")
+                raise SeedError("key", f"record key {key!r} must be a non-empty string", index=i)
             if key in by_key:
-                raise SeedError("key", f"record key {key!r} is used twice")
+                raise SeedError("key", f"record key {key!r} is used twice", index=i)
             by_key[key] = record
+            index[key] = i
         ordered: list[Mapping[str, Any]] = []
         placed: set[str] = set()
 
@@ -103,13 +108,17 @@ class GenericSeeder:
                 return
             if key in chain:
                 raise SeedError(
-                    "state", f"records refer to each other in a cycle: {' -> '.join((*chain, key))}"
+                    "state",
+                    f"records refer to each other in a cycle: {' -> '.join((*chain, key))}",
+                    index=index[key],
                 )
             record = by_key[key]
             for where, ref in _references(record.get("state"), "state"):
                 if ref not in by_key:
                     raise SeedError(
-                        where, f"record {key}: {where} refers to unknown record {ref!r}"
+                        where,
+                        f"record {key}: {where} refers to unknown record {ref!r}",
+                        index=index[key],
                     )
                 place(ref, (*chain, key))
             placed.add(key)
