@@ -23,7 +23,8 @@ from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
-from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page, query_words
+from turnframe.runtime.mention_identity import identify
+from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page
 
 __all__ = [
     "DirectoryPage",
@@ -314,20 +315,29 @@ class StoredCaseDirectory:
             RegistryError: a matching case's workflow is not registered.
         """
         check_page(limit, after)
-        if not query_words(words):
+        mention = identify(self._registry, words)
+        every = mention.names_all_of(workflow)
+        if not mention.identifying and every is None:
             return DirectoryPage()
         await self.reindex(actor.account)
         day = today or self._clock.today()
         items: list[Listed] = []
         cursors: list[str] = []
         while len(items) <= limit:
-            page = await self._store.find_cases(
-                actor.account,
-                words,
-                workflow=workflow,
-                limit=min(MAX_PAGE, limit + 1 - len(items)),
-                after=after,
-            )
+            size = min(MAX_PAGE, limit + 1 - len(items))
+            if every is not None:
+                # Nothing identifying: the mention names every record of the kind.
+                page = await self._store.list_cases_page(
+                    actor.account, workflow=every, limit=size, after=after
+                )
+            else:
+                page = await self._store.find_cases(
+                    actor.account,
+                    " ".join(mention.identifying),
+                    workflow=workflow,
+                    limit=size,
+                    after=after,
+                )
             for row, cursor in zip(page.rows, page.cursors, strict=True):
                 listed = self._listed(row)
                 if operation is None or self._fits(listed, actor, operation, argument, day):
