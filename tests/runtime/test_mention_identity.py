@@ -31,9 +31,7 @@ TODAY = date(2026, 5, 1)
 ACTOR = Actor(account="acme", user="u1", roles=frozenset({"customer"}))
 _APP = travel_application()
 _REGISTRY = _APP.registry
-_NOISE = sorted(
-    set().union(*FUNCTION_WORDS.values()) | kind_words(_REGISTRY, "traveler")
-)
+_NOISE = sorted(set().union(*FUNCTION_WORDS.values()) | kind_words(_REGISTRY, "traveler"))
 _NOT_IDENTIFYING = set(_NOISE) | {w for n in _REGISTRY.names() for w in kind_words(_REGISTRY, n)}
 
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6).filter(
@@ -62,9 +60,7 @@ def _spell(word: str, style: int) -> str:
 
 @settings(max_examples=80, deadline=None)
 @given(
-    names=st.lists(
-        st.lists(_word, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=5
-    ),
+    names=st.lists(st.lists(_word, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=5),
     identifying=st.lists(_word, min_size=1, max_size=3),
     noise=st.lists(
         st.tuples(st.integers(0, 3), st.sampled_from(_NOISE), st.integers(0, 3)), max_size=4
@@ -138,9 +134,7 @@ def test_the_trip_resolves_the_only_one_and_offers_a_card_for_several() -> None:
         understanding = ScriptedUnderstanding(
             [Understanding(acts=(_act("the trip", "trip.cancel"),))]
         )
-        runtime = Runtime(
-            _APP, store, understanding, clock=FixedClock(TODAY), ids=SequentialIds()
-        )
+        runtime = Runtime(_APP, store, understanding, clock=FixedClock(TODAY), ids=SequentialIds())
         records = [
             {"key": f"T{i}", "workflow": "trip", "name": n, "start": "2026-07-01",
              "end": "2026-07-04"}

@@ -104,8 +104,11 @@ def add_commands(sub: Any) -> None:
         help="oracle (answers each case from its own expectations: scores 100%%), "
         f"or {KNOWN_MODELS}",
     )
-    run.add_argument("--app", default=None, help=app_help.replace(
-        f"default {DEFAULT_APP}", "default: the one each set file names"))
+    run.add_argument(
+        "--app",
+        default=None,
+        help=app_help.replace(f"default {DEFAULT_APP}", "default: the one each set file names"),
+    )
     run.add_argument("--effort", choices=("low", "medium", "high"), default="medium")
     run.add_argument("--json", action="store_true", help="one JSON object")
 
@@ -129,8 +132,7 @@ def run_command(
             print(json.dumps(report.to_json()) if args.json else report.table(), file=stream)
             if report.unreachable:
                 print(
-                    f"error: {report.unreachable} turn(s) could not reach the model "
-                    f"{args.model}",
+                    f"error: {report.unreachable} turn(s) could not reach the model {args.model}",
                     file=sys.stderr,
                 )
                 return EXIT_MODEL_UNREACHABLE

@@ -21,8 +21,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 8192
 
 MODEL_HELP = (
     "the model: scripted:FILE (answers from a file, no model; "
-    "scripted:example plays the shipped travel script), hostile[:SEED] (a provider that "
-    "answers adversarially, to watch the guards), replay:FILE, local:smollm2, "
+    "scripted:example plays the shipped travel script), hostile[:SEED] (random answers the "
+    "schema allows, seeded: watch the guards hold), replay:FILE, local:smollm2, "
     "openai-compatible:URL#MODEL (llama.cpp server, vLLM, LM Studio), ollama:MODEL, or a "
     "hosted vendor (openai:, anthropic:, gemini:, bedrock:, azure:); default $TURNFRAME_MODEL"
 )

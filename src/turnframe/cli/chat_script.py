@@ -75,9 +75,7 @@ def load_script(path: str) -> ChatScript | None:
     tables: dict[str, Mapping[str, Any]] = {}
     for n, entry in enumerate(messages, start=1):
         if not isinstance(entry, Mapping) or set(entry) != {"say", "answers"}:
-            raise UsageError(
-                f"{where}: message {n} must have exactly the keys say and answers"
-            )
+            raise UsageError(f"{where}: message {n} must have exactly the keys say and answers")
         say, answers = entry["say"], entry["answers"]
         if not isinstance(say, str) or not say.strip():
             raise UsageError(f"{where}: message {n}: say is the message text")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import secrets
+import signal
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any, TextIO
@@ -101,7 +103,14 @@ class ChatSession:
             self.say(f"   · {text}")
 
     async def run(self, stdin: IO[Any]) -> None:
-        """Read ``stdin`` to its end (or ``/quit``), one line at a time."""
+        """Read ``stdin`` to its end (or ``/quit``), one line at a time.
+
+        At the prompt Ctrl-C raises ``KeyboardInterrupt`` at once (the chat ends, status
+        130), not at the next line: the event loop's own handler would only cancel the
+        chat when the blocking read returns. During a turn it cancels the turn.
+        """
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         self.runtime.subscribe(self.show_step)
         closer = closing_runtime(self.runtime)
         lines = read_lines(stdin, self.max_message_bytes)

@@ -81,7 +81,9 @@ async def run_cancellable(
     Args:
         runtime: runs the turn.
         closer: closes a cancelled one (:func:`closing_runtime`).
-        actor, conversation, turn: as :meth:`Runtime.run_turn` takes them.
+        actor: who acts.
+        conversation: the conversation id.
+        turn: the turn's input, as :meth:`Runtime.run_turn` takes it.
         turn_id: the turn's id (chosen by the caller, so a cancelled turn can be found).
         register: called with the turn's cancel scope while it runs, then ``None``
             (the Ctrl-C handler cancels the registered scope).
@@ -107,6 +109,9 @@ async def run_cancellable(
         result = await closer.recover(actor, turn_id)
         after = await runtime.store.get_turn(actor.account, turn_id)
         return Closed(turn_id, after.phase if after else None, result)
+    raise AssertionError(
+        "unreachable: a cancelled scope falls through to the closing"
+    )  # pragma: no cover
 
 
 @contextmanager

@@ -20,10 +20,10 @@ from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.mention_identity import identify
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
-from turnframe.runtime.mention_identity import identify
 from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page
 
 __all__ = [
@@ -173,8 +173,10 @@ class StoredCaseDirectory:
     """A case directory over the store's case table (guide §2 step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
-    of ``search_text`` (every word of the query must appear, case-insensitively, as
-    :mod:`turnframe.store.search` defines). Both are answered by the store a page at a
+    of ``search_text``: every identifying word of the query must appear, case-insensitively,
+    as :mod:`turnframe.store.search` defines; function words and words naming a record's
+    kind identify nothing, and a mention of the kind alone names every record of it
+    (:mod:`turnframe.runtime.mention_identity`, docs/architecture.md "Stores"). Both are answered by the store a page at a
     time, filtered and matched in its storage: a turn never reads the whole account.
 
     Cases the store holds no search text for (committed without ``search_text``, or
@@ -265,7 +267,12 @@ class StoredCaseDirectory:
         argument: str | None = None,
         today: date | None = None,
     ) -> Sequence[CaseRef]:
-        """Return the actor's cases whose search text holds every word of ``words``.
+        """Return the actor's cases whose search text holds every identifying word of ``words``.
+
+        Function words and kind words are dropped first
+        (:func:`~turnframe.runtime.mention_identity.identify`); with none left and a kind
+        word naming ``workflow`` (or, with ``workflow=None``, exactly one workflow), every
+        case of that workflow; with only function words, none.
 
         With ``operation`` (and ``argument``), only the cases that fit it, as
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the

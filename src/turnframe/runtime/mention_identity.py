@@ -153,4 +153,3 @@ def identify(registry: WorkflowRegistry, words: str) -> MentionWords:
             identifying.append(word)
     order = [name for name in registry.names() if name in named]
     return MentionWords(identifying=tuple(identifying), kinds=tuple(order))
-
