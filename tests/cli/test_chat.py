@@ -319,3 +319,18 @@ def test_ctrl_c_at_the_prompt_leaves_at_once(tmp_path: Path) -> None:
             child.kill()
     assert child.returncode == 130
     assert err.decode().strip().endswith("interrupted")
+
+
+def test_eval_run_and_replay_take_app(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], db: str
+) -> None:
+    spec = "turnframe.samples.travel:travel_application"
+    assert main(["eval", "run", str(EVAL_SET), "--model", "oracle", "--app", spec]) == 0
+    assert "read perfectly" in capsys.readouterr().out
+    code, out = _chat(
+        monkeypatch, capsys, b"Start a trip called Oslo Summit\n", "--app", spec,
+        "--model", "scripted:example", "--db", db,
+    )  # fmt: skip
+    turn_id = out.split("[", 1)[1].split(" ·")[0]
+    assert main(["replay", turn_id, "--db", db, "--app", spec]) == 0
+    assert "the plan is identical" in capsys.readouterr().out

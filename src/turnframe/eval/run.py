@@ -194,17 +194,21 @@ async def run_eval(
     (``turnframe eval run`` then exits 3).
 
     Raises:
-        UsageError: for an unknown model or a bad set, or ``app`` with a scenario runner
-            that cannot take one.
+        UsageError: for an unknown model or a bad set, or an ``app`` other than a set's
+            sample with a scenario runner that takes no application.
     """
     Effort(effort)
     report = EvalReport(model=model, effort=effort)
     base: Provider | None = None if model == "oracle" else provider_from_spec(model)
-    if app is not None and "app" not in inspect.signature(run_scenario).parameters:
-        raise UsageError("this scenario runner takes no application; run without --app")
+    takes_app = "app" in inspect.signature(run_scenario).parameters
     for file, data in load_set(path):
+        if app is not None and not takes_app and app.name != data.sample:
+            raise UsageError(
+                f"{file}: this scenario runner runs only the sample a set names "
+                f"({data.sample!r}), not the application {app.name!r}"
+            )
         for case in data.cases:
-            await _run_case(report, file, data, case, base, effort, app)
+            await _run_case(report, file, data, case, base, effort, app if takes_app else None)
     return report
 
 
