@@ -92,16 +92,16 @@ async def _full_scan(
 ) -> list[CaseRef]:
     """The directory's ``find`` before the index: every case read and matched in Python.
 
-    Over the mention's identifying words (function and kind words identify nothing,
-    ``turnframe.runtime.mention_identity``); none left and a kind word naming the
-    workflow: every record of it.
+    Over the mention's identifying words (articles, determiners and the searched
+    workflow's kind words identify nothing, ``turnframe.runtime.mention_identity``);
+    none left and a kind word: every record of that workflow.
     """
-    mention = identify(_REGISTRY, words)
+    mention = identify(_REGISTRY, words, workflow)
     wanted = list(mention.identifying)
-    every = mention.names_all_of(workflow)
+    every = mention.every
     found = []
     for row in await store.list_cases(ACTOR.account):
-        if workflow is not None and row.case.workflow != workflow:
+        if mention.workflow is not None and row.case.workflow != mention.workflow:
             continue
         erased = _REGISTRY.workflow(row.case.workflow)
         typed = erased.typed(row.state)

@@ -32,7 +32,7 @@ ACTOR = Actor(account="acme", user="u1", roles=frozenset({"customer"}))
 _APP = travel_application()
 _REGISTRY = _APP.registry
 _NOISE = sorted(set().union(*FUNCTION_WORDS.values()) | kind_words(_REGISTRY, "traveler"))
-_NOT_IDENTIFYING = set(_NOISE) | {w for n in _REGISTRY.names() for w in kind_words(_REGISTRY, n)}
+_NOT_IDENTIFYING = set(_NOISE)
 
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6).filter(
     lambda w: w not in _NOT_IDENTIFYING
@@ -111,15 +111,32 @@ def test_a_mention_of_the_kind_alone_names_every_record_of_it(
 
 
 def test_identify_splits_kind_function_and_identifying_words() -> None:
-    mention = identify(_REGISTRY, "the Oslo trip's manifest")
-    assert mention.identifying == ("oslo",)
-    assert mention.kinds == ("trip", "manifest")
-    assert identify(_REGISTRY, "os viajantes").kinds == ("traveler",)
-    assert identify(_REGISTRY, "the trips").names_all_of("trip") == "trip"
-    assert identify(_REGISTRY, "the trips").names_all_of(None) == "trip"
-    assert identify(_REGISTRY, "the trip manifest").names_all_of(None) is None
+    mention = identify(_REGISTRY, "the Oslo trip's", "trip")
+    assert mention.identifying == ("oslo",) and mention.kind and mention.every is None
+    assert identify(_REGISTRY, "os viajantes").every == "traveler"
+    assert identify(_REGISTRY, "the trips", "trip").every == "trip"
+    # With no workflow asked for, one kind word narrows the search to its workflow.
+    narrowed = identify(_REGISTRY, "the Porto trip")
+    assert narrowed.workflow == "trip" and narrowed.identifying == ("porto",)
+    # Two kinds named: no narrowing, and no word is a kind word.
+    both = identify(_REGISTRY, "the trip manifest")
+    assert both.workflow is None and both.identifying == ("trip", "manifest")
+    # A kind word of another workflow still identifies (a traveler "Ana Trip" is no Ana).
+    assert identify(_REGISTRY, "Ana Trip", "traveler").identifying == ("ana", "trip")
+    # Prepositions are parts of names: they identify.
+    assert identify(_REGISTRY, "Ana da Silva", "traveler").identifying == ("ana", "da", "silva")
+    assert identify(_REGISTRY, "the", "trip").every is None
     assert plural_forms("viagem") >= {"viagem", "viagens"}
     assert plural_forms("city") >= {"cities"}
+
+
+def test_a_kind_word_of_another_workflow_is_not_dropped() -> None:
+    async def main() -> None:
+        directory, refs = await _directory(["Ana Costa", "Ana Trip"])
+        found = await directory.find(ACTOR, "traveler", "Ana Trip", today=TODAY)
+        assert list(found) == [refs[1]]  # not Ana Costa alone, as dropping "trip" would give
+
+    anyio.run(main)
 
 
 def _act(find: str, operation: str) -> SemanticAct:

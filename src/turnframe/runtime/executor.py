@@ -174,8 +174,8 @@ class StoredCaseDirectory:
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
     of ``search_text``: every identifying word of the query must appear, case-insensitively,
-    as :mod:`turnframe.store.search` defines; function words and words naming a record's
-    kind identify nothing, and a mention of the kind alone names every record of it
+    as :mod:`turnframe.store.search` defines; articles, determiners and words naming the
+    record's kind identify nothing, and a mention of the kind alone names every record of it
     (:mod:`turnframe.runtime.mention_identity`, docs/architecture.md "Stores"). Both are answered by the store a page at a
     time, filtered and matched in its storage: a turn never reads the whole account.
 
@@ -269,10 +269,11 @@ class StoredCaseDirectory:
     ) -> Sequence[CaseRef]:
         """Return the actor's cases whose search text holds every identifying word of ``words``.
 
-        Function words and kind words are dropped first
-        (:func:`~turnframe.runtime.mention_identity.identify`); with none left and a kind
-        word naming ``workflow`` (or, with ``workflow=None``, exactly one workflow), every
-        case of that workflow; with only function words, none.
+        Articles, determiners and the words naming the kind of ``workflow`` are dropped
+        first (:func:`~turnframe.runtime.mention_identity.identify`; with
+        ``workflow=None``, a kind word naming exactly one workflow narrows the search to
+        it); with none left and a kind word, every case of that workflow; with only
+        articles and determiners, none.
 
         With ``operation`` (and ``argument``), only the cases that fit it, as
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
@@ -322,8 +323,8 @@ class StoredCaseDirectory:
             RegistryError: a matching case's workflow is not registered.
         """
         check_page(limit, after)
-        mention = identify(self._registry, words)
-        every = mention.names_all_of(workflow)
+        mention = identify(self._registry, words, workflow)
+        every = mention.every
         if not mention.identifying and every is None:
             return DirectoryPage()
         await self.reindex(actor.account)
@@ -341,7 +342,7 @@ class StoredCaseDirectory:
                 page = await self._store.find_cases(
                     actor.account,
                     " ".join(mention.identifying),
-                    workflow=workflow,
+                    workflow=mention.workflow,
                     limit=size,
                     after=after,
                 )

@@ -5,22 +5,22 @@ search text (:mod:`turnframe.store.search`). Two kinds of word in a mention name
 record, so requiring them would find nothing ("the ticket") or hide the record meant
 ("the Oslo trip"):
 
-* *function words*: articles, demonstratives, possessives and the prepositions that join
-  a noun phrase (``"the"``, ``"this"``, ``"my"``, ``"of"``; ``"o"``, ``"esta"``,
-  ``"do"``), per language in :data:`FUNCTION_WORDS`. A mention drops those of every
-  language listed, since the directory does not know the turn's language and none of
-  them identifies a record in any of them.
-* *kind words*: the words that name the kind of record, a workflow's name (``"trip"``,
-  ``"expense_report"`` as ``"expense"`` and ``"report"``), the nouns its optional
+* *function words*: articles and determiners (``"the"``, ``"this"``, ``"my"``,
+  ``"all"``; ``"o"``, ``"esta"``, ``"minhas"``), per language in :data:`FUNCTION_WORDS`.
+  A mention drops those of every language listed: the directory is not told the turn's
+  language, and none of them identifies a record in any of them. Prepositions are not
+  among them; they are parts of names.
+* *kind words* of the workflow searched: the parts of its name (``"trip"``;
+  ``"expense_report"`` gives ``"expense"`` and ``"report"``), the nouns its optional
   ``record_nouns(locale)`` hook declares, and the one-word terms of its glossary
-  (docs/architecture.md, "Glossary"), each also in its plural forms
-  (:func:`plural_forms`).
+  (``turnframe/core/glossary.py``), each also in its plural forms (:func:`plural_forms`).
 
-:func:`identify` splits a mention into its identifying words and the workflows its kind
-words name. When identifying words remain, every one of them must match, exactly as
-before. When none remain and a kind word names the workflow searched, the mention names
-every record of that workflow the actor may address: one is resolved, several are a
-selection card (the no-guess rule, I8). A mention of function words only names nothing.
+:func:`identify` splits a mention into its identifying words and its kind words. When
+identifying words remain, every one of them must match, exactly as before. When none
+remain and a kind word was there, the mention names every record of that workflow the
+actor may address: one is resolved, several are a selection card (the no-guess rule,
+I8). A mention of articles and determiners only names nothing. The rule and its limits
+are in docs/architecture.md, "Stores".
 """
 
 from __future__ import annotations
@@ -36,21 +36,25 @@ __all__ = ["FUNCTION_WORDS", "MentionWords", "identify", "kind_words", "plural_f
 
 _EN = """
 a an the this that these those my our your his her their its
-of for on in at with from
+all every each both
 """
 
 _PT = """
 o a os as um uma uns umas
 este esta estes estas esse essa esses essas aquele aquela aqueles aquelas
 meu minha meus minhas teu tua teus tuas seu sua seus suas nosso nossa nossos nossas
-de do da dos das em no na nos nas para com
+todo toda todos todas cada ambos ambas
 """
 
 FUNCTION_WORDS: dict[str, frozenset[str]] = {
     "en": frozenset(_EN.split()),
     "pt": frozenset(_PT.split()),
 }
-"""Per language, the folded words that join or determine a noun phrase and name no record."""
+"""Per language, the articles and determiners (folded): they determine a noun, name nothing.
+
+Prepositions are deliberately absent: they are part of names ("Ana da Silva", "Bank of
+America"), and dropping one could make a mention find a different record alone.
+"""
 
 _ALL_FUNCTION = frozenset().union(*FUNCTION_WORDS.values())
 
@@ -62,8 +66,7 @@ def plural_forms(noun: str) -> frozenset[str]:
 
     ``"trip"`` → ``trip, trips``; ``"city"`` → ``city, cities``; ``"box"`` → ``box,
     boxes``; ``"viagem"`` → ``viagem, viagens``; ``"papel"`` → ``papel, papeis``;
-    ``"razão"`` → ``razão, razões``. Over-generating only drops a word that no record's
-    identity rests on; it never adds a match by itself.
+    ``"razão"`` → ``razão, razões``.
     """
     word = noun.lower()
     forms = {word, word + "s", word + "es"}
@@ -86,7 +89,7 @@ def kind_words(registry: WorkflowRegistry, workflow: str) -> frozenset[str]:
     in English.
 
     Raises:
-        RegistryError: ``workflow`` is not registered.
+        RegistryError: ``workflow`` is not registered, or its glossary is malformed.
     """
     erased = registry.workflow(workflow)
     nouns: set[str] = {part for part in _SPLIT.split(workflow.lower()) if part}
@@ -108,48 +111,54 @@ class MentionWords:
     Attributes:
         identifying: the folded words that must all match a record's search text, in
             order, distinct (``()``: none).
-        kinds: the workflows a kind word of the mention names, in registration order.
+        workflow: the workflow searched (the one asked for, or the one the mention's kind
+            words name), or ``None`` for every workflow.
+        kind: whether a word of the mention names ``workflow``'s kind.
     """
 
     identifying: tuple[str, ...]
-    kinds: tuple[str, ...]
+    workflow: str | None
+    kind: bool
 
-    def names_all_of(self, workflow: str | None) -> str | None:
-        """Return the workflow whose every record the mention names, or ``None``.
-
-        Nothing identifying is left and a kind word names ``workflow`` (or, with
-        ``workflow=None``, exactly one workflow is named).
-        """
-        if self.identifying:
-            return None
-        if workflow is not None:
-            return workflow if workflow in self.kinds else None
-        return self.kinds[0] if len(self.kinds) == 1 else None
+    @property
+    def every(self) -> str | None:
+        """The workflow whose every record the mention names: nothing identifying, a kind word."""
+        return self.workflow if self.kind and not self.identifying else None
 
 
-def identify(registry: WorkflowRegistry, words: str) -> MentionWords:
-    """Split ``words`` into identifying words and the workflows its kind words name.
+def identify(registry: WorkflowRegistry, words: str, workflow: str | None = None) -> MentionWords:
+    """Split the mention ``words`` of a record of ``workflow`` (``None``: any workflow).
 
-    A word is not identifying when it is a function word of any language of
-    :data:`FUNCTION_WORDS` or a kind word (:func:`kind_words`) of any registered
-    workflow, once the punctuation around it is stripped
+    A word is not identifying when it is an article or determiner of any language of
+    :data:`FUNCTION_WORDS`, or a kind word (:func:`kind_words`) of the workflow searched,
+    once the punctuation around it is stripped
     (:func:`~turnframe.runtime.mentions.bare`); a word of punctuation only is dropped.
-    Identifying words are kept as written and matched as the directory always matched
-    (every one of them a substring of the record's folded search text).
+    With ``workflow=None``, the workflow searched is the one the mention's kind words
+    name when they name exactly one (``"the Porto trip"``: trips), else every workflow
+    and no word is a kind word. A kind word of another workflow stays identifying, so
+    it still has to match (a traveler "Ana Trip" is not any Ana). Identifying words are
+    kept as written and matched as the directory always matched: every one of them a
+    substring of the record's folded search text.
 
     Raises:
-        RegistryError: a workflow's ``record_nouns`` or glossary hook is malformed.
+        RegistryError: ``workflow`` is not registered, or a workflow's glossary is
+            malformed.
     """
     folded = query_words(words)
-    kinds_of = {name: kind_words(registry, name) for name in registry.names()}
+    cores = [bare(word) for word in folded]
+    if workflow is None:
+        named = [
+            name
+            for name in registry.names()
+            if any(core in kind_words(registry, name) for core in cores)
+        ]
+        workflow = named[0] if len(named) == 1 else None
+    kinds = kind_words(registry, workflow) if workflow is not None else frozenset()
     identifying: list[str] = []
-    named: dict[str, None] = {}
-    for word in folded:
-        core = bare(word)  # "ticket," and "the" in quotes are still the kind and an article
-        naming = [name for name, kinds in kinds_of.items() if core in kinds]
-        if naming:
-            named.update(dict.fromkeys(naming))
+    kind = False
+    for word, core in zip(folded, cores, strict=True):
+        if core in kinds:
+            kind = True
         elif core and core not in _ALL_FUNCTION:
             identifying.append(word)
-    order = [name for name in registry.names() if name in named]
-    return MentionWords(identifying=tuple(identifying), kinds=tuple(order))
+    return MentionWords(identifying=tuple(identifying), workflow=workflow, kind=kind)
