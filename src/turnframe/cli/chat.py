@@ -238,9 +238,9 @@ async def _chat(
         session = ChatSession(
             runtime, ACTOR, reader, out, locale=args.locale, max_message_bytes=limit
         )
-        session.say(f"Turnframe chat · {app.name}{day} · /help for commands, /quit to leave")
+        session.show(f"Turnframe chat · {app.name}{day} · /help for commands, /quit to leave")
         for line in intro:
-            session.say(line)
+            session.show(line)
         await session.run(stdin)
     finally:
         await store.close()

@@ -92,7 +92,7 @@ class ChatSession:
     options: list[tuple[str, str, int | None]] = field(default_factory=list)
     _scope: anyio.CancelScope | None = None
 
-    def say(self, text: str) -> None:
+    def show(self, text: str) -> None:
         """Print one line and flush."""
         print(text, file=self.out, flush=True)
 
@@ -100,7 +100,7 @@ class ChatSession:
         """Narrate an understanding step in words (never its raw code)."""
         if event.kind == "step":
             text = event.text or narrate(event.name, event.detail, self.locale)
-            self.say(f"   · {text}")
+            self.show(f"   · {text}")
 
     async def run(self, stdin: IO[Any]) -> None:
         """Read ``stdin`` to its end (or ``/quit``), one line at a time.
@@ -121,7 +121,7 @@ class ChatSession:
                 print(file=self.out)
                 return
             if line.refused is not None:
-                self.say(f"! {line.refused}")
+                self.show(f"! {line.refused}")
                 continue
             text = line.text.strip()
             if not text:
@@ -136,37 +136,37 @@ class ChatSession:
     async def command(self, text: str) -> None:
         """Run a ``/`` command (unknown ones are named with the list)."""
         if text == "/help":
-            self.say(HELP.format(limit=self.max_message_bytes))
+            self.show(HELP.format(limit=self.max_message_bytes))
         elif text == "/records":
             await self.records()
         elif text in ("/replay", "/inspect"):
             if self.last is None:
-                self.say("no turn yet")
+                self.show("no turn yet")
                 return
             store = self.runtime.store
             record = await store.load_replay(self.actor.account, self.last.turn_id) or {}
             shown = record if text == "/replay" else inspect_record(record, self.last)
-            self.say(json.dumps(shown, indent=1, ensure_ascii=False))
+            self.show(json.dumps(shown, indent=1, ensure_ascii=False))
         else:
-            self.say(f"! unknown command {text.split()[0]}; /help lists them")
+            self.show(f"! unknown command {text.split()[0]}; /help lists them")
 
     async def records(self) -> None:
         """List the records the actor may address, as the application's directory labels them."""
         entries = list(await self.runtime.directory.list_for_actor(self.actor))
         if not entries:
-            self.say("no records yet")
+            self.show("no records yet")
             return
         for entry in entries[:RECORDS_SHOWN]:
-            self.say(f"  {entry.case.workflow:<12} {entry.label}")
+            self.show(f"  {entry.case.workflow:<12} {entry.label}")
         if len(entries) > RECORDS_SHOWN:
-            self.say(f"  … and {len(entries) - RECORDS_SHOWN} more")
+            self.show(f"  … and {len(entries) - RECORDS_SHOWN} more")
 
     async def turn(self, text: str, closer: Runtime) -> None:
         """Run ``text`` as a turn (a number answers the last card) and print the reply."""
         if text.isdigit() and self.options:
             index = int(text) - 1
             if not 0 <= index < len(self.options):
-                self.say(f"pick 1–{len(self.options)}")
+                self.show(f"pick 1–{len(self.options)}")
                 return
             card, option, revision = self.options[index]
             turn = TurnInput(
@@ -178,7 +178,7 @@ class ChatSession:
         else:
             chosen = self.reader(text)
             if isinstance(chosen, str):
-                self.say(f"! {chosen}")
+                self.show(f"! {chosen}")
                 return
             self.runtime.understander, self.runtime.reply_writer = chosen
             turn = TurnInput(text=text, locale=self.locale)
@@ -190,10 +190,10 @@ class ChatSession:
                     self._register,
                 )  # fmt: skip
         except TurnframeError as exc:
-            self.say(f"error: {exc}")
+            self.show(f"error: {exc}")
             return
         if isinstance(outcome, Closed):
-            self.say(_closed_line(outcome))
+            self.show(_closed_line(outcome))
             self.options = []
             return
         self.last = outcome
@@ -204,9 +204,9 @@ class ChatSession:
             for o in b.options
         ]
         for line in render(outcome.blocks):
-            self.say(line)
+            self.show(line)
         self.unreachable = self.unreachable or model_unreachable(outcome)
-        self.say(
+        self.show(
             f"   [{outcome.turn_id} · {outcome.model_calls} model calls"
             f" + {outcome.reply_calls} for the reply's words]"
         )
