@@ -334,3 +334,14 @@ def test_eval_run_and_replay_take_app(
     turn_id = out.split("[", 1)[1].split(" ·")[0]
     assert main(["replay", turn_id, "--db", db, "--app", spec]) == 0
     assert "the plan is identical" in capsys.readouterr().out
+
+
+def test_the_example_script_ships_as_package_data() -> None:
+    """A wheel holds the script: pyproject's package data names it (not only the source tree)."""
+    import fnmatch
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = data["tool"]["setuptools"]["package-data"]["turnframe.cli"]
+    relative = example_script().relative_to(SRC / "turnframe" / "cli").as_posix()
+    assert any(fnmatch.fnmatch(relative, g) for g in globs), (relative, globs)
