@@ -194,6 +194,9 @@ class ChatSession:
             return
         if isinstance(outcome, Closed):
             self.show(_closed_line(outcome))
+            if outcome.result is not None:  # what a resumed commit did stands: say it
+                for line in render([b for b in outcome.result.blocks if b.kind == "receipt"]):
+                    self.show(line)
             self.options = []
             return
         self.last = outcome
