@@ -20,10 +20,11 @@ from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.mention_identity import identify
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
-from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page, query_words
+from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page
 
 __all__ = [
     "DirectoryPage",
@@ -172,8 +173,10 @@ class StoredCaseDirectory:
     """A case directory over the store's case table (guide §2 step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
-    of ``search_text`` (every word of the query must appear, case-insensitively, as
-    :mod:`turnframe.store.search` defines). Both are answered by the store a page at a
+    of ``search_text``: every identifying word of the query must appear, case-insensitively,
+    as :mod:`turnframe.store.search` defines; articles, determiners and words naming the
+    record's kind identify nothing, and a mention of the kind alone names every record of it
+    (:mod:`turnframe.runtime.mention_identity`, docs/architecture.md "Stores"). Both are answered by the store a page at a
     time, filtered and matched in its storage: a turn never reads the whole account.
 
     Cases the store holds no search text for (committed without ``search_text``, or
@@ -264,7 +267,13 @@ class StoredCaseDirectory:
         argument: str | None = None,
         today: date | None = None,
     ) -> Sequence[CaseRef]:
-        """Return the actor's cases whose search text holds every word of ``words``.
+        """Return the actor's cases whose search text holds every identifying word of ``words``.
+
+        Articles, determiners and the words naming the kind of ``workflow`` are dropped
+        first (:func:`~turnframe.runtime.mention_identity.identify`; with
+        ``workflow=None``, a kind word naming exactly one workflow narrows the search to
+        it); with none left and a kind word, every case of that workflow; with only
+        articles and determiners, none.
 
         With ``operation`` (and ``argument``), only the cases that fit it, as
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
@@ -314,20 +323,29 @@ class StoredCaseDirectory:
             RegistryError: a matching case's workflow is not registered.
         """
         check_page(limit, after)
-        if not query_words(words):
+        mention = identify(self._registry, words, workflow)
+        every = mention.every
+        if not mention.identifying and every is None:
             return DirectoryPage()
         await self.reindex(actor.account)
         day = today or self._clock.today()
         items: list[Listed] = []
         cursors: list[str] = []
         while len(items) <= limit:
-            page = await self._store.find_cases(
-                actor.account,
-                words,
-                workflow=workflow,
-                limit=min(MAX_PAGE, limit + 1 - len(items)),
-                after=after,
-            )
+            size = min(MAX_PAGE, limit + 1 - len(items))
+            if every is not None:
+                # Nothing identifying: the mention names every record of the kind.
+                page = await self._store.list_cases_page(
+                    actor.account, workflow=every, limit=size, after=after
+                )
+            else:
+                page = await self._store.find_cases(
+                    actor.account,
+                    " ".join(mention.identifying),
+                    workflow=mention.workflow,
+                    limit=size,
+                    after=after,
+                )
             for row, cursor in zip(page.rows, page.cursors, strict=True):
                 listed = self._listed(row)
                 if operation is None or self._fits(listed, actor, operation, argument, day):
