@@ -1,12 +1,13 @@
 """The docs and docstrings cite only documents that ship in this repository.
 
 Users get the repository, not the working notes it was built from. So no file under
-src/, docs/, tests/ or benchmarks/ (nor README.md) may cite the architecture guide
-("guide §5", a bare "§4"), a product decision by its old number ("D7"), the shared
-research notes or anything under ``shared/spec``; and every ``docs/....md`` path cited
-in src/ and docs/ must exist, with the heading it names (``docs/architecture.md "One
-turn"``), as must every relative Markdown link of docs/ and its ``#anchor``. The form of
-a citation is described at the top of docs/architecture.md.
+src/, docs/, tests/, benchmarks/, scenarios/, eval/ or examples/ (nor README.md) may
+cite the architecture guide ("guide §5", a bare "§4"), a product decision by its old
+number ("D7"), the shared research notes or anything under ``shared/spec``; and every
+``docs/....md`` path cited in src/ and docs/ must exist, with the heading it names
+(``docs/architecture.md "One turn"``), as must every relative Markdown link of docs/
+and its ``#anchor``. The form of a citation is described at the top of
+docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SELF = Path(__file__).resolve()
 EXTS = {".py", ".md", ".toml", ".yaml", ".yml", ".txt"}
-SCANNED = ("src", "docs", "tests", "benchmarks")
+SCANNED = ("src", "docs", "tests", "benchmarks", "scenarios", "eval", "examples")
 
 FORBIDDEN: dict[str, re.Pattern[str]] = {
     "guide §": re.compile(r"guide\s*§"),
@@ -69,8 +70,11 @@ def _lines(path: Path) -> list[tuple[int, str]]:
 def decision_numbers(line: str, data_file: bool = False) -> list[str]:
     """Return the decision numbers ("D7") cited in ``line``, skipping record keys."""
     if data_file:
+        # in YAML data only a parenthesised number ("(D1)") or one in a comment is cited
         hash_at = re.search(r"(?:^|\s)#", line)
-        line = line[hash_at.end() :] if hash_at else ""
+        code, comment = (line[: hash_at.start()], line[hash_at.end() :]) if hash_at else (line, "")
+        cited = re.findall(r"(?<=\()D(?:1[01]|[1-9])(?=[),:;])", code)
+        return cited + decision_numbers(comment)
     return [
         m.group(0) for m in DECISION.finditer(line) if not DATA_BEFORE.search(line[: m.start()])
     ]
@@ -198,6 +202,8 @@ def test_record_keys_and_adr_numbers_are_not_decisions(line: str) -> None:
 def test_yaml_data_is_not_read_as_a_decision() -> None:
     assert not decision_numbers("  - {key: D1, workflow: manifest, trip: T1}", data_file=True)
     assert decision_numbers("  # the standing constraint of D1", data_file=True)
+    assert decision_numbers("name: a standing constraint holds (D1)", data_file=True)
+    assert not decision_numbers("        D1: {status: validated}", data_file=True)
 
 
 def test_heading_citations_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
