@@ -154,7 +154,9 @@ async def open_store(kind: str, workdir: Path) -> Any:
 
 
 @asynccontextmanager
-async def world(kind: str, workdir: Path, records: Sequence[Mapping[str, Any]]) -> AsyncIterator[World]:
+async def world(
+    kind: str, workdir: Path, records: Sequence[Mapping[str, Any]]
+) -> AsyncIterator[World]:
     """Yield a seeded :class:`World` over a fresh store of ``kind``; closes it after."""
     store = await open_store(kind, workdir)
     try:

@@ -54,18 +54,26 @@ def test_create_a_report_then_a_line_needs_a_confirm_card_showing_the_amount(
     async def body(w: World) -> None:
         created = await w.say(
             "Open an expense report called Porto visit.",
-            {"id": "a1", "operation": "expense_report.create", "new": True,
-             "args": {"title": "Porto visit"}},
+            {
+                "id": "a1",
+                "operation": "expense_report.create",
+                "new": True,
+                "args": {"title": "Porto visit"},
+            },
         )
         assert label(created, "a1") == "committed"
         assert "Opened expense report Porto visit in EUR." in reply_text(created.blocks)
-        (_, porto), = created.commands
+        ((_, porto),) = created.commands
         w.refs["R2"] = porto
         assert (await w.state("R2"))["submitter"] == "u1"
         asked = await w.say(
             "Add the taxi, 23.40 euros.",
-            {"id": "a2", "operation": ADD, "handles": ["R2"],
-             "args": {"description": "Taxi", "amount": "€23.40"}},
+            {
+                "id": "a2",
+                "operation": ADD,
+                "handles": ["R2"],
+                "args": {"description": "Taxi", "amount": "€23.40"},
+            },
         )
         assert label(asked, "a2") == "awaiting_confirmation" and asked.commands == ()
         (card,) = asked.interactions_created
@@ -93,9 +101,13 @@ def test_two_reports_of_one_name_get_a_selection_card_never_a_guess(
     async def body(w: World) -> None:
         asked = await w.say(
             "Add the parking, 12 euros, to the Lisbon offsite report.",
-            {"id": "a1", "operation": ADD, "handles": ["R1", "R2"],
-             "mention": "the Lisbon offsite report",
-             "args": {"description": "Parking", "amount": "€12"}},
+            {
+                "id": "a1",
+                "operation": ADD,
+                "handles": ["R1", "R2"],
+                "mention": "the Lisbon offsite report",
+                "args": {"description": "Parking", "amount": "€12"},
+            },
         )
         assert label(asked, "a1") == "needs_clarification:ambiguous_target"
         (card,) = asked.interactions_created
@@ -119,14 +131,18 @@ def test_the_submitters_click_never_approves_a_manager_does(
 ) -> None:
     async def body(w: World) -> None:
         asked = await w.say(
-            "Submit the Lisbon offsite report.", {"id": "a1", "operation": SUBMIT, "handles": ["R1"]}
+            "Submit the Lisbon offsite report.",
+            {"id": "a1", "operation": SUBMIT, "handles": ["R1"]},
         )
         assert label(asked, "a1") == "awaiting_confirmation"
         assert "Submit Lisbon offsite (1 line, total EUR 120.00) for a manager's approval" in (
             reply_text(asked.blocks)
         )
         confirmed = await w.click("confirm")
-        assert label(confirmed, "a1") == "awaiting_confirmation:awaiting_review" and confirmed.commands == ()
+        assert (
+            label(confirmed, "a1") == "awaiting_confirmation:awaiting_review"
+            and confirmed.commands == ()
+        )
         (review,) = confirmed.interactions_created
         assert review.spec.kind.value == "review" and review.spec.required_role == "manager"
         own = await w.click("approve", actor=EMPLOYEE)
@@ -143,8 +159,12 @@ def test_the_submitters_click_never_approves_a_manager_does(
         # an approved report is locked
         late = await w.say(
             "Add a lunch, 9 euros.",
-            {"id": "a2", "operation": ADD, "handles": ["R1"],
-             "args": {"description": "Lunch", "amount": "€9"}},
+            {
+                "id": "a2",
+                "operation": ADD,
+                "handles": ["R1"],
+                "args": {"description": "Lunch", "amount": "€9"},
+            },
         )
         assert label(late, "a2").startswith("rejected") and late.commands == ()
 
@@ -202,14 +222,22 @@ def test_a_stale_card_and_a_double_click_commit_nothing_new(
     async def body(w: World) -> None:
         asked = await w.say(
             "Add dinner, 30 euros.",
-            {"id": "a1", "operation": ADD, "handles": ["R1"],
-             "args": {"description": "Dinner", "amount": "€30"}},
+            {
+                "id": "a1",
+                "operation": ADD,
+                "handles": ["R1"],
+                "args": {"description": "Dinner", "amount": "€30"},
+            },
         )
         (first,) = asked.interactions_created
         removed = await w.say(
             "Remove the taxi.",
-            {"id": "a2", "operation": "expense_report.remove_line", "handles": ["R1"],
-             "args": {"line": "taxi"}},
+            {
+                "id": "a2",
+                "operation": "expense_report.remove_line",
+                "handles": ["R1"],
+                "args": {"line": "taxi"},
+            },
         )
         assert label(removed, "a2") == "committed"
         stale = await w.click("confirm", card=first)
@@ -220,7 +248,10 @@ def test_a_stale_card_and_a_double_click_commit_nothing_new(
         again = await w.click("confirm", card=fresh)
         assert label(again, "a1") == "committed" and again.commands == ()
         lines = (await w.state("R1"))["lines"]
-        assert [(x["id"], x["description"]) for x in lines] == [("L1", "Hotel Avenida"), ("L3", "Dinner")]
+        assert [(x["id"], x["description"]) for x in lines] == [
+            ("L1", "Hotel Avenida"),
+            ("L3", "Dinner"),
+        ]
 
     run(store_kind, tmp_path, body, [two])
 
@@ -229,8 +260,12 @@ def test_a_pt_pt_turn_is_worded_in_portuguese(store_kind: str, tmp_path: Path) -
     async def body(w: World) -> None:
         asked = await w.say(
             "Acrescente o jantar, 1.250,50 €, ao relatório.",
-            {"id": "a1", "operation": ADD, "handles": ["R1"],
-             "args": {"description": "Jantar", "amount": "1.250,50 €"}},
+            {
+                "id": "a1",
+                "operation": ADD,
+                "handles": ["R1"],
+                "args": {"description": "Jantar", "amount": "1.250,50 €"},
+            },
             locale="pt-PT",
         )
         words = reply_text(asked.blocks)
@@ -244,8 +279,12 @@ def test_a_pt_pt_turn_is_worded_in_portuguese(store_kind: str, tmp_path: Path) -
         assert "Added" not in words
         refused = await w.say(
             "Acrescente um táxi de 10 dólares.",
-            {"id": "a2", "operation": ADD, "handles": ["R1"],
-             "args": {"description": "Táxi", "amount": "10 USD"}},
+            {
+                "id": "a2",
+                "operation": ADD,
+                "handles": ["R1"],
+                "args": {"description": "Táxi", "amount": "10 USD"},
+            },
             locale="pt-PT",
         )
         assert label(refused, "a2") == "rejected:other_currency"

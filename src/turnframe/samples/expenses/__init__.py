@@ -10,7 +10,7 @@ words), ``seed`` (scenario records), ``payments`` (the outbox saga and its clien
 
 from __future__ import annotations
 
-from turnframe.core import WorkflowRegistry
+from turnframe.core import RegistryError, WorkflowRegistry
 from turnframe.runtime import Application
 from turnframe.samples.expenses.copy import LOCALES
 from turnframe.samples.expenses.model import (
@@ -64,8 +64,15 @@ def expenses_application() -> Application:
         :class:`ExpenseReportWorkflow` (registration checks every operation's policy and
         its summaries and labels in both locales), ``locales=("en", "pt-PT")`` and
         :class:`ExpenseSeeder`.
+
+    Raises:
+        RegistryError: when the workflow's copy lacks a sentence in a served locale.
     """
-    registry = WorkflowRegistry([ExpenseReportWorkflow()])
+    workflow = ExpenseReportWorkflow()
+    problems = workflow.registration_problems(LOCALES)
+    if problems:
+        raise RegistryError(f"workflow {workflow.name!r}: " + "; ".join(problems))
+    registry = WorkflowRegistry([workflow])
     return Application(
         name="expenses",
         registry=registry,

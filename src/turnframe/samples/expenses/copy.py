@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-__all__ = ["EN", "LOCALES", "PT", "glossary", "has", "lines_count", "money_text", "number_text", "status_name", "text"]
+__all__ = [
+    "EN",
+    "LOCALES",
+    "PT",
+    "glossary",
+    "has",
+    "lines_count",
+    "money_text",
+    "number_text",
+    "status_name",
+    "text",
+]
 
 EN = "en"
 PT = "pt-PT"
@@ -161,6 +172,17 @@ _GLOSSARY = {
 
 def _table(locale: str) -> dict[str, str]:
     return _PT if locale[:2] == "pt" else _EN
+
+
+def missing(locale: str) -> tuple[str, ...]:
+    """Return the copy keys English has and ``locale``'s table lacks.
+
+    Every key for a locale the sample has no table for; ``()`` when ``locale`` is complete.
+    """
+    if locale[:2] == "en":
+        return ()
+    table = _PT if locale in (PT, "pt") else {}
+    return tuple(key for key in _EN if key not in table)
 
 
 def has(key: str) -> bool:

@@ -12,7 +12,7 @@ Amounts are :class:`decimal.Decimal` with two places, stored as strings, never f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Literal, TypeAlias, get_args
 
@@ -219,9 +219,9 @@ class _Command:
     def to_json(self) -> JSONObject:
         """Return the arguments as JSON (amounts as strings; hashed and journaled)."""
         out: JSONObject = {}
-        for name in self.__slots__:
-            value = getattr(self, name)
-            out[name] = str(value) if isinstance(value, Decimal) else value
+        for item in fields(self):
+            value = getattr(self, item.name)
+            out[item.name] = str(value) if isinstance(value, Decimal) else value
         return out
 
 
@@ -324,10 +324,20 @@ OPERATIONS: tuple[OperationSpec, ...] = (
         creates_case=True,
         policy=_LOW,
         arguments=(
-            _arg("title", "título", required=True, names_record=True,
-                 description="what the report is called"),
-            _arg("currency", "moeda", ArgumentKind.CHOICE, choices=CURRENCIES,
-                 description="the ISO 4217 currency of every line (default EUR)"),
+            _arg(
+                "title",
+                "título",
+                required=True,
+                names_record=True,
+                description="what the report is called",
+            ),
+            _arg(
+                "currency",
+                "moeda",
+                ArgumentKind.CHOICE,
+                choices=CURRENCIES,
+                description="the ISO 4217 currency of every line (default EUR)",
+            ),
         ),
     ),
     OperationSpec(
@@ -338,8 +348,13 @@ OPERATIONS: tuple[OperationSpec, ...] = (
         policy=MONETARY_CONFIRMED,
         arguments=(
             _arg("description", "descrição", required=True, description="what was paid for"),
-            _arg("amount", "montante", ArgumentKind.AMOUNT, required=True,
-                 description="how much was spent, in the report's currency"),
+            _arg(
+                "amount",
+                "montante",
+                ArgumentKind.AMOUNT,
+                required=True,
+                description="how much was spent, in the report's currency",
+            ),
         ),
     ),
     OperationSpec(
@@ -349,8 +364,13 @@ OPERATIONS: tuple[OperationSpec, ...] = (
         summaries={"pt-PT": "Retirar uma linha do relatório de despesas."},
         policy=CommandPolicy(risk=RiskClass.REVERSIBLE),
         arguments=(
-            _arg("line", "linha", ArgumentKind.PART, required=True,
-                 description="the line item, by its description or id (L1)"),
+            _arg(
+                "line",
+                "linha",
+                ArgumentKind.PART,
+                required=True,
+                description="the line item, by its description or id (L1)",
+            ),
         ),
     ),
     OperationSpec(

@@ -55,7 +55,9 @@ class PaymentsClient:
         self.port = parts.port or 80
         self.timeout = timeout
 
-    def _call(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> Delivery:
+    def _call(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> Delivery:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
             try:

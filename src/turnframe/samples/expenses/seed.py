@@ -27,8 +27,18 @@ from turnframe.samples.expenses.model import (
 __all__ = ["ExpenseSeeder"]
 
 _FIELDS = frozenset(
-    {"key", "workflow", "account", "title", "submitter", "currency", "lines", "status",
-     "approved_by", "payment_reference"}
+    {
+        "key",
+        "workflow",
+        "account",
+        "title",
+        "submitter",
+        "currency",
+        "lines",
+        "status",
+        "approved_by",
+        "payment_reference",
+    }
 )
 _LINE_FIELDS = frozenset({"description", "amount"})
 

@@ -122,7 +122,9 @@ def _refusal(rejected: Rejected, locale: str) -> Refusal:
     for key in ("status", "from_status"):
         if key in params:
             params[key] = copy.status_name(locale, str(params[key]))
-    return Refusal(code=rejected.code, sentence=copy.text(locale, f"refusal.{rejected.code}", **params))
+    return Refusal(
+        code=rejected.code, sentence=copy.text(locale, f"refusal.{rejected.code}", **params)
+    )
 
 
 def _as_command(command: Command) -> ExpenseCommand:
@@ -191,7 +193,9 @@ def _transition(
     if state is None:
         raise UsageError(f"{op} needs an existing expense report")
     if isinstance(command, AddLine):
-        line = Line(id=f"L{state.next_line}", description=command.description, amount=command.amount)
+        line = Line(
+            id=f"L{state.next_line}", description=command.description, amount=command.amount
+        )
         new = replace(state, lines=(*state.lines, line), next_line=state.next_line + 1)
         event = _event(
             "line_added", new, op, line=line.id, description=line.description, amount=line.amount
@@ -221,9 +225,7 @@ def _transition(
             "currency": state.currency,
         },
     )
-    return Execution(
-        state=new, events=(_event("payment_pending", new, op),), outbox=(payment,)
-    )
+    return Execution(state=new, events=(_event("payment_pending", new, op),), outbox=(payment,))
 
 
 def _external_allowed(current: str, status: str) -> bool:
@@ -323,6 +325,22 @@ class ExpenseReportWorkflow:
         """Return the five operations (docs/invariants.md I2)."""
         return OPERATIONS
 
+    def registration_problems(self, locales: tuple[str, ...]) -> tuple[str, ...]:
+        """Return what registration must refuse: a served locale the sample's copy lacks.
+
+        One problem per locale naming the first missing copy keys and the fix (the
+        registration-check hook; ``expenses_application`` also asks it).
+        """
+        problems = []
+        for locale in locales:
+            gone = copy.missing(locale)
+            if gone:
+                problems.append(
+                    f"copy of locale {locale!r} lacks {len(gone)} sentence(s) "
+                    f"(first {gone[0]!r}); add them to turnframe/samples/expenses/copy.py"
+                )
+        return tuple(problems)
+
     def load_state(self, data: JSONObject) -> ReportState:
         """Return the typed state; raises ``ValueError`` when ``data`` is malformed."""
         return load_report(data)
@@ -387,8 +405,11 @@ class ExpenseReportWorkflow:
         return Compiled(commands=(command,))
 
     def policy(self, state: ReportState | None, command: Command) -> CommandPolicy:
-        """Return the operation's declared policy (add_line monetary + Confirm; submit
-        monetary + Confirm + ``manager`` review; pay irreversible + Confirm + external)."""
+        """Return the operation's declared policy (registration checked it, I17).
+
+        ``add_line``: monetary + Confirm; ``submit``: monetary + Confirm + a ``manager``
+        review; ``pay``: irreversible + Confirm, claiming only the external status.
+        """
         return _POLICIES[command.operation]
 
     def validate(
@@ -532,7 +553,9 @@ class ExpenseReportWorkflow:
         self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
     ) -> str:
         """Return the sentence for reports named that ``operation`` does not fit now."""
-        return copy.text(locale, "no_candidate", summary=operation.summary_in(locale).rstrip(".").lower())
+        return copy.text(
+            locale, "no_candidate", summary=operation.summary_in(locale).rstrip(".").lower()
+        )
 
     def glossary(self, locale: str) -> dict[str, str]:
         """Return what the domain's words mean in ``locale``."""
