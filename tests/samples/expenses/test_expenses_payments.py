@@ -24,7 +24,7 @@ from expenses_world import FINANCE, TODAY, World, world
 
 from turnframe.core import OutboxMessage
 from turnframe.runtime import CallbackRejected, DeliveryKind, OutboxRelay
-from turnframe.samples.expenses import PaymentsClient, PaymentSaga
+from turnframe.samples.expenses import PaymentSaga, PaymentsClient
 from turnframe.testing.payments import PaymentsServer
 
 SECRET = b"payments-test-secret"

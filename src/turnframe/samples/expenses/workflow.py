@@ -532,13 +532,20 @@ class ExpenseReportWorkflow:
         words: str,
         locale: str,
     ) -> tuple[PartCandidate, ...] | Refusal:
-        """Return the lines ``words`` name: by id (``L2``) or by every word of a description."""
+        """Return the lines ``words`` name, or the domain's refusal when none does.
+
+        By id (``L2``), else the lines whose description shares the most words with them:
+        ``"the taxi"`` names every taxi line (a word no description has, like ``"the"``,
+        is not required) and ``"the taxi to the hotel"`` the hotel one.
+        """
         if state is None:
             return _refusal(Rejected("not_created"), locale)
         wanted = _words(words)
         found = [x for x in state.lines if x.id.casefold() in wanted]
         if not found:
-            found = [x for x in state.lines if wanted and wanted <= _words(x.description)]
+            scores = {x.id: len(wanted & _words(x.description)) for x in state.lines}
+            best = max(scores.values(), default=0)
+            found = [x for x in state.lines if best and scores[x.id] == best]
         if not found:
             return _refusal(Rejected("no_such_line", report=state.title), locale)
         return tuple(
