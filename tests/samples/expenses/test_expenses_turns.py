@@ -291,3 +291,34 @@ def test_a_pt_pt_turn_is_worded_in_portuguese(store_kind: str, tmp_path: Path) -
         assert "é em EUR; não pode ter uma linha em USD" in reply_text(refused.blocks)
 
     run(store_kind, tmp_path, body)
+
+
+def test_a_report_opened_in_dollars_keeps_its_lines_in_dollars(
+    store_kind: str, tmp_path: Path
+) -> None:
+    async def body(w: World) -> None:
+        created = await w.say(
+            "Open a report called Boston fair, in dollars.",
+            {
+                "id": "a1",
+                "operation": "expense_report.create",
+                "new": True,
+                "args": {"title": "Boston fair", "currency": "USD"},
+            },
+        )
+        assert label(created, "a1") == "committed"
+        ((_, boston),) = created.commands
+        w.refs["R2"] = boston
+        assert (await w.state("R2"))["currency"] == "USD"
+        refused = await w.say(
+            "Add a taxi, 12 euros.",
+            {
+                "id": "a2",
+                "operation": ADD,
+                "handles": ["R2"],
+                "args": {"description": "Taxi", "amount": "€12"},
+            },
+        )
+        assert label(refused, "a2") == "rejected:other_currency"
+
+    run(store_kind, tmp_path, body)

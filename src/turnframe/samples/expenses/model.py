@@ -335,7 +335,7 @@ OPERATIONS: tuple[OperationSpec, ...] = (
                 "currency",
                 "moeda",
                 ArgumentKind.CHOICE,
-                choices=CURRENCIES,
+                choices=tuple(c.lower() for c in CURRENCIES),  # the runtime lower-cases words
                 description="the ISO 4217 currency of every line (default EUR)",
             ),
         ),

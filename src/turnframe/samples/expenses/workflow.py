@@ -251,7 +251,8 @@ def _command(request: CompileRequest[ReportState]) -> ExpenseCommand:
     key, values, state = request.operation.key, request.values, request.state
     if key == CreateReport.OPERATION:
         currency = values.get("currency") or "EUR"
-        return CreateReport(title=str(_value(values, "title")).strip(), currency=str(currency))
+        title = str(_value(values, "title")).strip()
+        return CreateReport(title=title, currency=str(currency).upper())
     if state is None:
         raise Rejected("not_created")
     if key == AddLine.OPERATION:
