@@ -5,7 +5,8 @@ import-linter contract (``expenses-public-api`` in pyproject) holds it to.
 :func:`expenses_application` is what the runtime, the CLI and the scenario runner serve
 (entry point ``expenses`` in group ``turnframe.apps``). Modules: ``model`` (state,
 commands, operations), ``workflow`` (the workflow definition), ``copy`` (en and pt-PT
-words), ``seed`` (scenario records), ``payments`` (the outbox saga and its client).
+words), ``rules`` (checks and transitions), ``receipts`` (receipt and card words),
+``seed`` (scenario records), ``payments`` (the outbox saga and its client).
 """
 
 from __future__ import annotations

@@ -12,17 +12,13 @@ payments service says afterwards arrives through :meth:`ExpenseReportWorkflow.ex
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
-from decimal import Decimal
 
 from turnframe.core import (
     Actor,
-    Amount,
     ArgumentSpec,
-    ArgValue,
     CaseRef,
     Command,
     CommandPolicy,
@@ -30,19 +26,15 @@ from turnframe.core import (
     Compiled,
     CompileRequest,
     DomainEvent,
-    EventDraft,
     Execution,
     ExecutionContext,
     JSONObject,
     Notice,
     Obligation,
     OperationSpec,
-    OutboxDraft,
     Outcome,
     PartCandidate,
     Refusal,
-    RenderedArgument,
-    UsageError,
     WorkflowView,
 )
 from turnframe.samples.expenses import copy
@@ -50,17 +42,30 @@ from turnframe.samples.expenses.model import (
     EXTERNAL_STATUSES,
     OPERATIONS,
     WORKFLOW,
-    AddLine,
-    CreateReport,
-    ExpenseCommand,
-    Line,
     PayReport,
-    RemoveLine,
     ReportState,
     SubmitReport,
     dump_report,
     load_report,
-    money,
+)
+from turnframe.samples.expenses.receipts import card_text, receipt_text
+from turnframe.samples.expenses.rules import (
+    EDITS,
+    PAY_ROLE,
+    PAYMENT_TOPIC,
+    POLICIES,
+    REVIEW_ROLE,
+    TERMINAL,
+    Rejected,
+    TransitionRefused,
+    as_command,
+    check,
+    command_for,
+    event_draft,
+    external_allowed,
+    refusal,
+    transition,
+    words_of,
 )
 
 __all__ = [
@@ -71,215 +76,6 @@ __all__ = [
     "Rejected",
     "TransitionRefused",
 ]
-
-PAYMENT_TOPIC = "payments.submit_payment"
-"""The outbox topic of a payment."""
-REVIEW_ROLE = "manager"
-"""The role whose holder resolves a submitted report's Review card."""
-PAY_ROLE = "finance"
-"""The role to whom ``expense_report.pay`` is offered."""
-
-_EDIT = (AddLine.OPERATION, RemoveLine.OPERATION)
-_TERMINAL = ("paid", "payment_failed")
-_RANK = {
-    "payment_pending": 0,
-    "payment_submitted": 1,
-    "payment_processing": 2,
-    "paid": 3,
-    "payment_failed": 3,
-}
-_POLICIES = {op.key: op.policy for op in OPERATIONS}
-
-
-class Rejected(Exception):
-    """A domain refusal inside a check; :func:`_refusal` words it at the edge.
-
-    Args:
-        code: the refusal code (copy key ``refusal.<code>``).
-        params: server data the sentence interpolates.
-    """
-
-    def __init__(self, code: str, **params: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
-
-
-class TransitionRefused(ValueError):
-    """An external update the report cannot take (docs/invariants.md I19).
-
-    A ``ValueError`` (what ``Runtime.external_update`` callers catch); ``refusal`` holds
-    the code ``invalid_transition`` and the English sentence, also the message.
-    """
-
-    def __init__(self, refusal: Refusal) -> None:
-        super().__init__(refusal.sentence)
-        self.refusal = refusal
-
-
-def _refusal(rejected: Rejected, locale: str) -> Refusal:
-    params = dict(rejected.params)
-    for key in ("status", "from_status"):
-        if key in params:
-            params[key] = copy.status_name(locale, str(params[key]))
-    return Refusal(
-        code=rejected.code, sentence=copy.text(locale, f"refusal.{rejected.code}", **params)
-    )
-
-
-def _as_command(command: Command) -> ExpenseCommand:
-    if isinstance(command, CreateReport | AddLine | RemoveLine | SubmitReport | PayReport):
-        return command
-    raise UsageError(f"not an expense report command: {command!r}")
-
-
-def _check(state: ReportState | None, command: ExpenseCommand) -> None:
-    """Raise :class:`Rejected` when ``command`` may not apply to ``state`` now."""
-    if isinstance(command, CreateReport):
-        return
-    if state is None:
-        raise Rejected("not_created")
-    name, status = state.title, state.status
-    if isinstance(command, PayReport):
-        if status != "approved":
-            raise Rejected("not_approved", report=name, status=status)
-        return
-    if isinstance(command, SubmitReport):
-        if status != "draft":
-            raise Rejected("not_draft", report=name, status=status)
-        if not state.lines:
-            raise Rejected("no_lines", report=name)
-        return
-    if status != "draft":
-        raise Rejected("report_locked", report=name, status=status)
-    if isinstance(command, AddLine):
-        if command.currency != state.currency:
-            raise Rejected(
-                "other_currency", report=name, currency=state.currency, given=command.currency
-            )
-        if command.amount <= 0:
-            raise Rejected("amount_not_positive")
-    elif state.line(command.line) is None:
-        raise Rejected("no_such_line", report=name)
-
-
-def _event(kind: str, state: ReportState, operation: str, **data: object) -> EventDraft:
-    payload: JSONObject = {
-        "report": state.title,
-        "total": str(state.total),
-        "currency": state.currency,
-        "lines": len(state.lines),
-    }
-    for key, value in data.items():
-        payload[key] = str(value) if isinstance(value, Decimal) else value  # type: ignore[assignment]
-    return EventDraft(type=f"{WORKFLOW}.{kind}", data=payload, operation=operation)
-
-
-def _transition(
-    state: ReportState | None, command: ExpenseCommand, ctx: ExecutionContext | None
-) -> Execution[ReportState]:
-    """Apply ``command`` purely; a command that changes nothing yields no event.
-
-    ``ctx`` is ``None`` while compiling (who acts is then unknown to the state).
-    """
-    op = command.operation
-    if isinstance(command, CreateReport):
-        new = ReportState(
-            title=command.title,
-            submitter=ctx.actor.user if ctx else "",
-            currency=command.currency,
-        )
-        return Execution(state=new, events=(_event("created", new, op),))
-    if state is None:
-        raise UsageError(f"{op} needs an existing expense report")
-    if isinstance(command, AddLine):
-        line = Line(
-            id=f"L{state.next_line}", description=command.description, amount=command.amount
-        )
-        new = replace(state, lines=(*state.lines, line), next_line=state.next_line + 1)
-        event = _event(
-            "line_added", new, op, line=line.id, description=line.description, amount=line.amount
-        )
-        return Execution(state=new, events=(event,))
-    if isinstance(command, RemoveLine):
-        gone = state.line(command.line)
-        if gone is None:
-            return Execution(state=state, events=())
-        new = replace(state, lines=tuple(x for x in state.lines if x.id != gone.id))
-        event = _event(
-            "line_removed", new, op, line=gone.id, description=gone.description, amount=gone.amount
-        )
-        return Execution(state=new, events=(event,))
-    if isinstance(command, SubmitReport):
-        approver = ctx.actor.user if ctx else ""
-        new = replace(state, status="approved", approved_by=approver)
-        return Execution(state=new, events=(_event("approved", new, op, approver=approver),))
-    new = replace(state, status="payment_pending")
-    payment = OutboxDraft(
-        topic=PAYMENT_TOPIC,
-        payload={
-            "report": None if ctx is None else str(ctx.case),
-            "title": state.title,
-            "payee": state.submitter,
-            "amount": str(state.total),
-            "currency": state.currency,
-        },
-    )
-    return Execution(state=new, events=(_event("payment_pending", new, op),), outbox=(payment,))
-
-
-def _external_allowed(current: str, status: str) -> bool:
-    """Return whether the payments service may move ``current`` to ``status`` (I19)."""
-    if status not in EXTERNAL_STATUSES or current in _TERMINAL:
-        return False
-    if current == "outcome_unknown":
-        return status != "outcome_unknown"
-    if current not in _RANK:
-        return False
-    return status == "outcome_unknown" or _RANK[status] > _RANK[current]
-
-
-def _value(values: Mapping[str, ArgValue], name: str) -> ArgValue:
-    value = values.get(name)
-    if value is None or value == "":
-        raise Rejected("missing_argument", argument=name)
-    return value
-
-
-def _command(request: CompileRequest[ReportState]) -> ExpenseCommand:
-    """Return the command the act asks for (before the domain check)."""
-    key, values, state = request.operation.key, request.values, request.state
-    if key == CreateReport.OPERATION:
-        currency = values.get("currency") or "EUR"
-        title = str(_value(values, "title")).strip()
-        return CreateReport(title=title, currency=str(currency).upper())
-    if state is None:
-        raise Rejected("not_created")
-    if key == AddLine.OPERATION:
-        amount = _value(values, "amount")
-        if not isinstance(amount, Amount):
-            raise Rejected("missing_argument", argument="amount")
-        try:
-            value = money(amount.value)
-        except ValueError:
-            raise Rejected("amount_precision") from None
-        return AddLine(
-            description=str(_value(values, "description")).strip(),
-            amount=value,
-            currency=amount.currency or state.currency,
-        )
-    if key == RemoveLine.OPERATION:
-        return RemoveLine(line=str(_value(values, "line")))
-    if key == SubmitReport.OPERATION:
-        return SubmitReport(total=state.total, currency=state.currency)
-    if key == PayReport.OPERATION:
-        return PayReport(total=state.total, currency=state.currency)
-    raise UsageError(f"the expense report workflow has no operation {key!r}")
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.casefold()))
-
 
 _BRIEFINGS = {
     "new": "This expense report does not exist yet; it can be opened with a title and a currency.",
@@ -362,7 +158,7 @@ class ExpenseReportWorkflow:
             if state.status == "outcome_unknown"
             else ()
         )
-        outcome = Outcome(code=state.status) if state.status in _TERMINAL else None
+        outcome = Outcome(code=state.status) if state.status in TERMINAL else None
         return WorkflowView(
             workflow=WORKFLOW,
             version=self.version,
@@ -374,14 +170,14 @@ class ExpenseReportWorkflow:
     def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
         """Return line edits and submit on a draft; pay on an approved report to ``finance``."""
         if view.phase == "draft":
-            return (*_EDIT, SubmitReport.OPERATION)
+            return (*EDITS, SubmitReport.OPERATION)
         if view.phase == "approved" and actor.has_role(PAY_ROLE):
             return (PayReport.OPERATION,)
         return ()
 
     def terminal_phases(self) -> tuple[str, ...]:
         """Return ``paid`` and ``payment_failed``: never a mutation's target."""
-        return _TERMINAL
+        return TERMINAL
 
     def compile(self, request: CompileRequest[ReportState]) -> Compiled | Refusal:
         """Compile an act into at most one command, or refuse it in ``request.locale``.
@@ -396,12 +192,12 @@ class ExpenseReportWorkflow:
         state = request.state
         try:
             for prior in request.prior:
-                state = _transition(state, _as_command(prior), None).state
-            command = _command(replace(request, state=state))
-            _check(state, command)
+                state = transition(state, as_command(prior), None).state
+            command = command_for(replace(request, state=state))
+            check(state, command)
         except Rejected as rejected:
-            return _refusal(rejected, request.locale)
-        if not _transition(state, command, None).events:
+            return refusal(rejected, request.locale)
+        if not transition(state, command, None).events:
             return Compiled()
         return Compiled(commands=(command,))
 
@@ -411,16 +207,16 @@ class ExpenseReportWorkflow:
         ``add_line``: monetary + Confirm; ``submit``: monetary + Confirm + a ``manager``
         review; ``pay``: irreversible + Confirm, claiming only the external status.
         """
-        return _POLICIES[command.operation]
+        return POLICIES[command.operation]
 
     def validate(
         self, state: ReportState | None, command: Command, today: date, locale: str = copy.EN
     ) -> Refusal | None:
         """Re-check ``command`` against ``state`` now, worded in ``locale``."""
         try:
-            _check(state, _as_command(command))
+            check(state, as_command(command))
         except Rejected as rejected:
-            return _refusal(rejected, locale)
+            return refusal(rejected, locale)
         return None
 
     def execute(
@@ -431,7 +227,7 @@ class ExpenseReportWorkflow:
         Raises:
             UsageError: for a foreign command, or a non-creating one on an absent report.
         """
-        return _transition(state, _as_command(command), ctx)
+        return transition(state, as_command(command), ctx)
 
     def external_update(
         self, state: ReportState, status: str, *, reference: str = ""
@@ -449,9 +245,9 @@ class ExpenseReportWorkflow:
                 the same status again or a step back.
         """
         current = state.status
-        if not _external_allowed(current, status):
+        if not external_allowed(current, status):
             raise TransitionRefused(
-                _refusal(
+                refusal(
                     Rejected(
                         "invalid_transition", report=state.title, from_status=current, status=status
                     ),
@@ -464,7 +260,7 @@ class ExpenseReportWorkflow:
             status=new_status,  # type: ignore[arg-type]
             payment_reference=reference or state.payment_reference,
         )
-        event = _event(
+        event = event_draft(
             "status_changed",
             new,
             PayReport.OPERATION,
@@ -477,36 +273,8 @@ class ExpenseReportWorkflow:
     def render_receipt(
         self, event: DomainEvent, state: ReportState | None, locale: str
     ) -> str | None:
-        """Return the receipt for an event in ``locale``, from the event's data only (I15).
-
-        ``payment_pending`` says the payment is queued, never that it was paid;
-        ``status_changed`` names the exact external status (I19).
-        """
-        data = event.data
-        kind = event.type.removeprefix(f"{WORKFLOW}.")
-        currency = str(data.get("currency", ""))
-
-        def amount(key: str) -> str:
-            return copy.money_text(locale, Decimal(str(data.get(key, "0"))), currency)
-
-        params: dict[str, object] = {
-            "report": data.get("report"),
-            "currency": currency,
-            "total": amount("total"),
-        }
-        if kind in ("line_added", "line_removed"):
-            params.update(line=data.get("line"), description=data.get("description"))
-            params["amount"] = amount("amount")
-        elif kind == "approved":
-            params["approver"] = data.get("approver")
-        elif kind == "status_changed":
-            status = str(data.get("status"))
-            if status == "outcome_unknown":
-                return copy.text(locale, "outcome_unknown", **params)
-            params["status"] = copy.status_name(locale, status)
-        if not copy.has(kind):
-            return None
-        return copy.text(locale, kind, **params)
+        """Return the receipt for a committed event in ``locale``, from its data (I15, I19)."""
+        return receipt_text(event, locale)
 
     def candidate_label(self, case: CaseRef, state: ReportState | None, locale: str) -> str:
         """Return ``"Lisbon offsite · 2 lines, EUR 120.00 · draft"`` (tells homonyms apart)."""
@@ -540,15 +308,15 @@ class ExpenseReportWorkflow:
         is not required) and ``"the taxi to the hotel"`` the hotel one.
         """
         if state is None:
-            return _refusal(Rejected("not_created"), locale)
-        wanted = _words(words)
+            return refusal(Rejected("not_created"), locale)
+        wanted = words_of(words)
         found = [x for x in state.lines if x.id.casefold() in wanted]
         if not found:
-            scores = {x.id: len(wanted & _words(x.description)) for x in state.lines}
+            scores = {x.id: len(wanted & words_of(x.description)) for x in state.lines}
             best = max(scores.values(), default=0)
             found = [x for x in state.lines if best and scores[x.id] == best]
         if not found:
-            return _refusal(Rejected("no_such_line", report=state.title), locale)
+            return refusal(Rejected("no_such_line", report=state.title), locale)
         return tuple(
             PartCandidate(
                 id=x.id,
@@ -602,49 +370,5 @@ class ExpenseReportWorkflow:
         locale: str,
         labels: Mapping[CaseRef, str],
     ) -> CommandText:
-        """Return ``command`` as a card shows it, amounts in the locale (D2, ADR 0013).
-
-        ``"Add Hotel, EUR 120.00, to Lisbon offsite"``; a submission names the line
-        count and the total, a payment the total.
-        """
-        cmd = _as_command(command)
-        op = next(o for o in OPERATIONS if o.key == cmd.operation)
-        title = state.title if state is not None else ""
-
-        def arg(name: str, value: str) -> RenderedArgument:
-            spec = op.argument(name)
-            label = spec.label_in(locale) if spec else name.replace("_", " ")
-            return RenderedArgument(name=name, label=label, value=value)
-
-        if isinstance(cmd, CreateReport):
-            words = copy.text(locale, "card.create", title=cmd.title, currency=cmd.currency)
-            return CommandText(
-                text=words, arguments=(arg("title", cmd.title), arg("currency", cmd.currency))
-            )
-        if isinstance(cmd, RemoveLine):
-            words = copy.text(locale, "card.remove_line", line=cmd.line, report=title)
-            return CommandText(text=words, arguments=(arg("line", cmd.line),))
-        if isinstance(cmd, AddLine):
-            shown = copy.money_text(locale, cmd.amount, cmd.currency)
-            words = copy.text(
-                locale, "card.add_line", description=cmd.description, amount=shown, report=title
-            )
-            return CommandText(
-                text=words,
-                arguments=(
-                    arg("description", cmd.description),
-                    arg("amount", copy.number_text(locale, cmd.amount)),
-                    arg("currency", cmd.currency),
-                ),
-            )
-        shown = copy.money_text(locale, cmd.total, cmd.currency)
-        rendered = (
-            arg("total", copy.number_text(locale, cmd.total)),
-            arg("currency", cmd.currency),
-        )
-        if isinstance(cmd, SubmitReport):
-            count = copy.lines_count(locale, len(state.lines) if state else 0)
-            words = copy.text(locale, "card.submit", report=title, lines=count, total=shown)
-        else:
-            words = copy.text(locale, "card.pay", report=title, total=shown)
-        return CommandText(text=words, arguments=rendered)
+        """Return ``command`` as a card shows it, amounts in the locale (D2, ADR 0013)."""
+        return card_text(state, command, locale)
