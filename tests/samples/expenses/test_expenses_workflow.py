@@ -262,3 +262,18 @@ def test_the_seeder_states_records_shortly_and_names_bad_fields() -> None:
         seeder.seed_order([record, record])
     with pytest.raises(ValueError, match="workflow"):
         seeder.seed_order([{**record, "workflow": "trip"}])
+
+
+def test_the_application_is_found_by_spec_and_declared_as_an_entry_point() -> None:
+    import tomllib
+    from pathlib import Path
+
+    from turnframe.runtime import load_application
+
+    app = load_application("turnframe.samples.expenses:expenses_application")
+    assert app.name == "expenses"
+    pyproject = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text())
+    apps = pyproject["project"]["entry-points"]["turnframe.apps"]
+    assert apps["expenses"] == "turnframe.samples.expenses:expenses_application"
+    contracts = {c["id"]: c for c in pyproject["tool"]["importlinter"]["contracts"]}
+    assert contracts["expenses-public-api"]["source_modules"] == ["turnframe.samples.expenses"]
