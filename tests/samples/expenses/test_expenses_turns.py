@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from expenses_world import EMPLOYEE, FINANCE, MANAGER, World, reply_text, world
+
+from turnframe.core import Actor
 
 ADD = "expense_report.add_line"
 SUBMIT = "expense_report.submit"
@@ -322,3 +325,23 @@ def test_a_report_opened_in_dollars_keeps_its_lines_in_dollars(
         assert label(refused, "a2") == "rejected:other_currency"
 
     run(store_kind, tmp_path, body)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="API finding: a Review card is gated by role only; the domain cannot require a "
+    "reviewer other than the submitter (validate and policy see no actor)",
+)
+def test_a_submitter_who_is_also_a_manager_cannot_approve_their_own_report(
+    tmp_path: Path,
+) -> None:
+    boss = Actor(account="acme", user="u1", roles=frozenset({"employee", "manager"}))
+
+    async def body(w: World) -> None:
+        await w.say("Submit it.", {"id": "a1", "operation": SUBMIT, "handles": ["R1"]}, actor=boss)
+        await w.click("confirm", actor=boss)
+        own = await w.click("approve", actor=boss)
+        assert own.commands == ()
+        assert (await w.state("R1"))["status"] == "draft"
+
+    run("memory", tmp_path, body)
