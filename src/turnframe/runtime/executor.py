@@ -20,7 +20,7 @@ from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
-from turnframe.runtime.mention_identity import identify
+from turnframe.runtime.mention_identity import identify, seek
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
@@ -173,11 +173,10 @@ class StoredCaseDirectory:
     """A case directory over the store's case table (guide §2 step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
-    of ``search_text``: every identifying word of the query must appear, case-insensitively,
-    as :mod:`turnframe.store.search` defines; articles, determiners and words naming the
-    record's kind identify nothing, and a mention of the kind alone names every record of it
-    (:mod:`turnframe.runtime.mention_identity`, docs/architecture.md "Stores"). Both are answered by the store a page at a
-    time, filtered and matched in its storage: a turn never reads the whole account.
+    of ``search_text``: every identifying word must appear, case-insensitively, as
+    :mod:`turnframe.store.search` defines; articles, determiners and kind words identify
+    nothing, and the kind alone names every record of it (:mod:`.mention_identity`).
+    Both are answered by the store a page at a time: a turn never reads the whole account.
 
     Cases the store holds no search text for (committed without ``search_text``, or
     stored before the index existed) are indexed before each lookup
@@ -269,11 +268,8 @@ class StoredCaseDirectory:
     ) -> Sequence[CaseRef]:
         """Return the actor's cases whose search text holds every identifying word of ``words``.
 
-        Articles, determiners and the words naming the kind of ``workflow`` are dropped
-        first (:func:`~turnframe.runtime.mention_identity.identify`; with
-        ``workflow=None``, a kind word naming exactly one workflow narrows the search to
-        it); with none left and a kind word, every case of that workflow; with only
-        articles and determiners, none.
+        Articles, determiners and ``workflow``'s kind words identify nothing; a mention
+        of the kind alone names every case of it (:mod:`~turnframe.runtime.mention_identity`).
 
         With ``operation`` (and ``argument``), only the cases that fit it, as
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
@@ -324,8 +320,7 @@ class StoredCaseDirectory:
         """
         check_page(limit, after)
         mention = identify(self._registry, words, workflow)
-        every = mention.every
-        if not mention.identifying and every is None:
+        if not mention.names_any:
             return DirectoryPage()
         await self.reindex(actor.account)
         day = today or self._clock.today()
@@ -333,19 +328,7 @@ class StoredCaseDirectory:
         cursors: list[str] = []
         while len(items) <= limit:
             size = min(MAX_PAGE, limit + 1 - len(items))
-            if every is not None:
-                # Nothing identifying: the mention names every record of the kind.
-                page = await self._store.list_cases_page(
-                    actor.account, workflow=every, limit=size, after=after
-                )
-            else:
-                page = await self._store.find_cases(
-                    actor.account,
-                    " ".join(mention.identifying),
-                    workflow=mention.workflow,
-                    limit=size,
-                    after=after,
-                )
+            page = await seek(self._store, mention, actor.account, limit=size, after=after)
             for row, cursor in zip(page.rows, page.cursors, strict=True):
                 listed = self._listed(row)
                 if operation is None or self._fits(listed, actor, operation, argument, day):
