@@ -331,7 +331,7 @@ class Workflow(Generic[S]):
 
     def argument_label(self, name: str, locale: str) -> str:
         """Return the label of argument ``name`` in ``locale`` (first operation declaring it)."""
-        for spec in self._specs:
+        for spec in self.operations():
             found = spec.argument(name)
             if found is not None:
                 return found.label_in(locale)
