@@ -32,7 +32,6 @@ from turnframe.core import (
     CaseRef,
     Command,
     CommandText,
-    Compiled,
     CompileRequest,
     DomainEvent,
     EventDraft,
@@ -360,35 +359,15 @@ class TripWorkflow(Workflow[TripState]):
             outcome=outcome,
         )
 
-    def planned_state(self, request: CompileRequest[TripState]) -> TripState | None:
-        """Return the state after the commands planned earlier in the turn (D3)."""
-        state = request.state
-        for command in request.prior:
-            trip_command = _as_trip_command(command)
-            if state is not None or isinstance(trip_command, StartTrip):
-                state = _transition(state, trip_command).state
-        return state
+    def compile_refusal(self, refused: Refused, request: CompileRequest[TripState]) -> Refusal:
+        """Return the refusal of a compilation in ``request.locale``.
 
-    def compile(self, request: CompileRequest[TripState]) -> Compiled | Refusal:
-        """Compile an act into at most one command, or refuse it in ``request.locale`` (§2.5, I10).
-
-        Returns ``Compiled(commands=())`` when the command would change nothing.
-
-        Raises:
-            UsageError: for an operation the trip does not register.
+        A hotel only planned earlier in this turn (D3) is not one the trip "already
+        has": ``second_hotel`` then reads its ``planned`` wording.
         """
-        try:
-            command = build_trip_command(request.operation.key, request.values)
-            planned = self.planned_state(request)
-            _check(planned, command, request.today)
-        except Rejected as rejected:
-            # A hotel only planned earlier in this turn (D3) is not one the trip "already has".
-            stored = request.state.hotel if request.state is not None else None
-            variant = "planned" if rejected.code == "second_hotel" and stored is None else None
-            return refusal(rejected, request.locale, variant=variant)
-        if planned is not None and not _transition(planned, command).events:
-            return Compiled()
-        return Compiled(commands=(command,))
+        stored = request.state.hotel if request.state is not None else None
+        variant = "planned" if refused.code == "second_hotel" and stored is None else None
+        return refusal(refused, request.locale, variant=variant)
 
     def find_parts(
         self,
