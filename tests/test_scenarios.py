@@ -80,7 +80,7 @@ def test_a_wrong_expectation_fails_with_file_turn_expectation_expected_and_actua
         f"actual [('trip.add_extra', 'T1')]"
     )
     assert expected_line in out
-    assert out[-1] == "0 passed, 1 failed"
+    assert out[-1] == "0 passed, 1 failed, 0 invalid"
     # the expectations that held are not reported
     assert not [line for line in out if "results.a1" in line]
 
@@ -93,10 +93,12 @@ def test_a_wrong_expectation_is_reported_in_json(
 
     code = main(["scenario", "run", str(path), "--json"])
 
-    (line,) = capsys.readouterr().out.splitlines()
+    line, summary = capsys.readouterr().out.splitlines()
     report = json.loads(line)
     assert code == 1
+    assert json.loads(summary) == {"summary": {"passed": 0, "failed": 1, "invalid": 0}}
     assert report["file"] == str(path) and report["passed"] is False
+    assert report["status"] == "failed"
     assert report["failures"] == [
         {
             "turn": 2,
@@ -155,4 +157,4 @@ def test_an_invalid_file_beside_a_passing_one_still_exits_2(
     out = capsys.readouterr().out
     assert code == 2
     assert f"{bad} at turns[1].clik" in out
-    assert out.splitlines()[-1] == "1 passed, 1 failed"
+    assert out.splitlines()[-1] == "1 passed, 0 failed, 1 invalid"

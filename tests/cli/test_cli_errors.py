@@ -34,7 +34,7 @@ def _scenario(tmp_path: Path, **kw: str) -> str:
 @pytest.mark.parametrize(
     ("change", "where"),
     [
-        ({"sample": "hotels"}, "at sample: unknown sample 'hotels'"),
+        ({"sample": "hotels"}, "at sample: no application 'hotels'"),
         ({"handle": "T9"}, "acts[0].target.handles: unknown record key 'T9'"),
         ({"operation": "trip.fly_to_moon"}, "acts[0].operation: unknown operation"),
     ],

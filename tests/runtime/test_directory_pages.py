@@ -21,6 +21,7 @@ from turnframe.core import ProposedTarget, SemanticAct, TurnInput, Understanding
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, StoredCaseDirectory
+from turnframe.runtime.mention_identity import identify
 from turnframe.samples.travel import seed_all, travel_application
 from turnframe.store import CommitRequest, InMemoryStore, TurnStore
 from turnframe.store.sqlite import SqliteStore
@@ -45,7 +46,8 @@ _RECORDS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 _MENTIONS = ["ana", "Ana Silva", "silva", "SIL", "mariana", "a", "porto", "lisbon", "july",
-             "julho 2026", "ana@example.com", "kim lee", "nobody", "", "  ", "2026"]  # fmt: skip
+             "julho 2026", "ana@example.com", "kim lee", "nobody", "", "  ", "2026",
+             "the traveler", "the Porto trip", "trips", "o viajante Kim", "the"]  # fmt: skip
 _HINTS: list[tuple[str | None, str | None, str | None]] = [
     (None, None, None),
     ("traveler", None, None),
@@ -88,16 +90,26 @@ async def _full_scan(
     operation: str | None,
     argument: str | None,
 ) -> list[CaseRef]:
-    """The directory's ``find`` before the index: every case read and matched in Python."""
-    wanted = [w for w in words.lower().split() if w]
+    """The directory's ``find`` before the index: every case read and matched in Python.
+
+    Over the mention's identifying words (articles, determiners and the searched
+    workflow's kind words identify nothing, ``turnframe.runtime.mention_identity``);
+    none left and a kind word: every record of that workflow.
+    """
+    mention = identify(_REGISTRY, words, workflow)
+    wanted = list(mention.identifying)
+    every = mention.every
     found = []
     for row in await store.list_cases(ACTOR.account):
-        if workflow is not None and row.case.workflow != workflow:
+        if mention.workflow is not None and row.case.workflow != mention.workflow:
             continue
         erased = _REGISTRY.workflow(row.case.workflow)
         typed = erased.typed(row.state)
         text = erased.definition.search_text(typed).lower()
-        if not (wanted and all(w in text for w in wanted)):
+        if every is not None:
+            if row.case.workflow != every:
+                continue
+        elif not (wanted and all(w in text for w in wanted)):
             continue
         if operation is not None:
             view = erased.definition.project(typed, TODAY)

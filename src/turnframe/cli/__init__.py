@@ -20,19 +20,36 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="a guided tour of the travel sample, offline, on SQLite")
+    demo = sub.add_parser(
+        "demo",
+        help="a guided tour of an application (default: the travel sample), offline, on SQLite",
+    )
+    demo.add_argument(
+        "--app",
+        metavar="SPEC",
+        help="the application whose tour to play: module:attribute or an installed app's "
+        "name (default: the travel sample's tour)",
+    )
     demo.add_argument(
         "--db",
         help="a new SQLite file for the tour (default: demo.db under the user data dir, reset each run)",
     )
     demo.add_argument(
-        "--locale", default="en", choices=("en", "pt-PT"), help="reply locale (default en)"
+        "--locale",
+        default=None,
+        help="reply locale (travel: en or pt-PT; default en, or the tour file's locale)",
     )
 
     scenario = sub.add_parser("scenario", help="scenario files")
     scenario_sub = scenario.add_subparsers(dest="scenario_command", required=True)
     run = scenario_sub.add_parser("run", help="run scenario files or directories")
     run.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
+    run.add_argument(
+        "--app",
+        metavar="SPEC",
+        help="the application for files without `sample:` (module:attribute or an installed "
+        "app's name); a file naming another one is invalid",
+    )
     run.add_argument("--json", action="store_true", help="one JSON object per scenario")
     run.add_argument(
         "--store",
@@ -41,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         help="postgres: a fresh schema per file on TURNFRAME_POSTGRES_DSN "
         "(or TURNFRAME_TEST_POSTGRES_DSN)",
     )
+    scenario_sub.add_parser("schema", help="print the scenario format's JSON Schema (for editors)")
     db = sub.add_parser("db", help="the PostgreSQL store's schema (extra `postgres`)")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     migrate = db_sub.add_parser("migrate", help="apply the shipped migrations (advisory lock)")
@@ -131,11 +149,15 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "demo":
         from turnframe.cli.demo import run_demo
 
-        return int(run_demo(db=args.db, locale=str(args.locale)))
+        return int(run_demo(db=args.db, locale=args.locale, app=args.app))
+    if args.command == "scenario" and args.scenario_command == "schema":
+        from turnframe.cli.scenario import print_schema
+
+        return print_schema()
     if args.command == "scenario":
         from turnframe.cli.scenario import run_scenarios
 
-        return run_scenarios(args.paths, as_json=args.json, store=args.store)
+        return run_scenarios(args.paths, as_json=args.json, store=args.store, app=args.app)
     if args.command == "relay":
         from turnframe.cli.relay import run_relay
 

@@ -1,9 +1,10 @@
 """``turnframe chat``, ``turnframe replay TURN_ID`` and ``turnframe eval run DIR``.
 
-``chat`` talks to the travel sample on SQLite through the real pipeline with the
-provider chosen by ``--model`` or ``TURNFRAME_MODEL``. Cards show numbered options; a
-number is a structured click (no model call). ``/replay`` prints the last turn's replay
-record and ``/inspect`` its acts, evidence, results, commands and events.
+``chat`` talks to an application (``--app``, default the travel sample) on SQLite through
+the real pipeline, with the provider chosen by ``--model`` or ``TURNFRAME_MODEL``; with
+none it prints how to choose one, including ``scripted:example`` that needs no model
+and no key (docs/chat.md). Cards show numbered options; a number is a structured click
+(no model call). The loop is :mod:`turnframe.cli.chat_session`.
 """
 
 from __future__ import annotations
@@ -12,101 +13,137 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 
+from turnframe.cli.chat_screen import DEFAULT_MAX_MESSAGE_BYTES, MODEL_HELP, NO_MODEL
+from turnframe.cli.chat_session import ChatSession, inspect_record, model_unreachable, render
 from turnframe.cli.models import EXIT_UNREACHABLE, fetch_exit_code, prefetch
-from turnframe.core import Actor, TurnInput
+from turnframe.core import Actor
 from turnframe.core.canonical import to_json_value
-from turnframe.core.errors import TurnframeError, UsageError
-from turnframe.core.reply import ReplyBlock
-from turnframe.core.turn import InteractionResponse, TurnEvent
+from turnframe.core.errors import UsageError
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.eval.models import KNOWN_MODELS, provider_from_spec
 from turnframe.providers import ReplayProvider
 from turnframe.providers.model_files import ModelFetchError
-from turnframe.runtime import FixedClock, NarrationConfig, Runtime, TurnResult
+from turnframe.runtime import FixedClock, NarrationConfig, Runtime
+from turnframe.runtime.app import Application
+from turnframe.runtime.loading import load_application
 from turnframe.runtime.replay import recorded_understanding
-from turnframe.samples.travel import DEMO_RECORDS, seed_all, travel_application
 from turnframe.understand import Merge, ModelUnderstanding, brief_from_json
 from turnframe.understand.merged import script_merge
 from turnframe.understand.reply import ModelReplyWriter
 
-__all__ = ["add_commands", "run_command"]
+__all__ = ["add_commands", "model_unreachable", "render", "replay_record", "run_command"]
 
 CHAT_TODAY = date(2026, 5, 1)
+"""The travel sample's chat day (its demo records are dated around it)."""
+
 ACTOR = Actor(account="acme", user="maria", roles=frozenset({"customer"}))
 
-NO_MODEL = """No model is configured for `turnframe chat`.
+DEFAULT_APP = "travel"
 
-Choose one with --model or the TURNFRAME_MODEL environment variable:
-  {known}
-Vendor models read their credentials from the vendor's usual variables
-(OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, AWS_*, OLLAMA_HOST...).
+_inspect = inspect_record  # the name tests of the inspect output have always imported
 
-To see the whole pipeline without any model, run `turnframe demo`: a guided tour whose
-understanding is scripted, through the real reducer, policy, cards and receipts."""
+EXIT_MODEL_UNREACHABLE = EXIT_UNREACHABLE
+"""``chat``'s and ``eval run``'s exit status when a turn could not reach the language model
+(the same 3 as an unreachable package index, :data:`turnframe.cli.models.EXIT_UNREACHABLE`)."""
+
+
+def _message_limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of bytes, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 byte, not {value}")
+    return value
 
 
 def add_commands(sub: Any) -> None:
     """Add ``chat``, ``replay`` and ``eval`` to the ``turnframe`` parser."""
-    chat = sub.add_parser("chat", help="chat with the travel sample (a model is required)")
-    chat.add_argument("--model", help=f"the provider: {KNOWN_MODELS} (or $TURNFRAME_MODEL)")
+    app_help = (
+        "the application: module:attribute, an installed app's name (entry point group "
+        f"turnframe.apps) or a module with an `application`; default {DEFAULT_APP}"
+    )
+    chat = sub.add_parser(
+        "chat",
+        help="chat with an application (scripted:example needs no model or key)",
+        description="Chat with an application through the real pipeline. Without a model, "
+        "the first screen says how to choose one. Commands: /help, /records, /replay, "
+        "/inspect, /quit; a number answers the last card; Ctrl-C cancels a running turn.",
+    )
+    chat.add_argument("--app", default=DEFAULT_APP, help=app_help)
+    chat.add_argument("--model", help=MODEL_HELP)
     chat.add_argument("--db", help="SQLite file (default: chat.db under the user data dir)")
     chat.add_argument("--effort", choices=("low", "medium", "high"), default="medium")
     chat.add_argument("--locale", default="en")
+    chat.add_argument(
+        "--max-message-bytes",
+        type=_message_limit,
+        default=DEFAULT_MAX_MESSAGE_BYTES,
+        help=f"refuse longer messages, in UTF-8 bytes (default {DEFAULT_MAX_MESSAGE_BYTES})",
+    )
     replay = sub.add_parser("replay", help="re-run a recorded turn's understanding and compare")
     replay.add_argument("turn_id")
+    replay.add_argument("--app", default=DEFAULT_APP, help=app_help)
     replay.add_argument("--db", help="SQLite file (default: chat.db under the user data dir)")
     replay.add_argument("--account", default=ACTOR.account)
     ev = sub.add_parser("eval", help="evaluation sets")
     ev_sub = ev.add_subparsers(dest="eval_command", required=True)
-    run = ev_sub.add_parser("run", help="score a provider on an evaluation set")
+    run = ev_sub.add_parser(
+        "run",
+        help="score a provider on an evaluation set",
+        description="Exit status 0 when every turn reached the model, 3 when one could not.",
+    )
     run.add_argument("path", metavar="DIR")
-    run.add_argument("--model", required=True, help=f"oracle, or {KNOWN_MODELS}")
+    run.add_argument(
+        "--model",
+        required=True,
+        help="oracle (answers each case from its own expectations: scores 100%%), "
+        f"or {KNOWN_MODELS}",
+    )
+    run.add_argument(
+        "--app",
+        default=None,
+        help=app_help.replace(f"default {DEFAULT_APP}", "default: the one each set file names"),
+    )
     run.add_argument("--effort", choices=("low", "medium", "high"), default="medium")
     run.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def run_command(
-    args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None
+    args: argparse.Namespace, stdin: Any | None = None, out: TextIO | None = None
 ) -> int:
-    """Run ``chat``, ``replay`` or ``eval``; return the exit code."""
+    """Run ``chat``, ``replay`` or ``eval``; return the exit code.
+
+    Exit codes: 0 done; 2 a usage error (an unknown app or model, an unreadable file, no
+    model configured); 3 a turn could not reach the language model (``chat``, ``eval
+    run``), or the package index a named local model comes from.
+    """
     stream = out or sys.stdout
     try:
         if args.command == "eval":
             from turnframe.eval import run_eval
 
-            report = anyio.run(run_eval, args.path, args.model, args.effort)
+            app = load_application(args.app) if getattr(args, "app", None) else None
+            report = anyio.run(run_eval, args.path, args.model, args.effort, app)
             print(json.dumps(report.to_json()) if args.json else report.table(), file=stream)
+            if report.unreachable:
+                print(
+                    f"error: {report.unreachable} turn(s) could not reach the model {args.model}",
+                    file=sys.stderr,
+                )
+                return EXIT_MODEL_UNREACHABLE
             return 0
         if args.command == "replay":
-            return int(anyio.run(_replay, args.turn_id, args.db, args.account, stream))
+            app = load_application(getattr(args, "app", None) or DEFAULT_APP)
+            return int(anyio.run(_replay, args.turn_id, args.db, args.account, stream, app))
         if args.command == "chat":
-            spec = args.model or os.environ.get("TURNFRAME_MODEL")
-            if not spec:
-                print(NO_MODEL.format(known=KNOWN_MODELS), file=stream)
-                return 2
-            # A named local model not on this machine is fetched first, progress on stderr.
-            prefetch(spec)
-            if spec.startswith("local:"):
-                # Loading a GGUF file takes seconds; say so before the first line appears.
-                print(f"Loading the local model {spec[6:]}…", file=stream, flush=True)
-            provider = provider_from_spec(spec)
-            # A scripted table of the steps is read step by step (docs/architecture.md).
-            understander = ModelUnderstanding(
-                provider, effort=args.effort, merge=script_merge(provider)
-            )
-            writer = ModelReplyWriter(provider, effort=args.effort)
-            return int(
-                anyio.run(
-                    _chat, understander, writer, args.db, args.locale, stdin or sys.stdin, stream
-                )
-            )
+            return _run_chat(args, stdin if stdin is not None else sys.stdin, stream)
     except ModelFetchError as exc:
         # One line: the index could not be reached (3) or the file failed its checks (2).
         print(f"error: {exc}", file=sys.stderr)
@@ -117,6 +154,54 @@ def run_command(
     return 2
 
 
+def _run_chat(args: argparse.Namespace, stdin: Any, out: TextIO) -> int:
+    app = load_application(getattr(args, "app", None) or DEFAULT_APP)
+    spec = args.model or os.environ.get("TURNFRAME_MODEL")
+    if not spec:
+        print(NO_MODEL.format(known=KNOWN_MODELS), file=out)
+        return 2
+    reader, intro = _reader(spec, args.effort, out)
+    limit = int(getattr(args, "max_message_bytes", DEFAULT_MAX_MESSAGE_BYTES))
+    return int(anyio.run(_chat, app, reader, intro, args, limit, stdin, out))
+
+
+def _reader(spec: str, effort: str, out: TextIO) -> tuple[Any, list[str]]:
+    """Return how messages are read for ``spec`` and the lines that introduce it."""
+    if spec.startswith("scripted:"):
+        from turnframe.cli.chat_script import load_script
+
+        script = load_script(spec.partition(":")[2])
+        if script is not None:
+
+            def scripted(text: str) -> Any:
+                provider = script.provider_for(text)
+                if provider is None:
+                    return script.refusal()
+                merge = script_merge(provider)
+                writer = ModelReplyWriter(provider, effort=effort) if _writes(provider) else None
+                return ModelUnderstanding(provider, effort=effort, merge=merge), writer
+
+            intro = ["Scripted chat (no model). Type one of these messages:"]
+            intro += [f"   {say}" for say in script.says]
+            return scripted, intro
+    # A named local model not on this machine is fetched first, progress on stderr.
+    prefetch(spec)
+    if spec.startswith("local:"):
+        # Loading a GGUF file takes seconds; say so before the first line appears.
+        print(f"Loading the local model {spec[6:]}…", file=out, flush=True)
+    provider = provider_from_spec(spec)
+    # A scripted table of the steps is read step by step (docs/architecture.md).
+    understander = ModelUnderstanding(provider, effort=effort, merge=script_merge(provider))
+    writer = ModelReplyWriter(provider, effort=effort)
+    return (lambda _text: (understander, writer)), []
+
+
+def _writes(provider: Any) -> bool:
+    """Whether a scripted table answers the reply's words (else the code's words are kept)."""
+    tasks = getattr(provider, "tasks", None)
+    return tasks is None or bool(tasks & {"acknowledge", "review", "answer"})
+
+
 def _db(path: str | None) -> Path:
     from turnframe.store.sqlite import default_path
 
@@ -125,160 +210,48 @@ def _db(path: str | None) -> Path:
     return chosen
 
 
-def render(blocks: Sequence[ReplyBlock]) -> list[str]:
-    """Return the reply's lines: cards with numbered options."""
-    lines: list[str] = []
-    for block in blocks:
-        match block.kind:
-            case "receipt":
-                lines.append(f"✔ {block.receipt.text}")
-            case "notice":
-                lines.append(f"! {block.text}")
-            case "answer":
-                lines.append(block.text)
-            case "interaction":
-                lines.append(f"? {block.prompt}")
-                lines.extend(f"   {n}. {o.label}" for n, o in enumerate(block.options, start=1))
-            case "transition":
-                lines.append(block.text)
-            case _:
-                lines.append(getattr(block, "text", ""))
-    return lines
-
-
 async def _chat(
-    understander: ModelUnderstanding,
-    writer: ModelReplyWriter | None,
-    db: str | None,
-    locale: str,
-    stdin: TextIO,
+    app: Application,
+    reader: Any,
+    intro: list[str],
+    args: argparse.Namespace,
+    limit: int,
+    stdin: Any,
     out: TextIO,
 ) -> int:
     from turnframe.store.sqlite import SqliteStore
 
-    store = await SqliteStore.open(_db(db))
+    store = await SqliteStore.open(_db(args.db))
     try:
+        travel = app.name == "travel"
         runtime = Runtime(
-            travel_application(),
+            app,
             store,
-            understander,
-            clock=FixedClock(CHAT_TODAY),
-            reply_writer=writer,
+            None,
+            clock=FixedClock(CHAT_TODAY) if travel else None,
             narration=NarrationConfig(steps=True),
         )
-        if not await store.list_cases(ACTOR.account):
+        if travel and not await store.list_cases(ACTOR.account):
+            from turnframe.samples.travel import DEMO_RECORDS, seed_all
+
             for _key, case, state in seed_all(DEMO_RECORDS):
                 await runtime.seed(ACTOR.account, case.workflow, state, case_id=case.case_id)
-
-        def show_step(event: TurnEvent) -> None:
-            if event.kind == "step":
-                print(f"   · {event.text or f'{event.name}: {event.detail}'}", file=out, flush=True)
-
-        runtime.subscribe(show_step)
-        print(
-            f"Turnframe chat · travel sample · today {CHAT_TODAY} · /replay, /inspect, /quit",
-            file=out,
-            flush=True,
+        day = f" · today {CHAT_TODAY}" if travel else ""
+        session = ChatSession(
+            runtime, ACTOR, reader, out, locale=args.locale, max_message_bytes=limit
         )
-        last: TurnResult | None = None
-        unreachable = False
-        options: list[tuple[str, str, int | None]] = []
-        conversation = "chat"
-        for raw in stdin:
-            line = raw.strip()
-            if not line:
-                continue
-            if line in ("/quit", "/exit"):
-                break
-            if line in ("/replay", "/inspect"):
-                if last is None:
-                    print("no turn yet", file=out)
-                    continue
-                record = await store.load_replay(ACTOR.account, last.turn_id) or {}
-                if line == "/replay":
-                    print(json.dumps(record, indent=1, ensure_ascii=False), file=out)
-                else:
-                    print(
-                        json.dumps(_inspect(record, last), indent=1, ensure_ascii=False), file=out
-                    )
-                continue
-            if line.isdigit() and options:
-                index = int(line) - 1
-                if not 0 <= index < len(options):
-                    print(f"pick 1–{len(options)}", file=out)
-                    continue
-                card, option, revision = options[index]
-                turn = TurnInput(
-                    interaction_response=InteractionResponse(
-                        interaction_id=card, option_id=option, expected_revision=revision
-                    ),
-                    locale=locale,
-                )
-            else:
-                turn = TurnInput(text=line, locale=locale)
-            try:
-                last = await runtime.run_turn(ACTOR, conversation, turn)
-            except TurnframeError as exc:
-                print(f"error: {exc}", file=out)
-                continue
-            options = [
-                (b.interaction_id, o.id, b.expected_revision)
-                for b in last.blocks
-                if b.kind == "interaction"
-                for o in b.options
-            ]
-            for text in render(last.blocks):
-                print(text, file=out)
-            unreachable = unreachable or model_unreachable(last)
-            print(
-                f"   [{last.turn_id} · {last.model_calls} model calls"
-                f" + {last.reply_calls} for the reply's words]",
-                file=out,
-                flush=True,
-            )
+        session.show(f"Turnframe chat · {app.name}{day} · /help for commands, /quit to leave")
+        for line in intro:
+            session.show(line)
+        await session.run(stdin)
     finally:
         await store.close()
-    return EXIT_MODEL_UNREACHABLE if unreachable else 0
+    return EXIT_MODEL_UNREACHABLE if session.unreachable else 0
 
 
-EXIT_MODEL_UNREACHABLE = EXIT_UNREACHABLE
-"""``chat``'s exit status when a turn could not reach the language model (the same 3 as an
-unreachable package index, :data:`turnframe.cli.models.EXIT_UNREACHABLE`)."""
-
-
-def model_unreachable(result: TurnResult) -> bool:
-    """Return whether ``result`` ended because the language model could not be reached."""
-    return any(b.kind == "notice" and b.code.startswith("model_unreachable") for b in result.blocks)
-
-
-def _inspect(record: dict[str, Any], result: TurnResult) -> dict[str, Any]:
-    u = recorded_understanding(record) or {}
-    return {
-        "turn": result.turn_id,
-        "acts": [
-            {
-                k: a.get(k)
-                for k in (
-                    "id",
-                    "operation",
-                    "target",
-                    "args",
-                    "evidence",
-                    "evidence_source",
-                    "hypothetical",
-                )
-            }
-            for a in u.get("acts", [])
-        ],
-        "questions": u.get("questions", []),
-        "constraints": u.get("constraints", []),
-        "results": record.get("results", {}),
-        "commands": record.get("commands", []),
-        "events": record.get("events", []),
-    }
-
-
-async def _replay(turn_id: str, db: str | None, account: str, out: TextIO) -> int:
+async def _replay(
+    turn_id: str, db: str | None, account: str, out: TextIO, app: Application | None = None
+) -> int:
     from turnframe.store.sqlite import SqliteStore
 
     store = await SqliteStore.open(_db(db))
@@ -289,7 +262,7 @@ async def _replay(turn_id: str, db: str | None, account: str, out: TextIO) -> in
     if record is None:
         print(f"error: no replay record for turn {turn_id}", file=sys.stderr)
         return 2
-    return await replay_record(record, out)
+    return await replay_record(record, out, app.registry if app is not None else None)
 
 
 async def replay_record(
@@ -317,7 +290,9 @@ async def replay_record(
         return 0 if same else 1
     from turnframe.runtime.replay import replay_reduction
 
-    plan_same, replayed = replay_reduction(reduction, registry or travel_application().registry)
+    if registry is None:
+        registry = load_application(DEFAULT_APP).registry
+    plan_same, replayed = replay_reduction(reduction, registry)
     again: Any = replayed
     print(
         f"turn {turn}: reduction re-run from its recorded inputs; "

@@ -2,6 +2,8 @@
 
 Offline and with no configuration: SQLite under the user's data directory, understanding
 scripted (the tour says so), the real reducer, policy, store, cards and receipts.
+``turnframe demo --app SPEC`` plays another application's tour instead: the scenario
+file its ``Application.tour`` names (:mod:`turnframe.cli.tour`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from turnframe.core import (
     TurnInput,
     Understanding,
 )
-from turnframe.runtime import FixedClock, Runtime, TurnResult
+from turnframe.core.errors import UsageError
+from turnframe.runtime import Application, FixedClock, Runtime, TurnResult
 from turnframe.samples.travel import (
     DEMO_RECORDS,
     complete_records,
@@ -40,7 +43,10 @@ from turnframe.samples.travel import (
 from turnframe.store.errors import StoreError
 from turnframe.understand import Brief, ScriptedUnderstanding
 
-__all__ = ["run_demo"]
+__all__ = ["TRAVEL_LOCALES", "render_blocks", "run_demo"]
+
+TRAVEL_LOCALES = ("en", "pt-PT")
+"""The locales the travel tour is written for."""
 
 TOUR_TODAY = date(2026, 5, 1)
 """The tour's fixed today: the seeded trips are in May and June 2026."""
@@ -48,23 +54,51 @@ TOUR_TODAY = date(2026, 5, 1)
 Script = Callable[[Brief], Understanding]
 
 
-def run_demo(db: str | None = None, locale: str = "en", out: TextIO | None = None) -> int:
-    """Run the tour and print it; return the exit code (0, or 2 if the database fails).
+def run_demo(
+    db: str | None = None,
+    locale: str | None = "en",
+    out: TextIO | None = None,
+    app: str | None = None,
+) -> int:
+    """Run a tour and print it; return the exit code.
+
+    Without ``app`` (or with an application that has no tour of its own and is named
+    ``travel``) the travel sample's built-in tour runs; otherwise the application's
+    ``tour`` scenario file is played (:func:`turnframe.cli.tour.play_tour`).
 
     Args:
         db: the SQLite file; default ``demo.db`` under the user data directory (replaced).
-        locale: the replies' locale (``en`` or ``pt-PT``).
+        locale: the replies' locale (travel: ``en`` or ``pt-PT``; ``None``: ``en``, or the
+            tour file's own locale).
         out: where to print (default standard output).
+        app: ``--app SPEC``: ``module:attribute`` or an installed application's name.
+
+    Returns:
+        0 when the tour ran; 1 when a played tour's expectations failed; 2 when the
+        database cannot be used, the application cannot be loaded, has no tour, or the
+        locale is not one it serves (a one-line message on standard error).
     """
+    from turnframe.runtime.loading import load_application
+
     stream = out or sys.stdout
     try:
-        return anyio.run(_tour, db, locale, stream)
+        application = load_application(app) if app is not None else None
+        if application is not None and application.tour is None and application.name == "travel":
+            application = None  # the travel sample's tour is the built-in one below
+        if application is None and (locale or "en") not in TRAVEL_LOCALES:
+            raise UsageError(
+                f"--locale {locale!r}: the travel tour is written in {', '.join(TRAVEL_LOCALES)}"
+            )
+        return anyio.run(_tour, db, locale, stream, application)
     except (StoreError, OSError) as exc:
         print(f"error: the demo database could not be used: {exc}", file=sys.stderr)
         return 2
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
-async def _tour(db: str | None, locale: str, out: TextIO) -> int:
+async def _tour(db: str | None, locale: str | None, out: TextIO, app: Application | None) -> int:
     from turnframe.store.sqlite import SqliteStore, default_path
 
     path = Path(db) if db else default_path().with_name("demo.db")
@@ -77,9 +111,13 @@ async def _tour(db: str | None, locale: str, out: TextIO) -> int:
         raise FileExistsError(
             f"{path} already exists; the tour needs a new file (it never overwrites one)"
         )
+    if app is not None:
+        from turnframe.cli.tour import play_tour
+
+        return await play_tour(app, path, locale, out)
     store = await SqliteStore.open(path)
     try:
-        tour = _Tour(store, locale, out)
+        tour = _Tour(store, locale or "en", out)
         await tour.run()
     finally:
         await store.close()
@@ -320,11 +358,12 @@ class _Tour:
         self.say(f"  committed events: {', '.join(f'{e.id} {e.type}' for e in events) or 'none'}")
         self.say(f"  model calls: {result.model_calls}")
         self.say("  reply:")
-        for line in _render_blocks(result):
+        for line in render_blocks(result):
             self.say(f"    {line}")
 
 
-def _render_blocks(result: TurnResult) -> Sequence[str]:
+def render_blocks(result: TurnResult) -> Sequence[str]:
+    """Return a turn's reply blocks as the tour prints them, one line per block or option."""
     lines: list[str] = []
     for block in result.blocks:
         match block.kind:

@@ -1,75 +1,108 @@
-"""``turnframe scenario run FILE_OR_DIR... [--json] [--store memory|sqlite]``."""
+"""``turnframe scenario run FILE_OR_DIR... [--app SPEC] [--json] [--store ...]`` and ``scenario schema``.
+
+The format, the exit codes and the JSON lines are described in docs/scenario-format.md.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from turnframe.testing.scenario import ScenarioFileError, discover, run_scenario_file
 
-__all__ = ["run_scenarios"]
+__all__ = ["print_schema", "run_scenarios"]
 
 
-def run_scenarios(paths: Sequence[str], *, as_json: bool, store: str) -> int:
+def run_scenarios(
+    paths: Sequence[str], *, as_json: bool, store: str, app: str | None = None
+) -> int:
     """Run every scenario file under ``paths`` and print the outcome.
 
-    Prints one line per failed expectation (file, turn, expectation, expected, actual) and
-    a closing ``N passed, N failed`` line; with ``as_json``, one JSON object per scenario.
+    Prints one line per failed expectation (file, turn, expectation, expected, actual),
+    one ``invalid: FILE at PATH: message`` line per invalid file, and a closing
+    ``N passed, N failed, N invalid`` line. With ``as_json``, one JSON object per file
+    (``file``, ``status`` ``passed``/``failed``/``invalid``, ``passed``, ``failures``, and
+    for an invalid file ``error`` and ``where``), then one ``{"summary": {...}}`` object
+    with the three counts.
+
+    Args:
+        paths: scenario files and directories.
+        as_json: print JSON lines instead of text.
+        store: ``memory``, ``sqlite`` or ``postgres``.
+        app: the ``--app`` spec for files without ``sample:`` (docs/scenario-format.md).
 
     Returns:
-        0 when every scenario passed, 1 when one failed, 2 when a file is invalid.
+        0 when every scenario passed; 2 when a path is missing, a directory holds no
+        scenario file, or any file is invalid; otherwise 1 when one failed.
     """
     try:
         files = discover(paths)
     except ScenarioFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    passed = failed = 0
-    invalid = False
+    if not files:
+        print("error: no scenario files given", file=sys.stderr)
+        return 2
+    counts = {"passed": 0, "failed": 0, "invalid": 0}
     for path in files:
         try:
-            outcome = run_scenario_file(path, store=store)
+            outcome = run_scenario_file(path, store=store, app=app)
         except ScenarioFileError as exc:
-            invalid = True
-            failed += 1
+            counts["invalid"] += 1
             if as_json:
-                print(
-                    json.dumps(
-                        {"file": str(path), "passed": False, "error": str(exc), "failures": []}
-                    )
+                _json_line(
+                    {
+                        "file": str(path),
+                        "status": "invalid",
+                        "passed": False,
+                        "where": exc.where,
+                        "error": str(exc),
+                        "failures": [],
+                    }
                 )
             else:
                 print(f"invalid: {exc}")
             continue
-        if outcome.passed:
-            passed += 1
-        else:
-            failed += 1
+        status = "passed" if outcome.passed else "failed"
+        counts[status] += 1
         if as_json:
-            print(
-                json.dumps(
-                    {
-                        "file": outcome.file,
-                        "passed": outcome.passed,
-                        "failures": [
-                            {
-                                "turn": f.turn,
-                                "expectation": f.expectation,
-                                "expected": f.expected,
-                                "actual": f.actual,
-                            }
-                            for f in outcome.failures
-                        ],
-                    },
-                    default=str,
-                )
+            _json_line(
+                {
+                    "file": outcome.file,
+                    "status": status,
+                    "passed": outcome.passed,
+                    "failures": [
+                        {
+                            "turn": f.turn,
+                            "expectation": f.expectation,
+                            "expected": f.expected,
+                            "actual": f.actual,
+                        }
+                        for f in outcome.failures
+                    ],
+                }
             )
         else:
             for failure in outcome.failures:
                 print(failure.line())
-    if not as_json:
-        print(f"{passed} passed, {failed} failed")
-    if invalid:
+    if as_json:
+        _json_line({"summary": counts})
+    else:
+        print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['invalid']} invalid")
+    if counts["invalid"]:
         return 2
-    return 1 if failed else 0
+    return 1 if counts["failed"] else 0
+
+
+def print_schema() -> int:
+    """Print the scenario format's JSON Schema (for editors); return 0."""
+    from turnframe.testing.scenario.schema import shipped_schema
+
+    print(json.dumps(shipped_schema(), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _json_line(obj: dict[str, Any]) -> None:
+    print(json.dumps(obj, default=str))

@@ -17,7 +17,7 @@ from turnframe.providers import Provider, ReplayProvider, ScriptedProvider
 from turnframe.providers.registry import VENDOR_SPECS, is_vendor_spec, vendor_provider
 from turnframe.testing.bounded_yaml import load_yaml
 
-__all__ = ["KNOWN_MODELS", "provider_from_spec"]
+__all__ = ["KNOWN_MODELS", "provider_from_spec", "read_answers"]
 
 KNOWN_MODELS = (
     "scripted:FILE (a JSON or YAML table of answers per task), replay:FILE (a turn's replay "
@@ -36,6 +36,11 @@ def provider_from_spec(spec: str) -> Provider:
         table = _read(rest)
         if not isinstance(table, dict):
             raise UsageError(f"{rest}: a scripted answers file is a mapping of task name → answers")
+        if "messages" in table:
+            raise UsageError(
+                f"{rest}: a chat script (messages: say/answers) is for `turnframe chat`; "
+                "this takes a table of task name → answers (docs/chat.md)"
+            )
         return ScriptedProvider(table)
     if kind == "replay":
         data = _read(rest)
@@ -58,6 +63,15 @@ def provider_from_spec(spec: str) -> Provider:
     if is_vendor_spec(spec):
         return vendor_provider(spec)
     raise UsageError(f"unknown model {spec!r}; known: {KNOWN_MODELS}")
+
+
+def read_answers(path: str) -> Any:
+    """Return the JSON (``.json``) or YAML content of an answers file.
+
+    Raises:
+        UsageError: no path, an unreadable or non-UTF-8 file, or bad JSON/YAML.
+    """
+    return _read(path)
 
 
 def _read(path: str) -> Any:

@@ -6,6 +6,7 @@ chosen provider; the reading is scored against the case's expectations per task.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -13,12 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from turnframe.core.errors import UsageError
 from turnframe.core.turn import Effort
 from turnframe.eval.dataset import EvalCase, EvalFile, load_set
 from turnframe.eval.models import provider_from_spec
 from turnframe.eval.oracle import OracleReading, oracle_provider
 from turnframe.providers import Provider
 from turnframe.runtime import TurnResult
+from turnframe.runtime.app import Application
 from turnframe.runtime.replay import recorded_understanding
 from turnframe.testing.scenario.model import ScenarioModel, TurnModel
 from turnframe.testing.scenario.runner import run_scenario
@@ -26,7 +29,7 @@ from turnframe.understand import Brief, ModelUnderstanding, UnderstandingResult
 from turnframe.understand.merged import script_merge
 from turnframe.understand.words import normalize
 
-__all__ = ["EvalReport", "Score", "critical_path_ms", "run_eval"]
+__all__ = ["EvalReport", "Score", "critical_path_ms", "run_eval", "unreachable_model"]
 
 TASKS = (
     "segment",
@@ -93,6 +96,8 @@ class EvalReport:
     vote_splits: int = 0
     vote_reads: int = 0
     vote_collapsed: int = 0
+    unreachable: int = 0
+    """Turns that ended because the model could not be reached."""
 
     @property
     def disagreement(self) -> float:
@@ -133,6 +138,7 @@ class EvalReport:
             },
             "failures": self.failures,
             "imperfect_cases": self.imperfect,
+            "unreachable_turns": self.unreachable,
         }
 
     def table(self) -> str:
@@ -163,24 +169,46 @@ class EvalReport:
         )
         if self.imperfect:
             lines += ["", f"not read perfectly: {', '.join(self.imperfect)}"]
+        if self.unreachable:
+            lines += ["", f"{self.unreachable} turn(s) could not reach the model"]
         if self.failures:
             lines += ["", f"{len(self.failures)} expectation(s) failed:"]
             lines += [f"  {f}" for f in self.failures[:40]]
         return "\n".join(lines)
 
 
-async def run_eval(path: str | Path, model: str, effort: str = "medium") -> EvalReport:
+async def run_eval(
+    path: str | Path, model: str, effort: str = "medium", app: Application | None = None
+) -> EvalReport:
     """Run every case of the set at ``path`` with ``model`` (``oracle`` or a provider spec).
 
+    Args:
+        path: a set file or a directory of them.
+        model: ``oracle`` (each case's own expectations, as a model would answer them) or
+            a provider spec (:func:`~turnframe.eval.models.provider_from_spec`).
+        effort: ``low``, ``medium`` or ``high``.
+        app: the application the cases run with (default: the one each file's
+            ``sample`` names); handed to the scenario runner.
+
+    A turn that could not reach the model is counted in :attr:`EvalReport.unreachable`
+    (``turnframe eval run`` then exits 3).
+
     Raises:
-        UsageError: for an unknown model or a bad set.
+        UsageError: for an unknown model or a bad set, or an ``app`` other than a set's
+            sample with a scenario runner that takes no application.
     """
     Effort(effort)
     report = EvalReport(model=model, effort=effort)
     base: Provider | None = None if model == "oracle" else provider_from_spec(model)
+    takes_app = "app" in inspect.signature(run_scenario).parameters
     for file, data in load_set(path):
+        if app is not None and not takes_app and app.name != data.sample:
+            raise UsageError(
+                f"{file}: this scenario runner runs only the sample a set names "
+                f"({data.sample!r}), not the application {app.name!r}"
+            )
         for case in data.cases:
-            await _run_case(report, file, data, case, base, effort)
+            await _run_case(report, file, data, case, base, effort, app if takes_app else None)
     return report
 
 
@@ -191,6 +219,7 @@ async def _run_case(
     case: EvalCase,
     base: Provider | None,
     effort: str,
+    app: Application | None = None,
 ) -> None:
     reading = OracleReading(case)
     turns: list[dict[str, Any]] = [
@@ -228,6 +257,8 @@ async def _run_case(
         return await understander.understand(brief)
 
     async def on_turn(run: Any, number: int, turn: TurnModel, result: TurnResult) -> None:
+        if unreachable_model(result):
+            report.unreachable += 1
         if number != len(turns):
             return
         record = await run.store.load_replay(run.actor.account, result.turn_id)
@@ -235,8 +266,9 @@ async def _run_case(
         captured.update(record=record or {}, keys=keys, result=result)
 
     started = time.perf_counter()
+    extra: dict[str, Any] = {"app": app} if app is not None else {}
     outcome = await run_scenario(
-        scenario, f"{file.name}#{case.id}", model_reader=reader, on_turn=on_turn
+        scenario, f"{file.name}#{case.id}", model_reader=reader, on_turn=on_turn, **extra
     )
     report.wall_ms += (time.perf_counter() - started) * 1000
     report.cases += 1
@@ -259,6 +291,14 @@ async def _run_case(
         report.perfect += 1
     else:
         report.imperfect.append(case.id)
+
+
+def unreachable_model(result: TurnResult) -> bool:
+    """Return whether ``result`` ended because the language model could not be reached.
+
+    Its reply holds a ``model_unreachable:<kind>`` notice (docs/architecture.md).
+    """
+    return any(b.kind == "notice" and b.code.startswith("model_unreachable") for b in result.blocks)
 
 
 def _target(target: Any, keys: dict[str, str]) -> Any:

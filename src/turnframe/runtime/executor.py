@@ -20,10 +20,11 @@ from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.mention_identity import identify, seek
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.store.base import CaseRow, TurnStore
-from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page, query_words
+from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page
 
 __all__ = [
     "DirectoryPage",
@@ -172,9 +173,10 @@ class StoredCaseDirectory:
     """A case directory over the store's case table (guide §2 step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
-    of ``search_text`` (every word of the query must appear, case-insensitively, as
-    :mod:`turnframe.store.search` defines). Both are answered by the store a page at a
-    time, filtered and matched in its storage: a turn never reads the whole account.
+    of ``search_text``: every identifying word must appear, case-insensitively, as
+    :mod:`turnframe.store.search` defines; articles, determiners and kind words identify
+    nothing, and the kind alone names every record of it (:mod:`.mention_identity`).
+    Both are answered by the store a page at a time: a turn never reads the whole account.
 
     Cases the store holds no search text for (committed without ``search_text``, or
     stored before the index existed) are indexed before each lookup
@@ -264,7 +266,10 @@ class StoredCaseDirectory:
         argument: str | None = None,
         today: date | None = None,
     ) -> Sequence[CaseRef]:
-        """Return the actor's cases whose search text holds every word of ``words``.
+        """Return the actor's cases whose search text holds every identifying word of ``words``.
+
+        Articles, determiners and ``workflow``'s kind words identify nothing; a mention
+        of the kind alone names every case of it (:mod:`~turnframe.runtime.mention_identity`).
 
         With ``operation`` (and ``argument``), only the cases that fit it, as
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
@@ -314,20 +319,16 @@ class StoredCaseDirectory:
             RegistryError: a matching case's workflow is not registered.
         """
         check_page(limit, after)
-        if not query_words(words):
+        mention = identify(self._registry, words, workflow)
+        if not mention.names_any:
             return DirectoryPage()
         await self.reindex(actor.account)
         day = today or self._clock.today()
         items: list[Listed] = []
         cursors: list[str] = []
         while len(items) <= limit:
-            page = await self._store.find_cases(
-                actor.account,
-                words,
-                workflow=workflow,
-                limit=min(MAX_PAGE, limit + 1 - len(items)),
-                after=after,
-            )
+            size = min(MAX_PAGE, limit + 1 - len(items))
+            page = await seek(self._store, mention, actor.account, limit=size, after=after)
             for row, cursor in zip(page.rows, page.cursors, strict=True):
                 listed = self._listed(row)
                 if operation is None or self._fits(listed, actor, operation, argument, day):

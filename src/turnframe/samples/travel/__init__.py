@@ -25,6 +25,7 @@ from turnframe.samples.travel.manifest_model import (
 )
 from turnframe.samples.travel.seed import (
     DEMO_RECORDS,
+    TravelSeeder,
     complete_records,
     seed_all,
     seed_order,
@@ -81,6 +82,7 @@ __all__ = [
     "SubmitManifest",
     "TransitionRefused",
     "TravelKnowledge",
+    "TravelSeeder",
     "TravelerState",
     "TravelerWorkflow",
     "TripState",
@@ -104,4 +106,6 @@ def travel_application() -> Application:
         and :class:`TravelKnowledge` as its knowledge source.
     """
     registry = WorkflowRegistry([TripWorkflow(), TravelerWorkflow(), ManifestWorkflow()])
-    return Application(name="travel", registry=registry, knowledge=TravelKnowledge())
+    return Application(
+        name="travel", registry=registry, knowledge=TravelKnowledge(), seeder=TravelSeeder()
+    )

@@ -238,6 +238,11 @@ class ManifestWorkflow(Workflow[ManifestState]):
             "no_candidate": "no_candidate.manifest",
         }
     )
+    timeout_status: str = "outcome_unknown"
+    """The status :meth:`external_update` is given when the airline never answers (a
+    scenario's ``external: {timeout: true}``; docs/scenario-format.md)."""
+    external_source: str = "airline"
+    """The external system whose reports :meth:`external_update` applies (the commit's source)."""
 
     def load_state(self, data: JSONObject) -> ManifestState:
         """Return the typed state for ``data`` (§4); raises ``ValueError`` when malformed."""

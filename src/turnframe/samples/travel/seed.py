@@ -44,7 +44,14 @@ from turnframe.samples.travel.trip_model import (
     dump_trip,
 )
 
-__all__ = ["DEMO_RECORDS", "complete_records", "seed_all", "seed_order", "seed_state"]
+__all__ = [
+    "DEMO_RECORDS",
+    "TravelSeeder",
+    "complete_records",
+    "seed_all",
+    "seed_order",
+    "seed_state",
+]
 
 _FIELDS = {
     "trip": {"name", "destination", "start", "end", "travelers", "extras", "status"},
@@ -398,3 +405,31 @@ DEMO_RECORDS: list[dict[str, Any]] = [
 or travelers, two "Ana Costa" born in different years, a minor (Kim Lee, 14 on the May
 trip) and a TP manifest for the May trip listing her (its submission needs an agent's
 review). Dates are ISO strings, as a JSON or YAML file would give them."""
+
+
+class TravelSeeder:
+    """The travel records' seeder (:class:`turnframe.runtime.app.RecordSeeder`).
+
+    Scenario files and the demo list travel records in the sample's own form
+    (``{key: T1, workflow: trip, name: Lisbon, ...}``); this completes and orders them
+    (:func:`complete_records`, :func:`seed_order`) and turns each into a state
+    (:func:`seed_state`).
+    """
+
+    def seed_order(self, records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """Return ``records`` completed and ordered so referenced records come first.
+
+        Raises:
+            ValueError: for a missing, duplicate, unknown or cyclic key.
+        """
+        return list(seed_order(complete_records(records)))
+
+    def seed_state(
+        self, record: Mapping[str, Any], refs: Mapping[str, CaseRef]
+    ) -> tuple[str, JSONObject]:
+        """Return ``(workflow name, JSON state)`` for one record (:func:`seed_state`).
+
+        Raises:
+            ValueError: naming a bad field.
+        """
+        return seed_state(record, refs)

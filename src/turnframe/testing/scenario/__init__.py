@@ -1,25 +1,30 @@
-"""The scenario runner (``shared/spec/scenario-format.md``): acceptance tests in YAML."""
+"""The scenario runner (docs/scenario-format.md): acceptance tests in YAML for any application."""
 
+from turnframe.testing.scenario.apps import AppChoice, application_for, seeder_for
 from turnframe.testing.scenario.runner import (
     Failure,
     ScenarioFileError,
     ScenarioOutcome,
     discover,
     load_scenario,
+    prepare_scenario,
     run_scenario,
     run_scenario_file,
 )
-from turnframe.testing.scenario.samples import ScenarioSample, TravelScenarioSample, sample_named
+from turnframe.testing.scenario.seeding import GenericSeeder, SeedError
 
 __all__ = [
+    "AppChoice",
     "Failure",
+    "GenericSeeder",
     "ScenarioFileError",
     "ScenarioOutcome",
-    "ScenarioSample",
-    "TravelScenarioSample",
+    "SeedError",
+    "application_for",
     "discover",
     "load_scenario",
+    "prepare_scenario",
     "run_scenario",
     "run_scenario_file",
-    "sample_named",
+    "seeder_for",
 ]

@@ -1,17 +1,25 @@
-"""The scenario file schema (``shared/spec/scenario-format.md``), validated with pydantic.
+"""The scenario file schema (docs/scenario-format.md), validated with pydantic.
 
 Every key is optional unless the format says required, and an unknown key is an error:
-each model forbids extra fields, so a typo is reported with its YAML path.
+each model forbids extra fields, so a typo is reported with its YAML path. A value the
+format enumerates (a result status, a block or card kind) is checked here too, so a
+misspelt one makes the file invalid instead of failing a turn. The JSON Schema shipped
+beside this module (``scenario.schema.json``) is generated from these models
+(:func:`turnframe.testing.scenario.schema.scenario_schema`); a test keeps them equal.
 """
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+
+from turnframe.core.results import ResultStatus
 
 __all__ = [
+    "BLOCK_KINDS",
+    "RESULT_PATTERN",
     "ActModel",
     "ActorModel",
     "CardAnswerModel",
@@ -22,6 +30,7 @@ __all__ = [
     "ExpectModel",
     "ExternalModel",
     "InteractionExpect",
+    "OutboxExpect",
     "LinkModel",
     "QuestionModel",
     "ScenarioModel",
@@ -29,6 +38,18 @@ __all__ = [
     "TurnModel",
     "UnderstandingModel",
 ]
+
+
+RESULT_PATTERN = r"^(" + "|".join(s.value for s in ResultStatus) + r")(:[A-Za-z0-9_.:-]+)?$"
+"""An expected result: a status of :class:`~turnframe.core.results.ResultStatus`,
+optionally followed by ``:code`` (``rejected:not_offered``, ``needs_clarification:missing:kind``)."""
+
+BLOCK_KINDS = ("answer", "transition", "receipt", "notice", "interaction", "artifact")
+"""The reply block kinds ``expect.blocks`` may list (:mod:`turnframe.core.reply`)."""
+
+ResultValue = Annotated[str, Field(pattern=RESULT_PATTERN)]
+BlockKind = Literal["answer", "transition", "receipt", "notice", "interaction", "artifact"]
+CardKind = Literal["select_target", "confirm", "review", "choice"]
 
 
 class _Strict(BaseModel):
@@ -60,13 +81,25 @@ def _words(value: Any) -> str:
     return str(value)
 
 
+Words = Annotated[
+    dict[str, str],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "additionalProperties": {"type": ["string", "number"]},
+            "description": "argument name -> the user's words (a number or date is read as its text)",
+        }
+    ),
+]
+
+
 class ActModel(_Strict):
     """One scripted act."""
 
     id: str
     operation: str | None = None
     target: TargetModel = Field(default_factory=TargetModel)
-    args: dict[str, str] = Field(default_factory=dict)
+    args: Words = Field(default_factory=dict)
     evidence: dict[str, str] = Field(default_factory=dict)
     evidence_source: Literal["user", "record", "attachment"] = "user"
     hypothetical: bool = False
@@ -128,42 +161,63 @@ class UnderstandingModel(_Strict):
 
 
 class ClickModel(_Strict):
-    """``click:`` a structured card response."""
+    """``click:`` a structured card response.
+
+    ``value`` is the free value a card that asks for one receives
+    (:attr:`turnframe.core.turn.InteractionResponse.free_value`); omitted, none is sent.
+    """
 
     interaction: str = "last"
     option: str
+    value: str | None = None
     expected_revision: int | None = None
     as_: ActorModel | None = Field(default=None, alias="as")
 
 
 class CommandExpect(_Strict):
-    """An expected committed command: operation and record key."""
+    """An expected committed command: operation and, when given, its record key.
+
+    A key left out is not checked (``{operation: trip.rename}`` matches that operation on
+    any case); ``model_fields_set`` tells an omitted key from one written as null.
+    """
 
     operation: str
-    case: str
+    case: str | None = None
 
 
 class InteractionExpect(_Strict):
-    """An expected created card: kind, case key (or null) and option keys or ids."""
+    """An expected created card: kind, and when given, case key (or null) and options.
 
-    kind: str
+    ``case: null`` checks that the card is on no case; ``case`` left out is not checked;
+    ``options`` lists option record keys or option ids, in order.
+    """
+
+    kind: CardKind
     case: str | None = None
     options: list[str] | None = None
+
+
+class OutboxExpect(_Strict):
+    """An expected outbox row: record key, topic and status, each checked only when given."""
+
+    case: str | None = None
+    topic: str | None = None
+    status: str | None = None
 
 
 class ExpectModel(_Strict):
     """``expect:`` what the turn must show."""
 
-    results: dict[str, str] | None = None
+    results: dict[str, ResultValue] | None = None
     commands: list[CommandExpect] | None = None
     interactions_created: list[InteractionExpect] | None = None
-    blocks: list[str] | None = None
+    blocks: list[BlockKind] | None = None
     reply_mentions: list[str] | None = None
     reply_must_not_mention: list[str] | None = None
     reply_must_not_claim: list[str] | None = None
     model_calls: int | None = None
     state: dict[str, dict[str, Any]] | None = None
-    outbox: list[dict[str, str]] | None = None
+    outbox: list[OutboxExpect] | None = None
     error: str | None = None  # the typed error the turn raises (its class name), if any
 
 
@@ -174,11 +228,22 @@ class CrashModel(_Strict):
 
 
 class ExternalModel(_Strict):
-    """``external:`` an airline callback (``status``) or a timeout for a manifest."""
+    """``external:`` an external system's report on a case: a ``status``, or a timeout.
+
+    The case's workflow takes it through its ``external_update`` hook
+    (docs/scenario-format.md "External updates"); exactly one of ``status`` and
+    ``timeout: true`` is given.
+    """
 
     case: str
     status: str | None = None
     timeout: bool = False
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ExternalModel:
+        if (self.status is None) == (not self.timeout):
+            raise ValueError("give exactly one of `status` and `timeout: true`")
+        return self
 
 
 class TurnModel(_Strict):
@@ -201,10 +266,15 @@ class TurnModel(_Strict):
 
 
 class ScenarioModel(_Strict):
-    """A whole scenario file."""
+    """A whole scenario file.
+
+    ``sample`` names the application (an installed ``turnframe.apps`` name such as
+    ``travel``, or ``module:attribute``); a file without it runs with the application
+    ``turnframe scenario run --app`` gives.
+    """
 
     name: str
-    sample: str
+    sample: str | None = None
     today: date
     actor: ActorModel
     description: str | None = None
