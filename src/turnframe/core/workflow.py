@@ -25,6 +25,7 @@ from turnframe.core.commands import (
 )
 from turnframe.core.errors import RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
+from turnframe.core.guard import GuardedDefinition
 from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import ProposedCommand, RenderedArgument
@@ -363,17 +364,26 @@ class ErasedWorkflow:
         definition: the typed workflow.
     """
 
-    __slots__ = ("_def", "_glossaries", "_ops")
+    __slots__ = ("_def", "_glossaries", "_ops", "_raw")
 
     def __init__(self, definition: AnyWorkflow) -> None:
-        self._def = definition
-        self._ops = {op.key: op for op in definition.operations()}
+        self._raw = definition
+        guarded: Any = GuardedDefinition(definition, str(getattr(definition, "name", "?")))
+        self._def: AnyWorkflow = guarded
+        self._ops = {op.key: op for op in self._def.operations()}
         self._glossaries: dict[tuple[object, ...], tuple[GlossaryEntry, ...]] = {}
 
     @property
     def definition(self) -> AnyWorkflow:
-        """The typed definition."""
+        """The typed definition, guarded: a domain exception in any of its members is
+        raised as :class:`~turnframe.core.errors.DomainError` naming the workflow and the
+        member, chained from the original (:mod:`turnframe.core.guard`)."""
         return self._def
+
+    @property
+    def raw(self) -> AnyWorkflow:
+        """The adopter's own definition object, unguarded (for ``isinstance`` checks)."""
+        return self._raw
 
     @property
     def name(self) -> str:
