@@ -60,9 +60,7 @@ def report_failure(parts: RuntimeParts, turn_id: str, step: str, exc: BaseExcept
     )
 
 
-def generic_receipts(
-    parts: RuntimeParts, committed: Committed, locale: str
-) -> tuple[Receipt, ...]:
+def generic_receipts(parts: RuntimeParts, committed: Committed, locale: str) -> tuple[Receipt, ...]:
     """Return one code-worded receipt per committed (case, operation), citing its events.
 
     The record is named by the workflow's candidate label when that still works, else by

@@ -59,7 +59,7 @@ async def persist_cards(parts: RuntimeParts, committed: Committed) -> PersistedC
             continue
         label = ""
         if spec.case is not None:
-            row = committed.rows.get(spec.case) or await store.load_case(spec.case)
+            row = committed.rows.get(spec.case) or await parts.load_row(spec.case)
             erased = registry.workflow(spec.case.workflow)
             try:
                 label = erased.definition.candidate_label(
