@@ -26,6 +26,12 @@ from turnframe.core.commands import (
 from turnframe.core.errors import RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
 from turnframe.core.guard import GuardedDefinition
+from turnframe.core.registration import (
+    application_problems,
+    hook_problems,
+    member_problems,
+    operation_problems,
+)
 from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import ProposedCommand, RenderedArgument
@@ -639,13 +645,26 @@ class WorkflowRegistry:
         locale the workflow declares has each operation's summary and argument labels
         (docs/adr/0013-cards-show-what-they-do.md).
 
+        First, every required member of :class:`WorkflowDefinition` is present (callable,
+        or a non-empty str for ``name`` and ``version``) and the operations are
+        consistent (:mod:`turnframe.core.registration`); last, the definition's optional
+        ``registration_problems(locales)`` hook is asked. Each problem names the
+        workflow, the member and the fix, so a turn never meets an ``AttributeError``.
+
         Raises:
             RiskPolicyError: when an operation's declared policy breaks the risk rule.
-            RegistryError: when its name or one of its operation keys is taken, a
+            RegistryError: when a required member is missing or malformed, the
+                operations are inconsistent, the hook reports a problem, its name or
+                one of its operation keys is taken, a
                 declared locale lacks an operation's summary or an argument's label, or
                 an operation declares a ``PART`` argument the workflow cannot resolve
                 (no ``find_parts`` hook).
         """
+        problems = member_problems(definition)
+        if not problems:
+            problems = operation_problems(definition.name, definition.operations())
+        if problems:
+            raise RegistryError("\n".join(problems))
         erased = ErasedWorkflow(definition)
         if erased.name in self._workflows:
             raise RegistryError(f"workflow {erased.name!r} is already registered")
@@ -667,9 +686,49 @@ class WorkflowRegistry:
                 )
         for locale in erased.locales:
             erased.glossary(locale)  # a malformed glossary fails registration, not a turn
+        problems = hook_problems(definition, erased.locales)
+        if problems:
+            raise RegistryError("\n".join(problems))
         self._workflows[erased.name] = erased
         for op in erased.operations():
             self._operations[op.key] = op
+
+    def check_application(self, locales: Sequence[str]) -> None:
+        """Check the registered workflows serve an application's ``locales`` together.
+
+        Every workflow covers each locale (operation summaries and argument labels,
+        a well-formed glossary, its ``registration_problems(locales)`` hook), and every
+        record argument names a registered workflow. ``Application`` calls it when it
+        is built (docs/architecture.md).
+
+        Raises:
+            RegistryError: naming the workflow, the member and the fix of each problem.
+        """
+        problems: list[str] = []
+        wanted = tuple(locales)
+        for erased in self._workflows.values():
+            for locale in wanted:
+                for op in erased.operations():
+                    try:
+                        _check_locale(op, locale)
+                    except RegistryError as exc:
+                        problems.append(
+                            f"workflow {erased.name!r} does not cover the application's "
+                            f"locale {locale!r}: {exc}: add it to summaries= / labels="
+                        )
+                try:
+                    erased.glossary(locale)
+                except RegistryError as exc:
+                    problems.append(f"workflow {erased.name!r}, glossary({locale!r}): {exc}")
+            if wanted != erased.locales:
+                problems.extend(hook_problems(erased.raw, wanted))
+        problems.extend(
+            application_problems(
+                ((e.name, e.operations()) for e in self._workflows.values()), self._workflows
+            )
+        )
+        if problems:
+            raise RegistryError("\n".join(problems))
 
     def workflow(self, name: str) -> ErasedWorkflow:
         """Return the workflow ``name``.
