@@ -146,7 +146,7 @@ def hook_problems(definition: Any, locales: tuple[str, ...]) -> list[str]:
     label = _label(definition)
     try:
         found = [str(p) for p in hook(locales)]
-    except Exception as exc:  # noqa: BLE001 - reported as a registration problem
+    except Exception as exc:  # reported as a registration problem
         return [
             f"workflow {label}: `registration_problems` raised {type(exc).__name__}: {exc}: "
             "fix the hook"

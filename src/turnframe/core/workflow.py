@@ -25,17 +25,17 @@ from turnframe.core.commands import (
 )
 from turnframe.core.errors import RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
+from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.guard import GuardedDefinition
+from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
+from turnframe.core.interactions import ProposedCommand, RenderedArgument
+from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.registration import (
     application_problems,
     hook_problems,
     member_problems,
     operation_problems,
 )
-from turnframe.core.glossary import GlossaryEntry, checked_glossary
-from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
-from turnframe.core.interactions import ProposedCommand, RenderedArgument
-from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.view import Obligation, WorkflowView
 
 __all__ = [
@@ -381,9 +381,12 @@ class ErasedWorkflow:
 
     @property
     def definition(self) -> AnyWorkflow:
-        """The typed definition, guarded: a domain exception in any of its members is
-        raised as :class:`~turnframe.core.errors.DomainError` naming the workflow and the
-        member, chained from the original (:mod:`turnframe.core.guard`)."""
+        """The typed definition, guarded (:mod:`turnframe.core.guard`).
+
+        A domain exception in any of its members is raised as
+        :class:`~turnframe.core.errors.DomainError` naming the workflow and the member,
+        chained from the original.
+        """
         return self._def
 
     @property

@@ -23,6 +23,7 @@ from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import ReductionInput
 from turnframe.runtime.steps.accept import TurnRequest, accept, alias, input_from_json, stored
+from turnframe.runtime.steps.after_commit import fallback_reply, report_failure
 from turnframe.runtime.steps.brief import BriefInput, brief
 from turnframe.runtime.steps.cards import persist_cards
 from turnframe.runtime.steps.commit import CommitInput, commit
@@ -44,7 +45,6 @@ from turnframe.runtime.steps.resolve import (
     resolve_target,
 )
 from turnframe.runtime.steps.understand import understand
-from turnframe.runtime.steps.after_commit import fallback_reply, report_failure
 from turnframe.runtime.turn import (
     PersistedCards,
     PreparedTurn,
@@ -328,7 +328,7 @@ async def finish(
         )
     except (StoreError, TurnInterrupted):
         raise
-    except Exception as exc:  # noqa: BLE001 - reported, counted, and the turn replies
+    except Exception as exc:  # reported, counted, and the turn replies
         report_failure(parts, prepared.turn_id, name, exc)
         if cards is None:
             cards = PersistedCards(

@@ -98,7 +98,7 @@ def _record_name(parts: RuntimeParts, committed: Committed, event: DomainEvent, 
         state = erased.typed(row.state) if row is not None else None
         if state is not None:
             return erased.definition.candidate_label(event.case, state, locale)
-    except Exception:  # noqa: BLE001 - the label is domain code: the id says it safely
+    except Exception:  # the label is domain code: the id says it safely
         pass
     return str(event.case)
 
@@ -135,7 +135,7 @@ def fallback_reply(
             cards=list(cards),
             ask_next=None,
         )
-    except Exception:  # noqa: BLE001 - the plainest reply still reports the commits
+    except Exception:  # the plainest reply still reports the commits
         plain: list[ReplyBlock] = [ReceiptBlock(receipt=r) for r in receipts]
         plain.append(NoticeBlock(code=notice[0], text=notice[1]))
         blocks = tuple(plain)
