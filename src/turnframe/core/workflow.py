@@ -23,7 +23,7 @@ from turnframe.core.commands import (
     CommandPolicy,
     policy_at_least,
 )
-from turnframe.core.errors import RegistryError, RiskPolicyError
+from turnframe.core.errors import DomainError, RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
 from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.guard import GuardedDefinition
@@ -543,9 +543,11 @@ class ErasedWorkflow:
         try:
             answer = hook(locale)
         except Exception as exc:
+            # The guard's DomainError names the member already: chain the domain's own.
+            original = exc.__cause__ if isinstance(exc, DomainError) and exc.__cause__ else exc
             raise RegistryError(
-                f"workflow {self.name!r}: glossary({locale!r}) raised {type(exc).__name__}"
-            ) from exc
+                f"workflow {self.name!r}: glossary({locale!r}) raised {type(original).__name__}"
+            ) from original
         # The hook is asked every time; a checked answer is remembered under its whole
         # content (what ``checked_glossary`` is a pure function of), never under the
         # locale, so a hook whose answer changes is checked again.
