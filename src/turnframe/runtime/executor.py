@@ -14,15 +14,18 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from turnframe.core.commands import CommandEnvelope
-from turnframe.core.errors import InvariantBroken
-from turnframe.core.events import EventDraft
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
-from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
-from turnframe.runtime.errors import CommandRejected
+from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.mention_identity import identify, seek
-from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.ports import Clock, SystemClock
+from turnframe.runtime.transition import (
+    _UNTYPED,
+    IndexedTransition,
+    apply_commands,
+    journal_commit,
+    search_text_of,
+)
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page
 
@@ -32,6 +35,8 @@ __all__ = [
     "Listed",
     "StoredCaseDirectory",
     "StoredStateExecutor",
+    "apply_commands",
+    "journal_commit",
     "search_text_of",
 ]
 
@@ -81,39 +86,15 @@ class StoredStateExecutor:
             InvariantBroken: when an envelope's origin does not satisfy its policy (I4, I17)
                 or an envelope targets another case.
         """
-        workflow = self._registry.workflow(loaded.case.workflow)
-        definition = workflow.definition
         known = self._typed.get(loaded.case)
-        if known is not None and known[0] is loaded.state:
-            state = known[1]
-        else:
-            state = workflow.typed(loaded.state)
-        events: list[EventDraft] = []
-        outbox: list[OutboxDraft] = []
-        for envelope in commands:
-            if envelope.case != loaded.case:
-                raise InvariantBroken(f"envelope for {envelope.case} applied to {loaded.case}")
-            if not origin_satisfies(envelope.policy, envelope.origin):
-                raise InvariantBroken(
-                    f"{envelope.operation}: origin {envelope.origin.kind} does not satisfy its policy"
-                )
-            refusal = definition.validate(state, envelope.command, self.today, self.locale)
-            if refusal is not None:
-                raise CommandRejected(refusal.code, refusal.sentence)
-            ctx = ExecutionContext(
-                case=loaded.case, actor=envelope.actor, today=self.today, turn_id=self.turn_id
-            )
-            execution = definition.execute(state, envelope.command, ctx)
-            state = execution.state
-            events.extend(execution.events)
-            outbox.extend(execution.outbox)
-        if not events:
-            raise InvariantBroken(f"{loaded.case}: commands produced no event")
-        return IndexedTransition(
-            state=definition.dump_state(state),
-            events=tuple(events),
-            outbox=tuple(outbox),
-            search_text=None if state is None else definition.search_text(state),
+        return apply_commands(
+            self._registry,
+            loaded,
+            commands,
+            today=self.today,
+            turn_id=self.turn_id,
+            locale=self.locale,
+            typed=known[1] if known is not None and known[0] is loaded.state else _UNTYPED,
         )
 
 
@@ -149,24 +130,6 @@ class DirectoryPage:
     def cases(self) -> tuple[CaseRef, ...]:
         """The page's cases, in order."""
         return tuple(item.entry.case for item in self.items)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IndexedTransition(Transition):
-    """A :class:`~turnframe.core.ports.Transition` that also carries the case's search text.
-
-    Attributes:
-        search_text: the workflow's ``search_text`` of the new state, for
-            ``CommitRequest.search_text`` (the store indexes it in the commit's
-            transaction, :mod:`turnframe.store.search`).
-    """
-
-    search_text: str | None = None
-
-
-def search_text_of(transition: Transition) -> str | None:
-    """Return the search text a transition carries (``None`` for a plain ``Transition``)."""
-    return transition.search_text if isinstance(transition, IndexedTransition) else None
 
 
 class StoredCaseDirectory:
