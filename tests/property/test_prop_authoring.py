@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -59,7 +60,10 @@ KINDS: dict[str, tuple[Any, ArgumentKind, st.SearchStrategy[Any]]] = {
     "choice": (Literal["x", "y"], ArgumentKind.CHOICE, st.sampled_from(["x", "y"])),
 }
 
-NAMES = st.from_regex(r"[a-z][a-z_]{0,6}", fullmatch=True)
+NAMES = st.from_regex(r"[a-z][a-z_]{0,6}", fullmatch=True).filter(
+    lambda name: not keyword.iskeyword(name) and not keyword.issoftkeyword(name)
+)
+"""Field names: identifiers a dataclass accepts and a reader can use (no keyword such as ``as``)."""
 
 
 @st.composite

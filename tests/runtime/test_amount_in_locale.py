@@ -20,12 +20,15 @@ from turnframe.core import (
     ArgumentKind,
     ArgumentSpec,
     CompileRequest,
+    Op,
     OperationSpec,
     ProposedTarget,
     SemanticAct,
     TurnInput,
+    TypedCommand,
     Understanding,
     WorkflowRegistry,
+    arg,
 )
 from turnframe.runtime import Application, FixedClock, Runtime, SequentialIds
 from turnframe.samples.travel import (
@@ -55,7 +58,24 @@ PRICE = OperationSpec(
 )
 
 
+class _NotePrice(TypedCommand, operation="trip.note_price", event="trip.price_noted"):
+    """The added operation's command: its typed field is the amount argument."""
+
+    price: Amount = arg(label="price", labels={"pt-PT": "preço"})
+
+
 class _PricedTrip(TripWorkflow):
+    """The trip workflow plus ``trip.note_price``, compiled as a rename to the amount's words.
+
+    Its table row and silent event keep registration's checks whole (a command for every
+    offered operation, a receipt or a silent declaration for every event type).
+    """
+
+    table = (
+        *TripWorkflow.table,
+        Op(_NotePrice, PRICE.summary, summaries={"pt-PT": "Registar o preço da viagem."}),
+    )
+    silent = (*TripWorkflow.silent, "trip.price_noted")
     seen: list[Any]
 
     def __init__(self) -> None:

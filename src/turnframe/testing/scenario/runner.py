@@ -33,7 +33,7 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
-from turnframe.core.errors import TurnframeError, UsageError
+from turnframe.core.errors import DomainError, TurnframeError, UsageError
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
@@ -712,14 +712,19 @@ class _Run:
                 reference=reference,
                 transition=lambda state: hook(state, status, reference=reference),
             )
-        except ValueError as exc:
+        except (ValueError, DomainError) as exc:
+            # The hook refuses a transition by raising ValueError; through the registry's
+            # guard it arrives as a DomainError chained from it. Anything else is a bug.
+            refusal = exc.__cause__ if isinstance(exc, DomainError) else exc
+            if not isinstance(refusal, ValueError):
+                raise
             self.failures.append(
                 Failure(
                     file=self.file,
                     turn=number,
                     expectation="external",
                     expected=ext.status,
-                    actual=str(exc),
+                    actual=str(refusal),
                 )
             )
 
