@@ -11,16 +11,19 @@ from turnframe.core import (
     Actor,
     ArgumentKind,
     CaseRef,
+    Command,
     Compiled,
     CompileRequest,
     ConfirmationRequirement,
     DomainEvent,
     ExecutionContext,
+    Op,
     Refusal,
     RiskClass,
     SemanticAct,
     UsageError,
     WorkflowRegistry,
+    confirm,
 )
 
 TODAY = date(2026, 5, 4)
@@ -114,6 +117,35 @@ def test_offers_policy_and_view_come_from_the_tables() -> None:
     assert policy.risk is RiskClass.DESTRUCTIVE
     assert policy.confirmation is ConfirmationRequirement.CONFIRM
     assert wf.policy(None, Write(title="x")).risk is RiskClass.LOW
+
+
+def test_a_reviewed_operation_excludes_the_reviewers_the_workflow_names() -> None:
+    """Four eyes in the kit: ``confirm(review_role=…, excluded_reviewers=…)`` and the
+    ``excluded_reviewers`` hook add up; blanks are ignored; unreviewed rows are untouched."""
+
+    class ReviewedNotes(NoteWorkflow):
+        table = (
+            *NoteWorkflow.table[:3],
+            Op(
+                Archive,
+                "Archive the note.",
+                summaries={"pt-PT": "Arquivar a nota."},
+                policy=confirm(
+                    RiskClass.DESTRUCTIVE, review_role="editor", excluded_reviewers=("root",)
+                ),
+            ),
+        )
+
+        def excluded_reviewers(self, state: Note, command: Command) -> tuple[str, ...]:
+            return (state.body, "")
+
+    wf = ReviewedNotes()
+    assert wf.policy(Note(title="x", body="u7"), Archive()).excluded_reviewers == ("root", "u7")
+    assert wf.policy(Note(title="x"), Archive()).excluded_reviewers == ("root",)
+    assert wf.policy(None, Archive()).excluded_reviewers == ("root",)
+    assert wf.policy(Note(title="x", body="u7"), Paint(colour="red")).excluded_reviewers == ()
+    assert NoteWorkflow().policy(Note(title="x", body="u7"), Archive()).excluded_reviewers == ()
+    WorkflowRegistry().register(wf)
 
 
 def test_receipts_labels_search_and_questions() -> None:

@@ -92,6 +92,7 @@ specs = st.builds(
     ).map(tuple),
     operations=st.lists(ids, max_size=3).map(tuple),
     required_role=st.none() | ids,
+    excluded_reviewers=st.lists(ids, max_size=2).map(tuple),
     confirmed_by=st.lists(ids, max_size=2).map(tuple),
 )
 resolutions = st.builds(
@@ -253,6 +254,23 @@ def test_concrete_interaction_shape() -> None:
     res = InteractionResolution(option_id="o1", turn_id="t2", user="u", results={"a1": "ok"})
     assert codec.resolution_from_json(codec.resolution_to_json(res)) == res
     assert codec.case_ref_from_json(codec.case_ref_to_json(CASE)) == CASE
+
+
+def test_a_card_stored_before_excluded_reviewers_loads_with_none() -> None:
+    """A Review card's JSON written before the four-eyes field still loads (ADR 0014 rule 9)."""
+    spec = InteractionSpec(
+        kind=InteractionKind.REVIEW,
+        case=CASE,
+        prompt="Approve?",
+        options=(InteractionOption(id="approve", label="Approve", meaning=OptionMeaning.APPROVE),),
+        required_role="manager",
+        excluded_reviewers=("u1",),
+    )
+    data = dict(codec.spec_to_json(spec))
+    assert data["excluded_reviewers"] == ["u1"]
+    del data["excluded_reviewers"]
+    old = codec.spec_from_json(data)
+    assert old.excluded_reviewers == () and old.required_role == "manager"
 
 
 def test_each_block_kind_round_trips() -> None:

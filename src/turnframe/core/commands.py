@@ -136,6 +136,11 @@ class CommandPolicy:
         risk: the risk class.
         confirmation: whether a Confirm card must be clicked.
         review_role: a role whose holder must resolve a Review card too (I17), if any.
+        excluded_reviewers: user ids (``Actor.user``) that may not resolve the Review card
+            even when they hold ``review_role`` (four eyes: the domain's ``policy`` names
+            the submitter from its state). Only meaningful with ``review_role``; refused
+            at registration without one
+            (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 9).
         atomicity: how the command is grouped.
         claim_mode: what the reply may claim once it commits.
         opt_out: the domain's stated reason why a monetary or destructive command runs
@@ -146,6 +151,7 @@ class CommandPolicy:
     risk: RiskClass
     confirmation: ConfirmationRequirement = ConfirmationRequirement.NONE
     review_role: str | None = None
+    excluded_reviewers: tuple[str, ...] = ()
     atomicity: AtomicityScope = AtomicityScope.CASE
     claim_mode: ClaimMode = ClaimMode.RECEIPT
     opt_out: str | None = None
@@ -174,6 +180,10 @@ class CommandPolicy:
         :class:`~turnframe.core.errors.RiskPolicyError`.
         """
         confirmed = self.confirmation is ConfirmationRequirement.CONFIRM or bool(self.review_role)
+        if self.excluded_reviewers and not self.review_role:
+            return "excluded_reviewers applies to a Review card only: declare review_role too"
+        if any(not user.strip() for user in self.excluded_reviewers):
+            return "excluded_reviewers must name user ids, not blanks"
         if self.opt_out is not None:
             if not self.opt_out.strip():
                 return "opt_out must state the reason in words, not be blank"
@@ -207,8 +217,10 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
 
     The risk is the more severe of the two and a confirmation either requires is kept;
     the review role, atomicity and claim mode of ``policy`` win, ``floor``'s review role
-    fills in when ``policy`` has none. An opt-out survives only when no confirmation is
-    required by either, and the declaration's opt-out covers ``policy`` only when
+    fills in when ``policy`` has none. The excluded reviewers are the union of both
+    (``policy``'s first, in order): a run-time policy may add one, never drop the
+    declaration's (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 9).
+    An opt-out survives only when no confirmation is required by either, and the declaration's opt-out covers ``policy`` only when
     ``policy`` itself is of a risk that needs none: a run-time policy of a risky class
     that states no opt-out of its own gets a card (docs/adr/0013-cards-show-what-they-do.md,
     I17).
@@ -221,6 +233,9 @@ def policy_at_least(policy: CommandPolicy, floor: CommandPolicy) -> CommandPolic
         risk=risk,
         confirmation=ConfirmationRequirement.CONFIRM if confirm else ConfirmationRequirement.NONE,
         review_role=policy.review_role or floor.review_role,
+        excluded_reviewers=tuple(
+            dict.fromkeys((*policy.excluded_reviewers, *floor.excluded_reviewers))
+        ),
         atomicity=policy.atomicity,
         claim_mode=policy.claim_mode,
         opt_out=None
@@ -259,6 +274,10 @@ class ConfirmedInteraction:
         payload_hash: the hash of the card's immutable payload.
         confirmed_by: interaction ids of earlier cards in the same chain (a Confirm
             before a Review).
+        clicked_by: the user id (``Actor.user``) whose click this is; checked against a
+            policy's ``excluded_reviewers`` (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
+            rule 9).
+            Empty only on an origin built before the field existed.
     """
 
     interaction_id: str
@@ -266,6 +285,7 @@ class ConfirmedInteraction:
     interaction_kind: str
     payload_hash: str
     confirmed_by: tuple[str, ...] = ()
+    clicked_by: str = ""
     kind: Literal["confirmed_interaction"] = "confirmed_interaction"
 
 

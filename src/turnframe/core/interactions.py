@@ -157,6 +157,9 @@ class InteractionSpec:
         pending: the acts it resumes or authorises.
         operations: the operations it authorises (a Confirm card lists every one, D3).
         required_role: the role whose holder must click (Review cards).
+        excluded_reviewers: user ids that may not resolve it even with that role (a
+            Review card's four eyes; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
+            rule 9). A card stored before the field existed loads with none.
         confirmed_by: earlier cards of the same chain (a Confirm before a Review).
         commands: on a Confirm or Review card, every command it authorises with its
             arguments as the domain rendered them (D2); the prompt shows their texts.
@@ -171,6 +174,7 @@ class InteractionSpec:
     pending: tuple[PendingAct, ...] = ()
     operations: tuple[str, ...] = ()
     required_role: str | None = None
+    excluded_reviewers: tuple[str, ...] = ()
     confirmed_by: tuple[str, ...] = ()
     commands: tuple[ProposedCommand, ...] = ()
 

@@ -30,15 +30,22 @@ def origin_satisfies(policy: CommandPolicy, origin: Origin) -> bool:
         origin: one of the four server-issued origins.
 
     Returns:
-        ``True`` only when the origin is specific enough (I17).
+        ``True`` only when the origin is specific enough (I17). A Review click by a user
+        the policy's ``excluded_reviewers`` names, or by an unnamed user while it names
+        any, never is (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 9).
     """
     match origin:
         case DirectUserAct() | PolicyDecision() | VerifiedCallback():
             return not policy.needs_card
         case ConfirmedInteraction():
             if policy.review_role:
-                return origin.interaction_kind == InteractionKind.REVIEW.value and bool(
-                    origin.confirmed_by
+                excluded = bool(policy.excluded_reviewers) and (
+                    not origin.clicked_by or origin.clicked_by in policy.excluded_reviewers
+                )
+                return (
+                    origin.interaction_kind == InteractionKind.REVIEW.value
+                    and bool(origin.confirmed_by)
+                    and not excluded
                 )
             if policy.confirmation is ConfirmationRequirement.CONFIRM:
                 return origin.interaction_kind == InteractionKind.CONFIRM.value

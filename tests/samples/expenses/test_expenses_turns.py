@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from expenses_world import EMPLOYEE, FINANCE, MANAGER, World, reply_text, world
 
 from turnframe.core import Actor
@@ -327,21 +326,31 @@ def test_a_report_opened_in_dollars_keeps_its_lines_in_dollars(
     run(store_kind, tmp_path, body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="API finding: a Review card is gated by role only; the domain cannot require a "
-    "reviewer other than the submitter (validate and policy see no actor)",
-)
 def test_a_submitter_who_is_also_a_manager_cannot_approve_their_own_report(
-    tmp_path: Path,
+    store_kind: str, tmp_path: Path
 ) -> None:
+    """Four eyes: the submitter's own Approve or Reject is refused, in the turn's locale,
+    the Review card stays open, and another manager's approval commits (I17)."""
     boss = Actor(account="acme", user="u1", roles=frozenset({"employee", "manager"}))
+    other = Actor(account="acme", user="m2", roles=frozenset({"manager"}))
 
     async def body(w: World) -> None:
         await w.say("Submit it.", {"id": "a1", "operation": SUBMIT, "handles": ["R1"]}, actor=boss)
-        await w.click("confirm", actor=boss)
+        confirmed = await w.click("confirm", actor=boss)
+        (review,) = confirmed.interactions_created
+        assert review.spec.excluded_reviewers == ("u1",)
         own = await w.click("approve", actor=boss)
-        assert own.commands == ()
-        assert (await w.state("R1"))["status"] == "draft"
+        assert label(own, "click") == "rejected:reviewer_excluded" and own.commands == ()
+        assert "another reviewer must resolve this card" in reply_text(own.blocks)
+        assert own.interactions_created == ()
+        own_pt = await w.click("reject", card=review, actor=boss, locale="pt-PT")
+        assert label(own_pt, "click") == "rejected:reviewer_excluded"
+        assert "outro revisor tem de resolver este cartão" in reply_text(own_pt.blocks)
+        state = await w.state("R1")
+        assert state["status"] == "draft" and state["approved_by"] is None
+        approved = await w.click("approve", card=review, actor=other)
+        assert label(approved, "a1") == "committed"
+        state = await w.state("R1")
+        assert state["status"] == "approved" and state["approved_by"] == "m2"
 
-    run("memory", tmp_path, body)
+    run(store_kind, tmp_path, body)

@@ -168,9 +168,33 @@ class Workflow(Generic[S]):
         return offered_keys(self.offers, view.phase, actor)
 
     def policy(self, state: S | None, command: Command) -> CommandPolicy:
-        """Return the policy the table declares for the command's operation (I17)."""
+        """Return the policy the table declares for the command's operation (I17).
+
+        A policy with a ``review_role`` also excludes the users
+        :meth:`excluded_reviewers` names for this record (four eyes; the declaration's
+        own exclusions are kept, docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
+        rule 9).
+        """
         row = self._rows.get(command.operation)
-        return row.policy if row is not None else CONSERVATIVE_POLICY
+        if row is None:
+            return CONSERVATIVE_POLICY
+        declared = row.policy
+        if not declared.review_role or state is None:
+            return declared
+        extra = tuple(u for u in self.excluded_reviewers(state, command) if u.strip())
+        if not extra:
+            return declared
+        users = tuple(dict.fromkeys((*declared.excluded_reviewers, *extra)))
+        return dataclasses.replace(declared, excluded_reviewers=users)
+
+    def excluded_reviewers(self, state: S, command: Command) -> Sequence[str]:
+        """Return the user ids that may not resolve ``command``'s Review card on ``state``.
+
+        Called only for an operation whose policy has a ``review_role``. The default is
+        none; return the submitter's id (``(state.submitter,)``) so that a submitter who
+        also holds the role never approves their own request. Blank ids are ignored.
+        """
+        return ()
 
     # -- compile and check -----------------------------------------------------------
 

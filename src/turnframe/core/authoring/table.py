@@ -35,13 +35,21 @@ def confirm(
     risk: RiskClass = RiskClass.DESTRUCTIVE,
     *,
     review_role: str | None = None,
+    excluded_reviewers: tuple[str, ...] = (),
     claim_mode: ClaimMode = ClaimMode.RECEIPT,
 ) -> CommandPolicy:
-    """Return the policy of a ``risk`` operation that runs only after a Confirm card (I17)."""
+    """Return the policy of a ``risk`` operation that runs only after a Confirm card (I17).
+
+    ``review_role`` adds a Review card only a holder of that role resolves;
+    ``excluded_reviewers`` names user ids that may never resolve it (fixed ids; for the
+    record's own submitter override ``Workflow.excluded_reviewers`` instead,
+    docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 9).
+    """
     return CommandPolicy(
         risk=risk,
         confirmation=ConfirmationRequirement.CONFIRM,
         review_role=review_role,
+        excluded_reviewers=excluded_reviewers,
         claim_mode=claim_mode,
     )
 

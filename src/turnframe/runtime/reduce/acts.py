@@ -9,7 +9,7 @@ Review card.
 from __future__ import annotations
 
 from turnframe.core.acts import EvidenceSource
-from turnframe.core.commands import ConfirmedInteraction, DirectUserAct, Origin
+from turnframe.core.commands import CommandPolicy, ConfirmedInteraction, DirectUserAct, Origin
 from turnframe.core.interactions import InteractionKind, PendingAct
 from turnframe.core.operations import ArgumentKind
 from turnframe.core.results import ResultStatus
@@ -111,6 +111,11 @@ def reduce_act(
             return
     policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
     chosen = origin or DirectUserAct(turn_id=r.inp.turn_id)
+    if _excluded_review(chosen, policies):
+        # A card drawn before its policy excluded this reviewer (or stored without the
+        # field): the recomputed policy still refuses the click (ADR 0014 rule 9).
+        reject(r, act, "reviewer_excluded", r.say("reviewer_excluded"), case=case)
+        return
     if not reissue and all(origin_satisfies(p, chosen) for p in policies):
         r.prior[case].extend(compiled.commands)
         r.ready.append(
@@ -129,6 +134,7 @@ def reduce_act(
     # D3: later acts on this case are checked against these commands too.
     r.prior[case].extend(compiled.commands)
     review = next((p.review_role for p in policies if p.review_role), None)
+    excluded = tuple(dict.fromkeys(u for p in policies for u in p.excluded_reviewers))
     parts = {
         a.name: str(values[a.name])
         for a in spec.arguments
@@ -147,7 +153,9 @@ def reduce_act(
     proposed = propose(r, workflow, snap.state, compiled.commands)
     if review and confirmed_first:
         assert isinstance(origin, ConfirmedInteraction)
-        plan_review_card(r, pending, compiled.commands, review, origin, snap.label, proposed)
+        plan_review_card(
+            r, pending, compiled.commands, review, origin, snap.label, proposed, excluded
+        )
         record(
             r,
             act.id,
@@ -163,6 +171,7 @@ def reduce_act(
             operations=tuple(c.operation for c in compiled.commands),
             review_role=review,
             commands=proposed,
+            excluded_reviewers=excluded,
         )
     )
     record(
@@ -172,4 +181,13 @@ def reduce_act(
         code="reissued" if reissue else None,
         operation=act.operation,
         case=case,
+    )
+
+
+def _excluded_review(origin: Origin, policies: tuple[CommandPolicy, ...]) -> bool:
+    """Whether ``origin`` is a Review click by a user one of ``policies`` excludes (I17)."""
+    return (
+        isinstance(origin, ConfirmedInteraction)
+        and origin.interaction_kind == InteractionKind.REVIEW.value
+        and any(origin.clicked_by in p.excluded_reviewers for p in policies)
     )

@@ -210,11 +210,14 @@ def plan_review_card(
     origin: ConfirmedInteraction,
     label: str,
     proposed: tuple[ProposedCommand, ...] = (),
+    excluded: tuple[str, ...] = (),
 ) -> None:
     """Plan a Review card for a confirmed act whose policy needs a reviewer of ``role`` (I17).
 
-    The card carries the confirmation chain (``confirmed_by``) and is bound to the
-    record's revision in this turn's snapshot.
+    The card carries the confirmation chain (``confirmed_by``), the user ids its policies
+    exclude from reviewing (``excluded``, checked on the click;
+    docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 9) and is bound to
+    the record's revision in this turn's snapshot.
     """
     assert pending.case is not None
     operations = tuple(c.operation for c in commands)
@@ -238,6 +241,7 @@ def plan_review_card(
         pending=(pending,),
         operations=operations,
         required_role=role,
+        excluded_reviewers=excluded,
         confirmed_by=(*origin.confirmed_by, origin.interaction_id),
     )
     r.cards.append(PlannedCard(spec=spec, item_ids=(pending.act.id,)))

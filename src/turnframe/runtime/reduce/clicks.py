@@ -15,6 +15,7 @@ from turnframe.core.interactions import (
     Interaction,
     InteractionKind,
     InteractionOption,
+    InteractionSpec,
     InteractionStatus,
     OptionMeaning,
 )
@@ -195,14 +196,7 @@ def _answer_card(
             if option.meaning is OptionMeaning.DECLINE
             else ResultStatus.REJECTED
         )
-        if spec.required_role and not r.inp.actor.has_role(spec.required_role):
-            record(
-                r,
-                item_id,
-                ResultStatus.REJECTED,
-                code="not_authorized",
-                sentence=r.say("not_authorized", role=spec.required_role),
-            )
+        if _refused_reviewer(r, spec, item_id):
             return
         for p in pending:
             record(r, p.act.id, status, code=code, sentence=r.say(code))
@@ -218,14 +212,7 @@ def _answer_card(
             )
         )
         return
-    if spec.required_role and not r.inp.actor.has_role(spec.required_role):
-        record(
-            r,
-            item_id,
-            ResultStatus.REJECTED,
-            code="not_authorized",
-            sentence=r.say("not_authorized", role=spec.required_role),
-        )
+    if _refused_reviewer(r, spec, item_id):
         return
     if spec.case is not None and not spec.independent:
         stale = click is not None and (
@@ -247,6 +234,7 @@ def _answer_card(
             interaction_kind=spec.kind.value,
             payload_hash=card.payload_hash,
             confirmed_by=spec.confirmed_by,
+            clicked_by=r.inp.actor.user,
         )
         lift_for_click(r, card)
     targets = {p.resolution.case for p in pending if isinstance(p.resolution, Exact)}
@@ -286,6 +274,25 @@ def _answer_card(
                 results=item_results,
             )
         )
+
+
+def _refused_reviewer(r: Reduction, spec: InteractionSpec, item_id: str) -> bool:
+    """Record and return whether this turn's actor may not answer a card of ``spec`` (I17).
+
+    A card with a ``required_role`` needs a holder of it (``not_authorized``), and no
+    user its ``excluded_reviewers`` names may answer it, holder or not
+    (``reviewer_excluded``, docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
+    rule 9). A refused click leaves the card open for another reviewer.
+    """
+    actor = r.inp.actor
+    if spec.required_role and not actor.has_role(spec.required_role):
+        code, sentence = "not_authorized", r.say("not_authorized", role=spec.required_role)
+    elif actor.user in spec.excluded_reviewers:
+        code, sentence = "reviewer_excluded", r.say("reviewer_excluded")
+    else:
+        return False
+    record(r, item_id, ResultStatus.REJECTED, code=code, sentence=sentence)
+    return True
 
 
 def _resumed(

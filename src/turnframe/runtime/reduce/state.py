@@ -60,6 +60,7 @@ class Awaiting:
     operations: tuple[str, ...]
     review_role: str | None
     commands: tuple[ProposedCommand, ...] = ()
+    excluded_reviewers: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

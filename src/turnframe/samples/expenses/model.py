@@ -307,7 +307,11 @@ REVIEWED = CommandPolicy(
     confirmation=ConfirmationRequirement.CONFIRM,
     review_role="manager",
 )
-"""Submitting for approval: the submitter confirms, a ``manager`` approves (I17)."""
+"""Submitting for approval: the submitter confirms, a ``manager`` approves (I17).
+
+``ExpenseReportWorkflow.policy`` adds the report's submitter as an excluded reviewer, so
+a submitter who is also a manager never approves their own report (four eyes).
+"""
 PAYMENT = CommandPolicy(
     risk=RiskClass.IRREVERSIBLE,
     confirmation=ConfirmationRequirement.CONFIRM,

@@ -205,9 +205,14 @@ class ExpenseReportWorkflow:
         """Return the operation's declared policy (registration checked it, I17).
 
         ``add_line``: monetary + Confirm; ``submit``: monetary + Confirm + a ``manager``
-        review; ``pay``: irreversible + Confirm, claiming only the external status.
+        review by someone other than the submitter (four eyes: the report's
+        ``submitter`` is an excluded reviewer); ``pay``: irreversible + Confirm, claiming
+        only the external status.
         """
-        return POLICIES[command.operation]
+        declared = POLICIES[command.operation]
+        if declared.review_role and state is not None and state.submitter:
+            return replace(declared, excluded_reviewers=(state.submitter,))
+        return declared
 
     def validate(
         self, state: ReportState | None, command: Command, today: date, locale: str = copy.EN
