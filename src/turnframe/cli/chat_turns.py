@@ -1,4 +1,4 @@
-"""Running one chat turn so that Ctrl-C cancels it cleanly (docs/chat.md, "Ctrl-C").
+"""Running one chat turn so that Ctrl-C cancels it cleanly (docs/chat.md, "In the chat").
 
 A turn is run inside a cancel scope; Ctrl-C (``SIGINT``, while the turn runs) cancels
 it. A cancelled turn is then closed from its stored phase, shielded from a second
