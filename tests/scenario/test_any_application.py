@@ -8,8 +8,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from scenario_app_texts import GENERIC
 
-from conftest import GENERIC
 from turnframe.cli import main
 from turnframe.testing.scenario import ScenarioFileError, load_scenario, run_scenario_file
 

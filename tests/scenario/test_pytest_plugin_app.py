@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from conftest import GENERIC
+from scenario_app_texts import GENERIC
 
 ROOT = Path(__file__).resolve().parents[2]
 

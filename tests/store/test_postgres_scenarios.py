@@ -34,4 +34,4 @@ def test_cli_store_flag_runs_on_postgres(capsys: pytest.CaptureFixture[str]) -> 
     code = main(["scenario", "run", str(SCENARIOS[0]), "--store", "postgres"])
     out = capsys.readouterr().out.splitlines()
     assert code == 0, out
-    assert out[-1] == "1 passed, 0 failed"
+    assert out[-1] == "1 passed, 0 failed, 0 invalid"

@@ -1,0 +1,393 @@
+"""The expense report's typed state, its commands and its operations (docs/architecture.md).
+
+A report has a title, the submitter's user id, one currency and line items (``L1``,
+``L2``… in order, never reused). Its status is its phase and is never collapsed
+(docs/invariants.md I3, I19): ``draft`` → ``approved`` (a manager's review) →
+``payment_pending`` (queued in the outbox) → what the payments service reports
+(``payment_submitted``, ``payment_processing``, ``paid``, ``payment_failed``) or
+``outcome_unknown`` when a transmission timed out.
+
+Amounts are :class:`decimal.Decimal` with two places, stored as strings, never floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from decimal import Decimal, InvalidOperation
+from typing import ClassVar, Literal, TypeAlias, get_args
+
+from turnframe.core import (
+    ArgumentKind,
+    ArgumentSpec,
+    ClaimMode,
+    CommandPolicy,
+    ConfirmationRequirement,
+    JSONObject,
+    OperationSpec,
+    RiskClass,
+)
+
+__all__ = [
+    "CURRENCIES",
+    "EXTERNAL_STATUSES",
+    "OPERATIONS",
+    "REPORT_STATUSES",
+    "WORKFLOW",
+    "AddLine",
+    "CreateReport",
+    "ExpenseCommand",
+    "Line",
+    "PayReport",
+    "RemoveLine",
+    "ReportState",
+    "ReportStatus",
+    "SubmitReport",
+    "dump_report",
+    "load_report",
+    "money",
+]
+
+WORKFLOW = "expense_report"
+"""The workflow's registry name."""
+
+ReportStatus: TypeAlias = Literal[
+    "draft",
+    "approved",
+    "payment_pending",
+    "payment_submitted",
+    "payment_processing",
+    "paid",
+    "payment_failed",
+    "outcome_unknown",
+]
+REPORT_STATUSES: tuple[str, ...] = get_args(ReportStatus)
+"""Every status a report can be in, in lifecycle order."""
+
+EXTERNAL_STATUSES: tuple[str, ...] = (
+    "payment_submitted",
+    "payment_processing",
+    "paid",
+    "payment_failed",
+    "outcome_unknown",
+)
+"""The statuses only the payments service (or a timeout) moves a report to."""
+
+CURRENCIES: tuple[str, ...] = ("EUR", "USD", "GBP")
+"""The ISO 4217 currencies a report may be kept in."""
+
+_CENT = Decimal("0.01")
+
+
+def money(value: object) -> Decimal:
+    """Return ``value`` (a ``Decimal``, int or numeric string) as an amount with two places.
+
+    Raises:
+        ValueError: when ``value`` is no finite number or has more than two decimals.
+    """
+    try:
+        number = value if isinstance(value, Decimal) else Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError(f"not an amount: {value!r}") from None
+    if isinstance(value, bool) or not number.is_finite():
+        raise ValueError(f"not an amount: {value!r}")
+    if number != number.quantize(_CENT):
+        raise ValueError(f"an amount has at most two decimals, not {value!r}")
+    return number.quantize(_CENT)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Line:
+    """One line item: ``id`` (``L1``…), what was spent on and how much, in the report's currency."""
+
+    id: str
+    description: str
+    amount: Decimal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReportState:
+    """An expense report (see the module notes).
+
+    Attributes:
+        title: what people call it (``"Lisbon offsite"``).
+        submitter: the user id of the employee who created it.
+        currency: the ISO 4217 code every line is in.
+        lines: the line items, in order.
+        next_line: the number the next line's id gets (ids are never reused).
+        status: the phase.
+        approved_by: the user id of the manager whose review approved it, once approved.
+        payment_reference: the payments service's reference, once it gave one.
+    """
+
+    title: str
+    submitter: str
+    currency: str = "EUR"
+    lines: tuple[Line, ...] = ()
+    next_line: int = 1
+    status: ReportStatus = "draft"
+    approved_by: str | None = None
+    payment_reference: str | None = None
+
+    @property
+    def total(self) -> Decimal:
+        """The sum of the lines' amounts (``0.00`` without lines)."""
+        return sum((line.amount for line in self.lines), Decimal("0.00"))
+
+    def line(self, line_id: str) -> Line | None:
+        """Return the line with ``line_id``, or ``None``."""
+        return next((line for line in self.lines if line.id == line_id), None)
+
+
+def dump_report(state: ReportState) -> JSONObject:
+    """Return ``state`` as JSON (amounts as strings); ``load_report`` inverts it."""
+    return {
+        "title": state.title,
+        "submitter": state.submitter,
+        "currency": state.currency,
+        "lines": [
+            {"id": line.id, "description": line.description, "amount": str(line.amount)}
+            for line in state.lines
+        ],
+        "next_line": state.next_line,
+        "status": state.status,
+        "approved_by": state.approved_by,
+        "payment_reference": state.payment_reference,
+    }
+
+
+def _status(value: object) -> ReportStatus:
+    for status in get_args(ReportStatus):
+        if value == status:
+            found: ReportStatus = status
+            return found
+    raise ValueError(f"unknown report status {value!r}")
+
+
+def load_report(data: JSONObject) -> ReportState:
+    """Return the state stored as ``data``.
+
+    Raises:
+        ValueError: for a missing or malformed field (naming it).
+    """
+    try:
+        raw_lines = data.get("lines", [])
+        if not isinstance(raw_lines, list):
+            raise ValueError("lines must be a list")
+        lines = tuple(
+            Line(
+                id=str(item["id"]),
+                description=str(item["description"]),
+                amount=money(item["amount"]),
+            )
+            for item in raw_lines
+            if isinstance(item, dict)
+        )
+        if len(lines) != len(raw_lines):
+            raise ValueError("every line must be an object")
+        currency = str(data.get("currency", "EUR"))
+        if currency not in CURRENCIES:
+            raise ValueError(f"unknown currency {currency!r}")
+        approved_by, reference = data.get("approved_by"), data.get("payment_reference")
+        next_line = data.get("next_line", len(lines) + 1)
+        if not isinstance(next_line, int) or isinstance(next_line, bool):
+            raise ValueError("next_line must be an integer")
+        return ReportState(
+            title=str(data["title"]),
+            submitter=str(data["submitter"]),
+            currency=currency,
+            lines=lines,
+            next_line=next_line,
+            status=_status(data.get("status", "draft")),
+            approved_by=None if approved_by is None else str(approved_by),
+            payment_reference=None if reference is None else str(reference),
+        )
+    except KeyError as exc:
+        raise ValueError(f"expense report state lacks {exc.args[0]!r}") from None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Command:
+    """The two members of :class:`turnframe.core.Command`: ``operation`` and ``to_json``."""
+
+    OPERATION: ClassVar[str] = ""
+
+    @property
+    def operation(self) -> str:
+        """The operation key this command implements."""
+        return self.OPERATION
+
+    def to_json(self) -> JSONObject:
+        """Return the arguments as JSON (amounts as strings; hashed and journaled)."""
+        out: JSONObject = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            out[item.name] = str(value) if isinstance(value, Decimal) else value
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateReport(_Command):
+    """``expense_report.create``: open a draft report (low risk)."""
+
+    OPERATION: ClassVar[str] = f"{WORKFLOW}.create"
+    title: str
+    currency: str = "EUR"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AddLine(_Command):
+    """``expense_report.add_line``: claim an amount (monetary: a Confirm card)."""
+
+    OPERATION: ClassVar[str] = f"{WORKFLOW}.add_line"
+    description: str
+    amount: Decimal
+    currency: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemoveLine(_Command):
+    """``expense_report.remove_line``: drop a line item from a draft (reversible)."""
+
+    OPERATION: ClassVar[str] = f"{WORKFLOW}.remove_line"
+    line: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubmitReport(_Command):
+    """``expense_report.submit``: the submitter's Confirm, then a manager's Review (I17)."""
+
+    OPERATION: ClassVar[str] = f"{WORKFLOW}.submit"
+    total: Decimal
+    currency: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayReport(_Command):
+    """``expense_report.pay``: hand the approved total to the payments service (irreversible)."""
+
+    OPERATION: ClassVar[str] = f"{WORKFLOW}.pay"
+    total: Decimal
+    currency: str
+
+
+ExpenseCommand: TypeAlias = CreateReport | AddLine | RemoveLine | SubmitReport | PayReport
+COMMANDS: tuple[type[_Command], ...] = (CreateReport, AddLine, RemoveLine, SubmitReport, PayReport)
+
+
+def _arg(
+    name: str,
+    label_pt: str,
+    kind: ArgumentKind = ArgumentKind.TEXT,
+    *,
+    description: str,
+    required: bool = False,
+    choices: tuple[str, ...] = (),
+    names_record: bool = False,
+) -> ArgumentSpec:
+    """Return an argument spec labelled in English (its name) and pt-PT."""
+    return ArgumentSpec(
+        name=name,
+        kind=kind,
+        required=required,
+        choices=choices,
+        label=name.replace("_", " "),
+        labels={"pt-PT": label_pt},
+        description=description,
+        names_record=names_record,
+    )
+
+
+_LOW = CommandPolicy(risk=RiskClass.LOW)
+MONETARY_CONFIRMED = CommandPolicy(
+    risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
+)
+"""Adding an amount: a Confirm card that shows it (docs/invariants.md I17)."""
+REVIEWED = CommandPolicy(
+    risk=RiskClass.MONETARY,
+    confirmation=ConfirmationRequirement.CONFIRM,
+    review_role="manager",
+)
+"""Submitting for approval: the submitter confirms, a ``manager`` approves (I17)."""
+PAYMENT = CommandPolicy(
+    risk=RiskClass.IRREVERSIBLE,
+    confirmation=ConfirmationRequirement.CONFIRM,
+    claim_mode=ClaimMode.EXTERNAL_STATUS,
+)
+"""Paying: irreversible and external; the reply claims only the status reached (I19)."""
+
+OPERATIONS: tuple[OperationSpec, ...] = (
+    OperationSpec(
+        key=CreateReport.OPERATION,
+        workflow=WORKFLOW,
+        summary="Open a new expense report.",
+        summaries={"pt-PT": "Abrir um novo relatório de despesas."},
+        creates_case=True,
+        policy=_LOW,
+        arguments=(
+            _arg(
+                "title",
+                "título",
+                required=True,
+                names_record=True,
+                description="what the report is called",
+            ),
+            _arg(
+                "currency",
+                "moeda",
+                ArgumentKind.CHOICE,
+                choices=tuple(c.lower() for c in CURRENCIES),  # the runtime lower-cases words
+                description="the ISO 4217 currency of every line (default EUR)",
+            ),
+        ),
+    ),
+    OperationSpec(
+        key=AddLine.OPERATION,
+        workflow=WORKFLOW,
+        summary="Add a line item to the expense report.",
+        summaries={"pt-PT": "Acrescentar uma linha ao relatório de despesas."},
+        policy=MONETARY_CONFIRMED,
+        arguments=(
+            _arg("description", "descrição", required=True, description="what was paid for"),
+            _arg(
+                "amount",
+                "montante",
+                ArgumentKind.AMOUNT,
+                required=True,
+                description="how much was spent, in the report's currency",
+            ),
+        ),
+    ),
+    OperationSpec(
+        key=RemoveLine.OPERATION,
+        workflow=WORKFLOW,
+        summary="Remove a line item from the expense report.",
+        summaries={"pt-PT": "Retirar uma linha do relatório de despesas."},
+        policy=CommandPolicy(risk=RiskClass.REVERSIBLE),
+        arguments=(
+            _arg(
+                "line",
+                "linha",
+                ArgumentKind.PART,
+                required=True,
+                description="the line item, by its description or id (L1)",
+            ),
+        ),
+    ),
+    OperationSpec(
+        key=SubmitReport.OPERATION,
+        workflow=WORKFLOW,
+        summary="Submit the expense report for a manager's approval.",
+        summaries={"pt-PT": "Submeter o relatório de despesas à aprovação de um gestor."},
+        submission=True,
+        policy=REVIEWED,
+    ),
+    OperationSpec(
+        key=PayReport.OPERATION,
+        workflow=WORKFLOW,
+        summary="Pay the approved expense report through the payments service.",
+        summaries={"pt-PT": "Pagar o relatório de despesas aprovado pelo serviço de pagamentos."},
+        submission=True,
+        policy=PAYMENT,
+    ),
+)
+"""The five operations (the closed vocabulary, docs/invariants.md I2)."""
