@@ -55,6 +55,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guides" / "your-first-app.md"
@@ -424,3 +426,29 @@ def test_a_marker_and_kinds_are_read(tmp_path: Path) -> None:
             reader.read(Block("output", 12, "3\n"))
     finally:
         reader.runner.close()
+
+
+lines = st.lists(st.text(alphabet="ab (.)", min_size=1, max_size=6).filter(str.strip), max_size=6)
+
+
+@settings(max_examples=200)
+@given(actual=lines, data=st.data())
+def test_a_transcript_with_runs_left_out_matches_and_a_changed_line_does_not(
+    actual: list[str], data: st.DataObject
+) -> None:
+    """Any run of lines replaced by ``...`` still matches; a shown line that differs never does."""
+    expected: list[str] = []
+    index = 0
+    while index < len(actual):
+        if data.draw(st.booleans()):
+            index += data.draw(st.integers(0, len(actual) - index))
+            expected.append("...")
+        if index < len(actual):
+            expected.append(actual[index])
+            index += 1
+    assert output_matches(expected, actual)
+    shown = [i for i, line in enumerate(expected) if "..." not in line]
+    if shown:  # no actual line holds an "x", so the changed line can match none
+        changed = list(expected)
+        changed[data.draw(st.sampled_from(shown))] += "x"
+        assert not output_matches(changed, actual)
