@@ -110,6 +110,26 @@ class Toy:
     def candidate_label(self, case: CaseRef, state: Any, locale: str) -> str:
         return "Toy X1"
 
+    # Registration checks every member of the protocol; these never run in this test
+    # (a risky act stops at its confirmation or at registration).
+    def execute(self, state: Any, command: Any, ctx: Any) -> Any:
+        raise NotImplementedError
+
+    def render_receipt(self, event: Any, state: Any, locale: str) -> str | None:
+        return None
+
+    def search_text(self, state: Any) -> str:
+        return "toy"
+
+    def briefing(self, view: WorkflowView) -> str:
+        return ""
+
+    def ask_obligation(self, view: WorkflowView, obligation: Any, locale: str) -> str:
+        return ""
+
+    def ask_argument(self, operation: Any, argument: Any, locale: str) -> str:
+        return ""
+
 
 RISKS = st.sampled_from(list(RiskClass))
 CONFIRMS = st.sampled_from(list(ConfirmationRequirement))

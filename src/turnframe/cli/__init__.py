@@ -90,9 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     relay.add_argument("--owner", help="this relay's lease name")
     from turnframe.cli.chat import add_commands
     from turnframe.cli.models import add_commands as add_model_commands
+    from turnframe.cli.new import add_commands as add_new_command
     from turnframe.cli.providers import add_commands as add_provider_commands
 
     add_commands(sub)
+    add_new_command(sub)
     add_provider_commands(sub)
     add_model_commands(sub)
     return parser
@@ -132,6 +134,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from turnframe.cli.chat import run_command
 
         return run_command(args)
+    if args.command == "new":
+        from turnframe.cli.new import run_command as run_new
+
+        return run_new(args)
     if args.command == "providers":
         from turnframe.cli.providers import run_providers
 

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import anyio
 
 from turnframe.cli.chat_screen import DEFAULT_MAX_MESSAGE_BYTES, MODEL_HELP, NO_MODEL
-from turnframe.cli.chat_session import ChatSession, model_unreachable, render
+from turnframe.cli.chat_session import ChatSession, inspect_record, model_unreachable, render
 from turnframe.cli.models import EXIT_UNREACHABLE, fetch_exit_code, prefetch
 from turnframe.core import Actor
 from turnframe.core.canonical import to_json_value
@@ -45,6 +45,8 @@ CHAT_TODAY = date(2026, 5, 1)
 ACTOR = Actor(account="acme", user="maria", roles=frozenset({"customer"}))
 
 DEFAULT_APP = "travel"
+
+_inspect = inspect_record  # the name tests of the inspect output have always imported
 
 EXIT_MODEL_UNREACHABLE = EXIT_UNREACHABLE
 """``chat``'s and ``eval run``'s exit status when a turn could not reach the language model

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 __all__ = [
+    "DomainError",
     "FailureClass",
     "InvariantBroken",
     "MalformedProposal",
@@ -123,3 +124,29 @@ class InvariantBroken(TurnFailure):
         message_key="error.internal",
         severity=Severity.CRITICAL,
     )
+
+
+class DomainError(TurnFailure):
+    """A workflow's own code raised while the runtime called it (docs/invariants.md, I11).
+
+    Raised by the guarded definition :class:`~turnframe.core.workflow.ErasedWorkflow`
+    hands out, chained (``raise ... from``) from the domain's original exception, so a
+    stack trace still shows the line of the domain that failed. A Turnframe error the
+    domain raises on purpose (a :class:`TurnframeError`) passes through unwrapped.
+
+    Args:
+        workflow: the workflow's name (``"ticket"``).
+        method: the member that raised (``"render_receipt"``).
+        cause: the original exception (kept as ``__cause__`` too).
+
+    Attributes:
+        workflow: as given.
+        method: as given.
+    """
+
+    def __init__(self, workflow: str, method: str, cause: BaseException) -> None:
+        super().__init__(
+            f"workflow {workflow!r} raised in {method}: {type(cause).__name__}: {cause}"
+        )
+        self.workflow = workflow
+        self.method = method

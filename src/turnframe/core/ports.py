@@ -1,4 +1,4 @@
-"""I/O ports an adopter implements beside its workflows (guide §13). Async Protocols.
+"""I/O ports an adopter implements beside its workflows (docs/architecture.md). Async Protocols.
 
 The core declares them; it never calls them. The runtime awaits them.
 """
@@ -58,14 +58,44 @@ class Transition:
 
 
 class WorkflowExecutor(Protocol):
-    """Loads cases and applies commands (guide §4: execution is separate from definition)."""
+    """Loads cases and applies commands: execution is separate from definition.
+
+    The runtime takes one as ``Runtime(app, store, executor=...)`` or from the
+    application's ``executor`` factory (docs/adr/0025-adopter-executors.md); without
+    either it uses the store-backed ``turnframe.runtime.StoredStateExecutor``. With an
+    adopter's executor every snapshot of a turn (the state a turn reads, plans against
+    and binds cards to) is its ``load``, and every batch's transition its ``apply``.
+
+    Optional members, read with ``getattr`` (an executor without them stays valid):
+
+    - ``async load_many(cases: Sequence[CaseRef]) -> Sequence[LoadedCase]``: several
+      cases in one read (one per case asked, any order); without it the runtime calls
+      ``load`` per case.
+    - ``for_turn(*, today: date, turn_id: str, locale: str) -> WorkflowExecutor``: the
+      executor to use for one turn (validation reads the turn's today, a refusal is
+      worded in its locale). Without it the executor is used as it is.
+    - ``async commit(request: CommitRequest) -> CommitResult``: write the batch. An
+      executor whose records live in its own tables must have it: it checks its row at
+      ``request.expected_revision`` *where it writes it* and raises ``RevisionConflict``
+      with nothing written when it is stale (I12), replays a journaled
+      ``request.idempotency_key`` (I13), and commits Turnframe's side (events, journal,
+      card resolution, outbox) in the same transaction with
+      ``turnframe.runtime.journal_commit``. Without it, the store commits the request
+      to its own case table (the default, one write per turn).
+    """
 
     async def load(self, case: CaseRef) -> LoadedCase:
-        """Return the case's state and revision; absent state means "not yet" (revision 0)."""
+        """Return the case's state and revision; absent state means "not yet" (revision 0).
+
+        The revision is the one ``commit`` checks: a record changed since moves it.
+        """
         ...
 
     async def apply(self, loaded: LoadedCase, commands: Sequence[CommandEnvelope]) -> Transition:
-        """Apply ``commands`` to ``loaded`` and return the transition to commit.
+        """Apply ``commands`` to ``loaded`` and return the transition to commit. Writes nothing.
+
+        ``turnframe.runtime.apply_commands`` does it with the workflows' own
+        ``validate`` and ``execute`` (the origin and policy checks included).
 
         Raises:
             turnframe.runtime.CommandRejected: when a command no longer validates.

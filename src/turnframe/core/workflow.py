@@ -23,12 +23,19 @@ from turnframe.core.commands import (
     CommandPolicy,
     policy_at_least,
 )
-from turnframe.core.errors import RegistryError, RiskPolicyError
+from turnframe.core.errors import DomainError, RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
 from turnframe.core.glossary import GlossaryEntry, checked_glossary
+from turnframe.core.guard import GuardedDefinition
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import ProposedCommand, RenderedArgument
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
+from turnframe.core.registration import (
+    application_problems,
+    hook_problems,
+    member_problems,
+    operation_problems,
+)
 from turnframe.core.view import Obligation, WorkflowView
 
 __all__ = [
@@ -363,17 +370,29 @@ class ErasedWorkflow:
         definition: the typed workflow.
     """
 
-    __slots__ = ("_def", "_glossaries", "_ops")
+    __slots__ = ("_def", "_glossaries", "_ops", "_raw")
 
     def __init__(self, definition: AnyWorkflow) -> None:
-        self._def = definition
-        self._ops = {op.key: op for op in definition.operations()}
+        self._raw = definition
+        guarded: Any = GuardedDefinition(definition, str(getattr(definition, "name", "?")))
+        self._def: AnyWorkflow = guarded
+        self._ops = {op.key: op for op in self._def.operations()}
         self._glossaries: dict[tuple[object, ...], tuple[GlossaryEntry, ...]] = {}
 
     @property
     def definition(self) -> AnyWorkflow:
-        """The typed definition."""
+        """The typed definition, guarded (:mod:`turnframe.core.guard`).
+
+        A domain exception in any of its members is raised as
+        :class:`~turnframe.core.errors.DomainError` naming the workflow and the member,
+        chained from the original.
+        """
         return self._def
+
+    @property
+    def raw(self) -> AnyWorkflow:
+        """The adopter's own definition object, unguarded (for ``isinstance`` checks)."""
+        return self._raw
 
     @property
     def name(self) -> str:
@@ -524,9 +543,11 @@ class ErasedWorkflow:
         try:
             answer = hook(locale)
         except Exception as exc:
+            # The guard's DomainError names the member already: chain the domain's own.
+            original = exc.__cause__ if isinstance(exc, DomainError) and exc.__cause__ else exc
             raise RegistryError(
-                f"workflow {self.name!r}: glossary({locale!r}) raised {type(exc).__name__}"
-            ) from exc
+                f"workflow {self.name!r}: glossary({locale!r}) raised {type(original).__name__}"
+            ) from original
         # The hook is asked every time; a checked answer is remembered under its whole
         # content (what ``checked_glossary`` is a pure function of), never under the
         # locale, so a hook whose answer changes is checked again.
@@ -629,13 +650,26 @@ class WorkflowRegistry:
         locale the workflow declares has each operation's summary and argument labels
         (docs/adr/0013-cards-show-what-they-do.md).
 
+        First, every required member of :class:`WorkflowDefinition` is present (callable,
+        or a non-empty str for ``name`` and ``version``) and the operations are
+        consistent (:mod:`turnframe.core.registration`); last, the definition's optional
+        ``registration_problems(locales)`` hook is asked. Each problem names the
+        workflow, the member and the fix, so a turn never meets an ``AttributeError``.
+
         Raises:
             RiskPolicyError: when an operation's declared policy breaks the risk rule.
-            RegistryError: when its name or one of its operation keys is taken, a
+            RegistryError: when a required member is missing or malformed, the
+                operations are inconsistent, the hook reports a problem, its name or
+                one of its operation keys is taken, a
                 declared locale lacks an operation's summary or an argument's label, or
                 an operation declares a ``PART`` argument the workflow cannot resolve
                 (no ``find_parts`` hook).
         """
+        problems = member_problems(definition)
+        if not problems:
+            problems = operation_problems(definition.name, definition.operations())
+        if problems:
+            raise RegistryError("\n".join(problems))
         erased = ErasedWorkflow(definition)
         if erased.name in self._workflows:
             raise RegistryError(f"workflow {erased.name!r} is already registered")
@@ -657,9 +691,49 @@ class WorkflowRegistry:
                 )
         for locale in erased.locales:
             erased.glossary(locale)  # a malformed glossary fails registration, not a turn
+        problems = hook_problems(definition, erased.locales)
+        if problems:
+            raise RegistryError("\n".join(problems))
         self._workflows[erased.name] = erased
         for op in erased.operations():
             self._operations[op.key] = op
+
+    def check_application(self, locales: Sequence[str]) -> None:
+        """Check the registered workflows serve an application's ``locales`` together.
+
+        Every workflow covers each locale (operation summaries and argument labels,
+        a well-formed glossary, its ``registration_problems(locales)`` hook), and every
+        record argument names a registered workflow. ``Application`` calls it when it
+        is built (docs/architecture.md).
+
+        Raises:
+            RegistryError: naming the workflow, the member and the fix of each problem.
+        """
+        problems: list[str] = []
+        wanted = tuple(locales)
+        for erased in self._workflows.values():
+            for locale in wanted:
+                for op in erased.operations():
+                    try:
+                        _check_locale(op, locale)
+                    except RegistryError as exc:
+                        problems.append(
+                            f"workflow {erased.name!r} does not cover the application's "
+                            f"locale {locale!r}: {exc}: add it to summaries= / labels="
+                        )
+                try:
+                    erased.glossary(locale)
+                except RegistryError as exc:
+                    problems.append(f"workflow {erased.name!r}, glossary({locale!r}): {exc}")
+            if wanted != erased.locales:
+                problems.extend(hook_problems(erased.raw, wanted))
+        problems.extend(
+            application_problems(
+                ((e.name, e.operations()) for e in self._workflows.values()), self._workflows
+            )
+        )
+        if problems:
+            raise RegistryError("\n".join(problems))
 
     def workflow(self, name: str) -> ErasedWorkflow:
         """Return the workflow ``name``.

@@ -21,7 +21,12 @@ from turnframe.runtime.callbacks import (
 )
 from turnframe.runtime.claims import guard_claims
 from turnframe.runtime.errors import CommandRejected, TurnIdReused, TurnInterrupted, UnknownTurn
-from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
+from turnframe.runtime.executor import (
+    StoredCaseDirectory,
+    StoredStateExecutor,
+    apply_commands,
+    journal_commit,
+)
 from turnframe.runtime.loading import APPS_GROUP, application_names, load_application
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET, InMemoryMetrics, Metrics
 from turnframe.runtime.orchestrator import Runtime
@@ -67,6 +72,8 @@ __all__ = [
     "SequentialIds",
     "StoredCaseDirectory",
     "StoredStateExecutor",
+    "apply_commands",
+    "journal_commit",
     "SystemClock",
     "TurnIdReused",
     "TurnInterrupted",

@@ -145,8 +145,12 @@ class Application:
             Deployment-set.
 
     Raises:
-        UsageError: when ``briefing_budget`` or ``brief_limits`` is not of its type
-            (refused when the application is built, not in a turn).
+        UsageError: when ``briefing_budget`` or ``brief_limits`` is not of its type, or
+            ``default_locale`` is not one of ``locales`` (refused when the application
+            is built, not in a turn).
+        RegistryError: a workflow does not cover one of ``locales`` or a record
+            argument names an unregistered workflow
+            (:meth:`~turnframe.core.workflow.WorkflowRegistry.check_application`).
     """
 
     name: str
@@ -162,6 +166,21 @@ class Application:
     brief_limits: BriefLimits = field(default_factory=BriefLimits)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.registry, WorkflowRegistry):
+            raise UsageError(
+                f"Application.registry must be a WorkflowRegistry, got {type(self.registry).__name__}"
+            )
+        locales = tuple(self.locales)
+        if not locales or not all(isinstance(x, str) and x for x in locales):
+            raise UsageError(
+                f"Application.locales must be a non-empty tuple of locale tags, got {self.locales!r}"
+            )
+        if self.default_locale not in locales:
+            raise UsageError(
+                f"Application {self.name!r}: default_locale {self.default_locale!r} is not one "
+                f"of its locales {locales}: add it to locales= or change default_locale="
+            )
+        self.registry.check_application(locales)
         if not isinstance(self.briefing_budget, BriefingBudget):
             raise UsageError(
                 "Application.briefing_budget must be a BriefingBudget, got "

@@ -49,6 +49,11 @@ _EN: dict[str, str] = {
     "unreadable": "Part of your message couldn't be read; please rephrase it.",
     "unreadable_message": "Your message couldn't be read; please rephrase it.",
     "nothing_found": "I found nothing to do in your message, so nothing was changed.",
+    "generic_receipt": "Done: {event} on {record}.",
+    "domain_words_failed": (
+        "The change above was saved, but this application's own words for it failed to "
+        "render; the receipt shows what was recorded."
+    ),
     "model_unreachable": (
         "The language model could not be reached ({error}), so your message was not read "
         "and nothing was changed; please try again later."
@@ -146,6 +151,11 @@ _PT: dict[str, str] = {
     "unreadable": "Parte da mensagem não pôde ser lida; reformule-a, por favor.",
     "unreadable_message": "A sua mensagem não pôde ser lida; reformule-a, por favor.",
     "nothing_found": "Não encontrei nada a fazer na sua mensagem, por isso nada foi alterado.",
+    "generic_receipt": "Feito: {event} em {record}.",
+    "domain_words_failed": (
+        "A alteração acima foi guardada, mas as palavras desta aplicação para ela falharam; "
+        "o recibo mostra o que ficou registado."
+    ),
     "model_unreachable": (
         "Não foi possível contactar o modelo de linguagem ({error}), por isso a sua mensagem "
         "não foi lida e nada foi alterado; tente novamente mais tarde."

@@ -48,7 +48,7 @@ async def seed(
         operations=("seed",),
         search_text=erased.definition.search_text(typed),
     )
-    await parts.store.commit(request)
+    await _commit(parts, request)
     return case
 
 
@@ -73,6 +73,13 @@ async def external_update(
     row = await parts.store.load_case(case)
     if row is None or row.account != account:
         raise UsageError(f"no case {case} for this account")
+    if parts.executor is not None:
+        # An adopter's executor holds the record: its state and revision (the store's
+        # row above only said whose it is).
+        own = await parts.load_row(case)
+        if own is None:
+            raise UsageError(f"no case {case} for this account")
+        row = own
     erased = parts.registry.workflow(case.workflow)
     execution = transition(erased.typed(row.state))
     request = CommitRequest(
@@ -95,4 +102,13 @@ async def external_update(
         if execution.state is None
         else erased.definition.search_text(execution.state),
     )
+    return await _commit(parts, request)
+
+
+async def _commit(parts: RuntimeParts, request: CommitRequest) -> CommitResult:
+    """Commit through the adopter executor's ``commit`` when it has one, else the store."""
+    own = getattr(parts.executor, "commit", None) if parts.executor is not None else None
+    if callable(own):
+        result: CommitResult = await own(request)
+        return result
     return await parts.store.commit(request)

@@ -14,15 +14,18 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from turnframe.core.commands import CommandEnvelope
-from turnframe.core.errors import InvariantBroken
-from turnframe.core.events import EventDraft
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
-from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
-from turnframe.runtime.errors import CommandRejected
-from turnframe.runtime.mention_identity import identify
-from turnframe.runtime.policy import origin_satisfies
+from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.mention_identity import identify, seek
 from turnframe.runtime.ports import Clock, SystemClock
+from turnframe.runtime.transition import (
+    _UNTYPED,
+    IndexedTransition,
+    apply_commands,
+    journal_commit,
+    search_text_of,
+)
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.store.search import DEFAULT_PAGE, MAX_PAGE, check_page
 
@@ -32,6 +35,8 @@ __all__ = [
     "Listed",
     "StoredCaseDirectory",
     "StoredStateExecutor",
+    "apply_commands",
+    "journal_commit",
     "search_text_of",
 ]
 
@@ -81,39 +86,15 @@ class StoredStateExecutor:
             InvariantBroken: when an envelope's origin does not satisfy its policy (I4, I17)
                 or an envelope targets another case.
         """
-        workflow = self._registry.workflow(loaded.case.workflow)
-        definition = workflow.definition
         known = self._typed.get(loaded.case)
-        if known is not None and known[0] is loaded.state:
-            state = known[1]
-        else:
-            state = workflow.typed(loaded.state)
-        events: list[EventDraft] = []
-        outbox: list[OutboxDraft] = []
-        for envelope in commands:
-            if envelope.case != loaded.case:
-                raise InvariantBroken(f"envelope for {envelope.case} applied to {loaded.case}")
-            if not origin_satisfies(envelope.policy, envelope.origin):
-                raise InvariantBroken(
-                    f"{envelope.operation}: origin {envelope.origin.kind} does not satisfy its policy"
-                )
-            refusal = definition.validate(state, envelope.command, self.today, self.locale)
-            if refusal is not None:
-                raise CommandRejected(refusal.code, refusal.sentence)
-            ctx = ExecutionContext(
-                case=loaded.case, actor=envelope.actor, today=self.today, turn_id=self.turn_id
-            )
-            execution = definition.execute(state, envelope.command, ctx)
-            state = execution.state
-            events.extend(execution.events)
-            outbox.extend(execution.outbox)
-        if not events:
-            raise InvariantBroken(f"{loaded.case}: commands produced no event")
-        return IndexedTransition(
-            state=definition.dump_state(state),
-            events=tuple(events),
-            outbox=tuple(outbox),
-            search_text=None if state is None else definition.search_text(state),
+        return apply_commands(
+            self._registry,
+            loaded,
+            commands,
+            today=self.today,
+            turn_id=self.turn_id,
+            locale=self.locale,
+            typed=known[1] if known is not None and known[0] is loaded.state else _UNTYPED,
         )
 
 
@@ -151,33 +132,14 @@ class DirectoryPage:
         return tuple(item.entry.case for item in self.items)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IndexedTransition(Transition):
-    """A :class:`~turnframe.core.ports.Transition` that also carries the case's search text.
-
-    Attributes:
-        search_text: the workflow's ``search_text`` of the new state, for
-            ``CommitRequest.search_text`` (the store indexes it in the commit's
-            transaction, :mod:`turnframe.store.search`).
-    """
-
-    search_text: str | None = None
-
-
-def search_text_of(transition: Transition) -> str | None:
-    """Return the search text a transition carries (``None`` for a plain ``Transition``)."""
-    return transition.search_text if isinstance(transition, IndexedTransition) else None
-
-
 class StoredCaseDirectory:
     """A case directory over the store's case table (guide §2 step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
-    of ``search_text``: every identifying word of the query must appear, case-insensitively,
-    as :mod:`turnframe.store.search` defines; articles, determiners and words naming the
-    record's kind identify nothing, and a mention of the kind alone names every record of it
-    (:mod:`turnframe.runtime.mention_identity`, docs/architecture.md "Stores"). Both are answered by the store a page at a
-    time, filtered and matched in its storage: a turn never reads the whole account.
+    of ``search_text``: every identifying word must appear, case-insensitively, as
+    :mod:`turnframe.store.search` defines; articles, determiners and kind words identify
+    nothing, and the kind alone names every record of it (:mod:`.mention_identity`).
+    Both are answered by the store a page at a time: a turn never reads the whole account.
 
     Cases the store holds no search text for (committed without ``search_text``, or
     stored before the index existed) are indexed before each lookup
@@ -269,11 +231,8 @@ class StoredCaseDirectory:
     ) -> Sequence[CaseRef]:
         """Return the actor's cases whose search text holds every identifying word of ``words``.
 
-        Articles, determiners and the words naming the kind of ``workflow`` are dropped
-        first (:func:`~turnframe.runtime.mention_identity.identify`; with
-        ``workflow=None``, a kind word naming exactly one workflow narrows the search to
-        it); with none left and a kind word, every case of that workflow; with only
-        articles and determiners, none.
+        Articles, determiners and ``workflow``'s kind words identify nothing; a mention
+        of the kind alone names every case of it (:mod:`~turnframe.runtime.mention_identity`).
 
         With ``operation`` (and ``argument``), only the cases that fit it, as
         :class:`~turnframe.core.ports.CaseDirectory` documents: a target must offer the
@@ -324,8 +283,7 @@ class StoredCaseDirectory:
         """
         check_page(limit, after)
         mention = identify(self._registry, words, workflow)
-        every = mention.every
-        if not mention.identifying and every is None:
+        if not mention.names_any:
             return DirectoryPage()
         await self.reindex(actor.account)
         day = today or self._clock.today()
@@ -333,19 +291,7 @@ class StoredCaseDirectory:
         cursors: list[str] = []
         while len(items) <= limit:
             size = min(MAX_PAGE, limit + 1 - len(items))
-            if every is not None:
-                # Nothing identifying: the mention names every record of the kind.
-                page = await self._store.list_cases_page(
-                    actor.account, workflow=every, limit=size, after=after
-                )
-            else:
-                page = await self._store.find_cases(
-                    actor.account,
-                    " ".join(mention.identifying),
-                    workflow=mention.workflow,
-                    limit=size,
-                    after=after,
-                )
+            page = await seek(self._store, mention, actor.account, limit=size, after=after)
             for row, cursor in zip(page.rows, page.cursors, strict=True):
                 listed = self._listed(row)
                 if operation is None or self._fits(listed, actor, operation, argument, day):

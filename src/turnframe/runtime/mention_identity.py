@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.mentions import bare
-from turnframe.store.search import query_words
+from turnframe.store.base import TurnStore
+from turnframe.store.search import CasePage, query_words
 
-__all__ = ["FUNCTION_WORDS", "MentionWords", "identify", "kind_words", "plural_forms"]
+__all__ = ["FUNCTION_WORDS", "MentionWords", "identify", "kind_words", "plural_forms", "seek"]
 
 _EN = """
 a an the this that these those my our your his her their its
@@ -124,6 +125,33 @@ class MentionWords:
     def every(self) -> str | None:
         """The workflow whose every record the mention names: nothing identifying, a kind word."""
         return self.workflow if self.kind and not self.identifying else None
+
+    @property
+    def names_any(self) -> bool:
+        """Whether the mention can name a record at all (identifying words, or a kind)."""
+        return bool(self.identifying) or self.every is not None
+
+
+async def seek(
+    store: TurnStore, mention: MentionWords, account: str, *, limit: int, after: str | None
+) -> CasePage:
+    """Return one page of the cases ``mention`` names in ``account``, in creation order.
+
+    Every case of :attr:`MentionWords.every` (``TurnStore.list_cases_page``), else the
+    cases whose search text holds every identifying word (``TurnStore.find_cases``, over
+    :attr:`MentionWords.workflow`).
+
+    Raises:
+        BadPageRequest: ``limit`` or ``after`` is malformed.
+    """
+    if mention.every is not None:
+        return await store.list_cases_page(
+            account, workflow=mention.every, limit=limit, after=after
+        )
+    words = " ".join(mention.identifying)
+    return await store.find_cases(
+        account, words, workflow=mention.workflow, limit=limit, after=after
+    )
 
 
 def identify(registry: WorkflowRegistry, words: str, workflow: str | None = None) -> MentionWords:

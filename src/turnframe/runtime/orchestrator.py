@@ -19,13 +19,13 @@ from typing import Any
 
 from turnframe.core.errors import UsageError
 from turnframe.core.ids import Actor, CaseRef, JSONObject
-from turnframe.core.ports import CaseDirectory
+from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.turn import TurnBlocks, TurnEvent, TurnFinished, TurnInput
 from turnframe.core.workflow import Execution, WorkflowRegistry
 from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
-from turnframe.runtime.executor import StoredCaseDirectory
+from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics
 from turnframe.runtime.parts import RuntimeParts, handle
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
@@ -46,12 +46,19 @@ class Runtime:
         understander: reads text turns; a click-only turn never calls it.
         clock: gives the turn's today (default: the UTC wall clock).
         ids: mints turn, case and card ids (default: unguessable random ids).
-        directory: lists and finds records (default: over the store's case table).
+        directory: lists and finds records. Precedence: this argument, else the
+            application's ``directory`` factory, else the store-backed
+            :class:`~turnframe.runtime.StoredCaseDirectory`.
         metrics: counters sink (default: in memory, readable as ``runtime.metrics``).
         reply_writer: writes the reply's words around the blocks of a text turn (guide
             §9: acknowledge, review, answer); ``None`` keeps the code-written words.
         narration: what is said while a turn is read (``steps``: each step in the user's
             language, except at ``low`` effort).
+        executor: loads the turn's snapshots and applies its commands (and, with a
+            ``commit`` member, writes them). Precedence: this argument, else the
+            application's ``executor`` factory, else the store-backed
+            :class:`~turnframe.runtime.StoredStateExecutor`
+            (docs/adr/0025-adopter-executors.md).
 
     Raises:
         UsageError: a store whose ``list_cases_page`` takes no ``recent`` (a store written
@@ -72,6 +79,7 @@ class Runtime:
         metrics: Metrics | None = None,
         reply_writer: ReplyWriter | None = None,
         narration: NarrationConfig | None = None,
+        executor: WorkflowExecutor | None = None,
     ) -> None:
         _require_recent_page(store)
         self.app = app
@@ -82,7 +90,15 @@ class Runtime:
         self.narration = narration or NarrationConfig()
         self.clock: Clock = clock or SystemClock()
         self.ids: IdSource = ids or RandomIds()
+        if directory is None and app.directory is not None:
+            directory = app.directory(self.registry, store)
         self.directory: CaseDirectory = directory or StoredCaseDirectory(self.registry, store)
+        if executor is None and app.executor is not None:
+            executor = app.executor(self.registry, store)
+        self.executor: WorkflowExecutor | None = (
+            None if executor is None or type(executor) is StoredStateExecutor else executor
+        )
+        """The adopter's executor, or ``None``: the store-backed default (the fast path)."""
         self.metrics: Metrics = metrics or InMemoryMetrics()
         self._listeners: list[Callable[[TurnEvent], None]] = []
 
@@ -104,6 +120,7 @@ class Runtime:
             directory=self.directory,
             metrics=self.metrics,
             listeners=self._listeners,
+            executor=self.executor,
         )
 
     async def seed(

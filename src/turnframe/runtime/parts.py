@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from turnframe.core.ids import CaseRef
-from turnframe.core.ports import CaseDirectory
+from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.turn import TurnEvent
 from turnframe.core.workflow import WorkflowRegistry
@@ -25,6 +25,7 @@ from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.metrics import Metrics
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
+from turnframe.runtime.snapshots import row_of
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.understand.base import Understander
 from turnframe.understand.reply import ReplyWriter
@@ -65,6 +66,10 @@ class RuntimeParts:
         clock: the turn's today.
         ids: mints turn, case and card ids.
         directory: lists, finds and authorises records.
+        executor: an adopter's executor whose records live in its own tables, or
+            ``None`` for the store-backed default (``StoredStateExecutor``, the fast
+            path): snapshots are then read from the store's case table
+            (docs/adr/0025-adopter-executors.md).
         metrics: counters sink.
         listeners: called with every :data:`~turnframe.core.turn.TurnEvent` (the
             runtime's own list, so a subscription made during a turn is honoured).
@@ -81,6 +86,20 @@ class RuntimeParts:
     directory: CaseDirectory
     metrics: Metrics
     listeners: list[Callable[[TurnEvent], None]]
+    executor: WorkflowExecutor | None = None
+
+    async def load_row(self, case: CaseRef) -> CaseRow | None:
+        """Return ``case``'s current row: the store's, or the adopter executor's ``load``.
+
+        An adopter's row carries account ``""`` (never taken as the actor's without
+        ``CaseDirectory.authorize``, I1).
+
+        Raises:
+            StoreError: the store's read failed (or whatever the executor's raises).
+        """
+        if self.executor is None:
+            return await self.store.load_case(case)
+        return row_of(await self.executor.load(case))
 
     def emit(self, event: TurnEvent) -> None:
         """Call every listener with ``event`` (a copy of the list: one may unsubscribe)."""
@@ -96,7 +115,7 @@ class RuntimeParts:
             StoreError: the read failed.
             RegistryError: ``case`` names an unknown workflow.
         """
-        row = await self.store.load_case(case)
+        row = await self.load_row(case)
         typed = self.registry.workflow(case.workflow).typed(row.state if row else None)
         return self.snapshot_of(case, row, typed, today, locale)
 

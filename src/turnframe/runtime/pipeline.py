@@ -23,6 +23,7 @@ from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import ReductionInput
 from turnframe.runtime.steps.accept import TurnRequest, accept, alias, input_from_json, stored
+from turnframe.runtime.steps.after_commit import fallback_reply, report_failure
 from turnframe.runtime.steps.brief import BriefInput, brief
 from turnframe.runtime.steps.cards import persist_cards
 from turnframe.runtime.steps.commit import CommitInput, commit
@@ -44,7 +45,13 @@ from turnframe.runtime.steps.resolve import (
     resolve_target,
 )
 from turnframe.runtime.steps.understand import understand
-from turnframe.runtime.turn import PreparedTurn, TurnResult, Understood
+from turnframe.runtime.turn import (
+    PersistedCards,
+    PreparedTurn,
+    Reprojected,
+    TurnResult,
+    Understood,
+)
 from turnframe.store.errors import StoreError
 
 __all__ = ["TurnRequest", "finish", "recover", "run_begun", "run_turn", "step"]
@@ -295,21 +302,39 @@ async def finish(
         StoreError: a read while persisting cards or re-projecting failed.
     """
     committed = await step("commit", commit, parts, CommitInput(prepared=prepared, resumed=resumed))
-    cards = await step("persist_cards", persist_cards, parts, committed)
-    projected = await step(
-        "reproject", reproject, parts, ReprojectInput(committed=committed, cards=cards)
-    )
-    composed = await step(
-        "compose",
-        compose,
-        parts,
-        ComposeInput(
-            prepared=committed.prepared,
-            reprojected=projected,
-            cards=cards.created,
-            events=committed.events,
-        ),
-    )
+    # After commit nothing may wedge the turn: a failure of the domain's code in the
+    # steps that only report (cards, receipts, words) gives a generic reply instead
+    # (runtime/steps/after_commit.py); a store failure still interrupts the turn.
+    cards: PersistedCards | None = None
+    projected: Reprojected | None = None
+    name = "persist_cards"
+    try:
+        cards = await step("persist_cards", persist_cards, parts, committed)
+        name = "reproject"
+        projected = await step(
+            "reproject", reproject, parts, ReprojectInput(committed=committed, cards=cards)
+        )
+        name = "compose"
+        composed = await step(
+            "compose",
+            compose,
+            parts,
+            ComposeInput(
+                prepared=committed.prepared,
+                reprojected=projected,
+                cards=cards.created,
+                events=committed.events,
+            ),
+        )
+    except (StoreError, TurnInterrupted):
+        raise
+    except Exception as exc:  # reported, counted, and the turn replies
+        report_failure(parts, prepared.turn_id, name, exc)
+        if cards is None:
+            cards = PersistedCards(
+                created=(), results=dict(committed.results), notices=list(committed.notices)
+            )
+        projected, composed = fallback_reply(parts, committed, cards.created, projected)
     await step(
         "record",
         record,

@@ -162,6 +162,7 @@ async def brief_scope(
     if in_view is None:
         default, cut = await _default_view(directory, snapshots, actor, limits.recent)
         if not cut:  # the whole account: every record briefed, as in view (rule 5 above)
+            await snapshots.settle()  # an adopter executor's own state (no-op otherwise)
             return BriefScope(entries=_entries(registry, directory, snapshots, default))
     named = list(
         dict.fromkeys(
@@ -208,6 +209,7 @@ async def brief_scope(
             text_of = snapshots.folded_text(case)
             if any(matches(text_of, (w,)) for w in hidden):
                 del chosen[case]  # listed alone among records the words name: never
+    await snapshots.settle()  # an adopter executor's own state (no-op otherwise)
     return BriefScope(
         entries=_entries(registry, directory, snapshots, chosen),
         unlisted=tuple(unlisted),

@@ -18,12 +18,24 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.ids import CaseRef
+from turnframe.core.ports import LoadedCase, WorkflowExecutor
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.store.search import fold
 
-__all__ = ["SnapshotReads", "TurnSnapshots", "snapshot_of"]
+__all__ = ["SnapshotReads", "TurnSnapshots", "row_of", "snapshot_of"]
+
+
+def row_of(loaded: LoadedCase) -> CaseRow | None:
+    """Return an adopter executor's loaded case as a row (``None``: not created yet).
+
+    The row's ``account`` is ``""``: an adopter's record is never taken as the actor's
+    without its directory's ``authorize`` (I1).
+    """
+    if loaded.state is None:
+        return None
+    return CaseRow(case=loaded.case, account="", state=loaded.state, revision=loaded.revision)
 
 
 def snapshot_of(
@@ -71,6 +83,13 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         account: the actor's account; :meth:`load_rows` reads only its cases.
         today: the day views are projected for.
         locale: the labels' locale.
+        executor: an adopter's :class:`~turnframe.core.ports.WorkflowExecutor` whose
+            records live in its own tables (``None``: the store's case table, the
+            default). With one, every snapshot's state and revision come from
+            ``executor.load`` (or ``load_many``): a row the store's listings return
+            (the directory's pages, the default view) only says which cases to load,
+            and :meth:`settle` loads them through the executor before the turn reads
+            them (docs/adr/0025-adopter-executors.md).
     """
 
     def __init__(
@@ -80,7 +99,10 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         account: str,
         today: date,
         locale: str,
+        executor: WorkflowExecutor | None = None,
     ) -> None:
+        self._executor = executor
+        self._unsettled: dict[CaseRef, None] = {}
         self._registry = registry
         self._store = store
         self._account = account
@@ -104,7 +126,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         snap = self._snaps.get(case)
         if snap is None:
             self._calls += 1
-            row = await self._store.load_case(case)
+            row = await self._read(case)
             self._own(row)
             snap = self._snaps[case] = snapshot_of(
                 self._registry, case, row, self._today, self._locale
@@ -118,9 +140,10 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             StoreError: the read failed (the old snapshot stays).
         """
         self._calls += 1
-        row = await self._store.load_case(case)
+        row = await self._read(case)
         self._own(row)
         self._texts.pop(case, None)
+        self._unsettled.pop(case, None)
         snap = self._snaps[case] = snapshot_of(self._registry, case, row, self._today, self._locale)
         return snap
 
@@ -142,11 +165,45 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             for row in await self._rows(missing):
                 if row.account == self._account and row.case not in self._snaps:
                     self.add_row(row)
+            await self.settle()
         return {
             c: snap
             for c in wanted
             if (snap := self._snaps.get(c)) is not None and snap.state_json is not None
         }
+
+    async def _read(self, case: CaseRef) -> CaseRow | None:
+        if self._executor is None:
+            return await self._store.load_case(case)
+        return row_of(await self._executor.load(case))
+
+    async def settle(self) -> None:
+        """Load every case :meth:`add_row` took from a store listing through the executor.
+
+        A no-op without an adopter executor (the store's row is the record) and when
+        nothing is unsettled. With one, each such snapshot is replaced by the one of
+        the executor's state and revision, in one ``load_many`` call when the executor
+        has it (else one ``load`` per case).
+
+        Raises:
+            Whatever the executor's ``load`` raises (the old snapshots stay).
+        """
+        if not self._unsettled or self._executor is None:
+            return
+        cases = list(self._unsettled)
+        many = getattr(self._executor, "load_many", None)
+        loaded = (
+            list(await many(cases))
+            if callable(many)
+            else [await self._executor.load(case) for case in cases]
+        )
+        self._calls += 1
+        for item in loaded:
+            self._texts.pop(item.case, None)
+            self._unsettled.pop(item.case, None)
+            self._snaps[item.case] = snapshot_of(
+                self._registry, item.case, row_of(item), self._today, self._locale
+            )
 
     async def _rows(self, cases: list[CaseRef]) -> list[CaseRow]:
         page = getattr(self._store, "list_cases_page", None)
@@ -178,7 +235,9 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             snap = self._snaps[row.case] = snapshot_of(
                 self._registry, row.case, row, self._today, self._locale, typed
             )
-            if folded is not None:
+            if self._executor is not None:
+                self._unsettled[row.case] = None  # the store's mirror: :meth:`settle`
+            elif folded is not None:
                 self._texts[row.case] = folded
         return snap
 

@@ -13,7 +13,9 @@ from typing import Protocol
 from turnframe.core.acts import Understanding
 from turnframe.core.errors import UsageError
 from turnframe.core.ids import JSONObject
+from turnframe.core.workflow import WorkflowRegistry
 from turnframe.understand.brief import Brief
+from turnframe.understand.contract import require_on_contract
 
 __all__ = ["ScriptedUnderstanding", "Understander", "UnderstandingResult"]
 
@@ -56,18 +58,37 @@ class ScriptedUnderstanding:
 
     Args:
         script: the proposals, in turn order.
+        registry: the workflows (``None``: not checked here). With it, every
+            :class:`Understanding` entry is checked against the understander's contract
+            when it is scripted (:meth:`push` too): an act naming an argument its
+            operation does not declare is refused then, naming the act, the argument
+            and the operation's arguments. The runtime checks every proposal anyway
+            before it resolves anything (docs/invariants.md I2).
 
     Raises:
+        OffContractUnderstanding: (a ``UsageError``) an entry breaks the contract.
         UsageError: from :meth:`understand` when the script is exhausted.
     """
 
     def __init__(
-        self, script: Sequence[Understanding | Callable[[Brief], Understanding]] = ()
+        self,
+        script: Sequence[Understanding | Callable[[Brief], Understanding]] = (),
+        *,
+        registry: WorkflowRegistry | None = None,
     ) -> None:
-        self._script = list(script)
+        self._registry = registry
+        self._script: list[Understanding | Callable[[Brief], Understanding]] = []
+        for entry in script:
+            self.push(entry)
 
     def push(self, entry: Understanding | Callable[[Brief], Understanding]) -> None:
-        """Append a proposal for a later turn."""
+        """Append a proposal for a later turn.
+
+        Raises:
+            OffContractUnderstanding: with a registry, ``entry`` breaks the contract.
+        """
+        if self._registry is not None and not callable(entry):
+            require_on_contract(entry, self._registry.operation)
         self._script.append(entry)
 
     async def understand(self, brief: Brief) -> UnderstandingResult:

@@ -30,7 +30,7 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
-from turnframe.core.ids import JSONObject
+from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.core.turn import Effort
 from turnframe.providers.base import Provider
@@ -42,7 +42,7 @@ from turnframe.tasks.sampling import Sampling
 from turnframe.tasks.task import Task
 from turnframe.understand.base import UnderstandingResult
 from turnframe.understand.brief import Brief, BriefRecord, brief_to_json
-from turnframe.understand.contract import on_contract
+from turnframe.understand.contract import contract_violations, on_contract
 from turnframe.understand.coverage import coverage_task, gaps, read_missed
 from turnframe.understand.cross_check import CrossFinding, cross_check_task, read_findings
 from turnframe.understand.effort import EffortProfile, Merge, effort_profile
@@ -112,8 +112,16 @@ class ModelUnderstanding:
             profile = replace(profile, merge=self.merge)
         reading = _Reading(brief, runner, profile)
         error: str | None = None
+        dropped: list[JSONValue] = []
         try:
-            understanding = on_contract(await reading.run(), brief.operation)
+            proposed = await reading.run()
+            # What the contract drops is recorded (the trace's ``dropped``), never only
+            # said as an ``unreadable`` notice (docs/invariants.md I11).
+            dropped = [
+                {"item": v.item, "problem": v.problem}
+                for v in contract_violations(proposed, brief.operation)
+            ]
+            understanding = on_contract(proposed, brief.operation)
         except BudgetExceeded as exc:
             error = f"{type(exc).__name__}: {exc}"
             understanding = Understanding(notices=("budget_exceeded",))
@@ -138,6 +146,7 @@ class ModelUnderstanding:
                 {"id": u.id, "kind": u.kind, "from": u.start, "to": u.end} for u in reading.units
             ],
             "errors": [{"step": name, "error": text} for name, text in reading.errors],
+            "dropped": dropped,
             "votes": [v.to_json() for v in runner.vote_rounds],
         }
         return UnderstandingResult(

@@ -1,1 +1,8 @@
-"""An IT helpdesk on Turnframe: one ``ticket`` workflow (see README.md)."""
+"""helpdesk: a Turnframe app with one workflow, ``ticket`` (see README.md).
+
+``application`` is what ``turnframe ... --app helpdesk`` serves.
+"""
+
+from helpdesk.app import application
+
+__all__ = ["application"]

@@ -1,4 +1,4 @@
-"""The helpdesk application: what ``turnframe ... --app helpdesk`` serves."""
+"""The application: what ``turnframe ... --app helpdesk`` serves."""
 
 from turnframe.core import WorkflowRegistry
 from turnframe.runtime.app import Application
@@ -7,5 +7,5 @@ from helpdesk.workflow import TicketWorkflow
 
 
 def application() -> Application:
-    """Return the helpdesk: the ticket workflow, in English."""
+    """Return helpdesk: the ticket workflow, in English."""
     return Application(name="helpdesk", registry=WorkflowRegistry([TicketWorkflow()]))

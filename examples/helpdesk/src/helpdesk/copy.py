@@ -1,4 +1,4 @@
-"""Every sentence the helpdesk says: receipts by event type, cards and refusals."""
+"""Every sentence the app says: receipts by event type, cards and questions."""
 
 RECEIPTS = {
     "en": {

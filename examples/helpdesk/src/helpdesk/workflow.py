@@ -20,11 +20,12 @@ from helpdesk.state import Ticket
 
 
 class TicketWorkflow(Workflow[Ticket]):
-    """Tickets: open → (priority, assignee, comments) → closed → reopened."""
+    """A ticket's life: open → (priority, assignee, comments) → closed → reopened."""
 
     name = "ticket"
     version = "ticket/1"
     state_type = Ticket
+    nouns = {"en": "ticket"}
     label_fields = ("title", "requester", "priority")
     search_fields = ("title", "requester", "assignee")
     table = (
@@ -52,16 +53,16 @@ class TicketWorkflow(Workflow[Ticket]):
                 title=command.title, requester=command.requester, priority=command.priority
             )
             return self.emit(new, command)
-        ticket = self.existing(state, command)
+        record = self.existing(state, command)
         match command:
-            case SetPriority(priority=priority) if priority != ticket.priority:
-                return self.emit(replace(ticket, priority=priority), command)
-            case Assign(assignee=assignee) if assignee != ticket.assignee:
-                return self.emit(replace(ticket, assignee=assignee), command)
+            case SetPriority(priority=priority) if priority != record.priority:
+                return self.emit(replace(record, priority=priority), command)
+            case Assign(assignee=assignee) if assignee != record.assignee:
+                return self.emit(replace(record, assignee=assignee), command)
             case Comment(text=text):
-                return self.emit(replace(ticket, comments=(*ticket.comments, text)), command)
+                return self.emit(replace(record, comments=(*record.comments, text)), command)
             case Close():
-                return self.emit(replace(ticket, status="closed"), command)
+                return self.emit(replace(record, status="closed"), command)
             case Reopen():
-                return self.emit(replace(ticket, status="open"), command)
-        return self.unchanged(ticket)
+                return self.emit(replace(record, status="open"), command)
+        return self.unchanged(record)

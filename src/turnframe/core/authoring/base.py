@@ -225,7 +225,7 @@ class Workflow(Generic[S]):
             state = self.replay(request)
             self.check(state, command, request.today)
         except Refused as refused:
-            return self.refusal(refused, request.locale)
+            return self.compile_refusal(refused, request)
         if state is not None:
             ctx = ExecutionContext(
                 case=request.case, actor=request.actor, today=request.today, turn_id=""
@@ -233,6 +233,14 @@ class Workflow(Generic[S]):
             if not self.execute(state, command, ctx).events:
                 return Compiled()
         return Compiled(commands=(command,))
+
+    def compile_refusal(self, refused: Refused, request: CompileRequest[S]) -> Refusal:
+        """Return the refusal of a compilation: :meth:`refusal` in the request's locale.
+
+        Override to word a refusal by what the request shows (the stored state beside
+        the replayed one).
+        """
+        return self.refusal(refused, request.locale)
 
     def validate(
         self, state: S | None, command: Command, today: date, locale: str = "en"
@@ -331,7 +339,7 @@ class Workflow(Generic[S]):
 
     def argument_label(self, name: str, locale: str) -> str:
         """Return the label of argument ``name`` in ``locale`` (first operation declaring it)."""
-        for spec in self._specs:
+        for spec in self.operations():
             found = spec.argument(name)
             if found is not None:
                 return found.label_in(locale)

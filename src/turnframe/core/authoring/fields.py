@@ -131,8 +131,12 @@ def _kind(
         "use str, Email, Part, int, Decimal, Amount, date, CaseRef, a Literal of strings, "
         "or Optional of one of them"
     )
-    if len(members) == 2 and CaseRef in members and str in members and meta.literals:
-        return ArgumentKind.RECORD, ()
+    if len(members) == 2 and CaseRef in members:
+        (other,) = (m for m in members if m is not CaseRef)
+        if other is str and meta.literals:
+            return ArgumentKind.RECORD, ()
+        if get_origin(other) is Literal and all(isinstance(c, str) for c in get_args(other)):
+            return ArgumentKind.RECORD, ()
     if len(members) != 1:
         raise UsageError(f"{owner.__name__}.{name}: type {tp!r} is not one argument kind; {fix}")
     (only,) = members
@@ -146,11 +150,21 @@ def _kind(
     return _SIMPLE[only], ()
 
 
+def _literal_words(tp: object) -> tuple[str, ...]:
+    """Return the strings of a ``CaseRef | Literal[...]`` type (a record's accepted words)."""
+    members, _ = _unwrap(tp)
+    for member in members:
+        if get_origin(member) is Literal:
+            return tuple(str(c) for c in get_args(member))
+    return ()
+
+
 def field_arguments(command: type) -> tuple[FieldArgument, ...]:
     """Return the arguments of a dataclass ``command``, one per field, in field order.
 
     The kind comes from the type (:data:`Email`, :data:`Part`, ``Literal[...]`` for a
-    choice, ``CaseRef`` for a record …), ``required`` is true for a field without a
+    choice, ``CaseRef`` for a record, ``CaseRef | Literal["company"]`` for a record or
+    one of those words …), ``required`` is true for a field without a
     default, the label and the rest from :func:`arg` metadata (docs/authoring.md#commands).
 
     Raises:
@@ -176,6 +190,7 @@ def field_arguments(command: type) -> tuple[FieldArgument, ...]:
                 "arg(workflow='<workflow name>')"
             )
         required = f.default is MISSING and f.default_factory is MISSING
+        literals = meta.literals or _literal_words(tp)
         spec = ArgumentSpec(
             name=f.name,
             kind=kind,
@@ -185,7 +200,7 @@ def field_arguments(command: type) -> tuple[FieldArgument, ...]:
             label=meta.label or f.name.replace("_", " "),
             labels=dict(meta.labels),
             description=meta.description,
-            literals=meta.literals,
+            literals=literals if kind is ArgumentKind.RECORD else (),
             names_record=meta.names_record,
         )
         found.append(FieldArgument(spec=spec, optional=_unwrap(tp)[1]))

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from turnframe.core.errors import DomainError
 from turnframe.core.interactions import Interaction, InteractionKind
 from turnframe.core.results import PlannedActResult
 from turnframe.runtime.copy import say
 from turnframe.runtime.parts import RuntimeParts, log, with_status
 from turnframe.runtime.reduce import card_prompt
+from turnframe.runtime.steps.after_commit import report_failure
 from turnframe.runtime.turn import Committed, PersistedCards
 from turnframe.store.errors import StoreError
 
@@ -57,24 +59,33 @@ async def persist_cards(parts: RuntimeParts, committed: Committed) -> PersistedC
             continue
         label = ""
         if spec.case is not None:
-            row = committed.rows.get(spec.case) or await store.load_case(spec.case)
+            row = committed.rows.get(spec.case) or await parts.load_row(spec.case)
             erased = registry.workflow(spec.case.workflow)
-            label = erased.definition.candidate_label(
-                spec.case, erased.typed(row.state if row else None), prepared.locale
-            )
+            try:
+                label = erased.definition.candidate_label(
+                    spec.case, erased.typed(row.state if row else None), prepared.locale
+                )
+            except DomainError as exc:
+                # After commit the domain's words never wedge the turn: the card is
+                # still stored, named by the record's id (runtime/steps/after_commit.py).
+                report_failure(parts, prepared.turn_id, "persist_cards", exc)
+                label = str(spec.case)
         if spec.case is not None and not spec.independent:
             spec = replace(spec, bound_revision=row.revision if row else 0)
             if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW):
                 # D2: the prompt shows the record at the revision the card is bound to.
-                prompt = card_prompt(
-                    registry,
-                    spec.kind,
-                    label,
-                    spec.operations,
-                    prepared.locale,
-                    spec.commands,
-                )
-                spec = replace(spec, prompt=prompt)
+                try:
+                    prompt = card_prompt(
+                        registry,
+                        spec.kind,
+                        label,
+                        spec.operations,
+                        prepared.locale,
+                        spec.commands,
+                    )
+                    spec = replace(spec, prompt=prompt)
+                except DomainError as exc:
+                    report_failure(parts, prepared.turn_id, "persist_cards", exc)
         try:
             others = [
                 c

@@ -11,7 +11,7 @@ recovery commits again by idempotency key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from turnframe.core.events import DomainEvent
@@ -25,7 +25,15 @@ from turnframe.runtime.parts import RuntimeParts, rejected, with_status
 from turnframe.runtime.plan import CardClose
 from turnframe.runtime.turn import Committed, PreparedTurn
 from turnframe.runtime.turn_writes import plan_commit
-from turnframe.store.base import CaseRow, CommitResult, InteractionCas
+from turnframe.store.base import (
+    CaseRow,
+    CommitRefusal,
+    CommitRequest,
+    CommitResult,
+    InteractionCas,
+    PlanCommit,
+    PlanOutcome,
+)
 from turnframe.store.errors import (
     IdempotencyKeyReused,
     InteractionAlreadyResolved,
@@ -79,7 +87,19 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
     phase = TurnPhase.COMMITTING if resumed else TurnPhase.RECEIVED
     closes = [_close_cas(c, turn_id, actor.user) for c in prepared.closes]
     try:
-        outcome = await parts.store.commit_plan(plan_commit(prepared, closes, resumed=resumed))
+        write = plan_commit(prepared, closes, resumed=resumed)
+        own_commit = getattr(parts.executor, "commit", None) if parts.executor else None
+        if callable(own_commit) and write.requests:
+            # An adopter's executor writes its own records (docs/adr/0025-adopter-executors.md):
+            # the plan is stored first (phase ``committing``), then each batch is its
+            # executor's own transaction, then the card closes; recovery replays each
+            # batch by idempotency key.
+            if not resumed:
+                await parts.store.commit_plan(replace(write, requests=(), closes=()))
+            phase = TurnPhase.COMMITTING
+            outcome = await _commit_each(parts, write, own_commit)
+        else:
+            outcome = await parts.store.commit_plan(write)
         phase = TurnPhase.COMMITTING
         if not resumed:
             parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
@@ -151,6 +171,33 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
         rows=rows,
         resumed=resumed,
     )
+
+
+async def _commit_each(
+    parts: RuntimeParts,
+    write: PlanCommit,
+    own_commit: Callable[[CommitRequest], Awaitable[CommitResult]],
+) -> PlanOutcome:
+    """Commit each request through the adopter executor's ``commit``, then the closes.
+
+    A refusal the executor raises (``RevisionConflict``, ``InteractionAlreadyResolved``,
+    ``IdempotencyKeyReused``) is returned in its slot, as ``TurnStore.commit_plan`` does.
+
+    Raises:
+        StoreError: a write failed (the batches before it stay committed; recovery
+            replays them by key and commits the rest).
+    """
+    done: list[CommitResult | CommitRefusal] = []
+    for request in write.requests:
+        try:
+            done.append(await own_commit(request))
+        except (RevisionConflict, InteractionAlreadyResolved, IdempotencyKeyReused) as exc:
+            done.append(exc)
+    closed: tuple[bool, ...] = ()
+    if write.closes:
+        closes = PlanCommit(turn_id=write.turn_id, account=write.account, closes=write.closes)
+        closed = (await parts.store.commit_plan(closes)).closed
+    return PlanOutcome(commits=tuple(done), closed=closed)
 
 
 async def _withdrawals_lost(

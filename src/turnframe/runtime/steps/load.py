@@ -66,7 +66,9 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     standing_before = bool(conversation.get(STANDING, False))
     asked = conversation.get(ASKED) if data.turn.text else None
     waiting = load_waiting(conversation.get(WAITING))
-    snapshots = TurnSnapshots(parts.registry, parts.store, actor.account, today, locale)
+    snapshots = TurnSnapshots(
+        parts.registry, parts.store, actor.account, today, locale, parts.executor
+    )
     cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
     scope = await brief_scope(
         registry=parts.registry,

@@ -1,6 +1,8 @@
 """Step 9, apply policy: each planned batch's commands are applied, unwritten (I4, I14, I17).
 
-``StoredStateExecutor.apply`` checks every envelope's origin against its policy
+The executor's ``apply`` (the store-backed ``StoredStateExecutor`` by default, an
+adopter's ``WorkflowExecutor`` when the runtime has one, docs/adr/0025-adopter-executors.md)
+checks every envelope's origin against its policy
 (``runtime.policy.origin_satisfies``) and validates it against the snapshot's typed state
 (no case is typed twice in a turn); a batch the domain rejects rejects every act it
 carries. Nothing is written here.
@@ -15,7 +17,7 @@ from datetime import date
 from turnframe.core.canonical import digest, to_json_value
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import InteractionResolution, InteractionStatus
-from turnframe.core.ports import LoadedCase
+from turnframe.core.ports import LoadedCase, WorkflowExecutor
 from turnframe.core.results import ResultStatus
 from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredStateExecutor, search_text_of
@@ -59,17 +61,28 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
         InvariantBroken: an envelope's origin does not satisfy its policy (I4, I17).
     """
     plan, turn_id, actor = data.plan, data.turn_id, data.actor
-    executor = StoredStateExecutor(parts.registry, parts.store, data.today)
-    executor.turn_id = turn_id
-    executor.locale = data.locale
+    stored: StoredStateExecutor | None = None
+    adopter: WorkflowExecutor | None = parts.executor
+    if adopter is None:
+        stored = StoredStateExecutor(parts.registry, parts.store, data.today)
+        stored.turn_id = turn_id
+        stored.locale = data.locale
+    else:
+        for_turn = getattr(adopter, "for_turn", None)
+        if callable(for_turn):
+            adopter = for_turn(today=data.today, turn_id=turn_id, locale=data.locale)
     results = {r.item_id: r for r in plan.results}
     batches: list[BatchRequest] = []
     for batch in plan.batches:
         snap = data.snapshots[batch.case]
         loaded = LoadedCase(case=batch.case, state=snap.state_json, revision=snap.revision)
         try:
-            executor.know(batch.case, snap.state_json, snap.state)
-            transition = await executor.apply(loaded, batch.envelopes)
+            if stored is not None:
+                stored.know(batch.case, snap.state_json, snap.state)
+                transition = await stored.apply(loaded, batch.envelopes)
+            else:
+                assert adopter is not None
+                transition = await adopter.apply(loaded, batch.envelopes)
         except CommandRejected as exc:
             for act_id in batch.act_ids:
                 results[act_id] = rejected(results[act_id], exc.code, exc.sentence)

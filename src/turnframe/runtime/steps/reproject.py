@@ -105,7 +105,7 @@ async def receipts(
     for event in events:
         erased = parts.registry.workflow(event.case.workflow)
         if event.case not in states:
-            row = rows.get(event.case) or await parts.store.load_case(event.case)
+            row = rows.get(event.case) or await parts.load_row(event.case)
             states[event.case] = erased.typed(row.state if row else None)
         text = erased.definition.render_receipt(event, states[event.case], locale)
         if text:
@@ -127,7 +127,7 @@ async def answers(parts: RuntimeParts, prepared: PreparedTurn) -> list[AnswerBlo
     for q in prepared.questions:
         subjects = []
         for case in q.cases:
-            row = await parts.store.load_case(case)
+            row = await parts.load_row(case)
             erased = parts.registry.workflow(case.workflow)
             typed = erased.typed(row.state if row else None)
             subjects.append(
@@ -179,7 +179,7 @@ async def ask_next(
     if typed is not None and focus in typed:
         state = typed[focus]
     else:
-        row = (rows or {}).get(focus) or await parts.store.load_case(focus)
+        row = (rows or {}).get(focus) or await parts.load_row(focus)
         state = erased.typed(row.state if row else None)
     view = erased.definition.project(state, prepared.today)
     if not view.obligations:

@@ -28,14 +28,10 @@ from functools import lru_cache
 from typing import Any
 
 from turnframe.core import (
-    CONSERVATIVE_POLICY,
-    Actor,
     ArgumentSpec,
     CaseRef,
     Command,
-    CommandPolicy,
     CommandText,
-    Compiled,
     CompileRequest,
     DomainEvent,
     EventDraft,
@@ -47,7 +43,9 @@ from turnframe.core import (
     Outcome,
     PartCandidate,
     Refusal,
+    Refused,
     UsageError,
+    Workflow,
     WorkflowView,
     to_json_value,
 )
@@ -58,12 +56,12 @@ from turnframe.samples.travel._common import (
     TransitionRefused,
     ask_argument,
     command_text,
-    no_candidate,
     refusal,
 )
 from turnframe.samples.travel.glossary import glossary_of
 from turnframe.samples.travel.trip_model import (
     TRIP_OPERATIONS,
+    TRIP_TABLE,
     AddExtra,
     AddTraveler,
     BookHotel,
@@ -102,7 +100,6 @@ _OFFERED: dict[str, tuple[str, ...]] = {
     "completed": (),
     "cancelled": (),
 }
-_POLICIES: dict[str, CommandPolicy] = {op.key: op.policy for op in TRIP_OPERATIONS}
 """The declared policies of travel-sample.md's table, one per operation (I17)."""
 _TERMINAL = ("completed", "cancelled")
 
@@ -299,27 +296,34 @@ def _as_trip_command(command: Command) -> TripCommand:
     raise UsageError(f"not a trip command: {command!r}")
 
 
-class TripWorkflow:
-    """The ``trip`` workflow (travel-sample.md §trip); implements ``WorkflowDefinition[TripState]``.
+class TripWorkflow(Workflow[TripState]):
+    """The ``trip`` workflow (travel-sample.md §trip), on the authoring kit's ``Workflow`` base.
 
+    Offers, policies, validation, terminal phases and the selection and no-candidate
+    sentences come from the tables (docs/authoring.md); written here: the specs (with
+    their descriptions), the state's JSON, the view's obligations, the command building,
+    the check, the transition, compilation's planned-hotel wording and the receipts.
     Pure and synchronous. Refusal codes: ``end_before_start``, ``date_in_past``,
     ``second_hotel``, ``payer_not_traveler``, ``dates_locked``, ``trip_closed``,
     ``obligations_open``, ``unknown_extra``, ``invalid_kind``, ``invalid_nights``,
     ``already_started``, ``not_created``, ``missing_argument``, ``invalid_value``.
     """
 
-    locales: tuple[str, ...] = (copy.EN, copy.PT)
-    """The locales every code-written sentence of the workflow exists in (§Localisation)."""
-
-    @property
-    def name(self) -> str:
-        """``"trip"`` (the registry key, §4)."""
-        return "trip"
-
-    @property
-    def version(self) -> str:
-        """The projection version (guide §4: changes when a projection's meaning does)."""
-        return "trip/1"
+    name = "trip"
+    version = "trip/1"
+    state_type = TripState
+    locales = (copy.EN, copy.PT)
+    table = TRIP_TABLE
+    offers = _OFFERED
+    terminal = _TERMINAL
+    extra_events = ("trip.completed",)
+    words = copy.table(
+        {
+            "select": "select.trip",
+            "label.absent": "label.absent.trip",
+            "no_candidate": "no_candidate.trip",
+        }
+    )
 
     def operations(self) -> tuple[OperationSpec, ...]:
         """Return the ten trip operations (travel-sample.md table order)."""
@@ -355,43 +359,15 @@ class TripWorkflow:
             outcome=outcome,
         )
 
-    def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
-        """Return the operation keys valid in ``view``'s phase (none once terminal; I2)."""
-        return _OFFERED.get(view.phase, ())
+    def compile_refusal(self, refused: Refused, request: CompileRequest[TripState]) -> Refusal:
+        """Return the refusal of a compilation in ``request.locale``.
 
-    def planned_state(self, request: CompileRequest[TripState]) -> TripState | None:
-        """Return the state after the commands planned earlier in the turn (D3)."""
-        state = request.state
-        for command in request.prior:
-            trip_command = _as_trip_command(command)
-            if state is not None or isinstance(trip_command, StartTrip):
-                state = _transition(state, trip_command).state
-        return state
-
-    def compile(self, request: CompileRequest[TripState]) -> Compiled | Refusal:
-        """Compile an act into at most one command, or refuse it in ``request.locale`` (§2.5, I10).
-
-        Returns ``Compiled(commands=())`` when the command would change nothing.
-
-        Raises:
-            UsageError: for an operation the trip does not register.
+        A hotel only planned earlier in this turn (D3) is not one the trip "already
+        has": ``second_hotel`` then reads its ``planned`` wording.
         """
-        try:
-            command = build_trip_command(request.operation.key, request.values)
-            planned = self.planned_state(request)
-            _check(planned, command, request.today)
-        except Rejected as rejected:
-            # A hotel only planned earlier in this turn (D3) is not one the trip "already has".
-            stored = request.state.hotel if request.state is not None else None
-            variant = "planned" if rejected.code == "second_hotel" and stored is None else None
-            return refusal(rejected, request.locale, variant=variant)
-        if planned is not None and not _transition(planned, command).events:
-            return Compiled()
-        return Compiled(commands=(command,))
-
-    def terminal_phases(self) -> tuple[str, ...]:
-        """Return ``completed`` and ``cancelled``: a trip in them is never a mutation's target."""
-        return _TERMINAL
+        stored = request.state.hotel if request.state is not None else None
+        variant = "planned" if refused.code == "second_hotel" and stored is None else None
+        return refusal(refused, request.locale, variant=variant)
 
     def find_parts(
         self,
@@ -418,25 +394,17 @@ class TripWorkflow:
             return refusal(Rejected("no_such_extra", trip=state.name), locale)
         return tuple(PartCandidate(id=e.id, label=_extra_label(e, locale)) for e in found)
 
-    def no_candidate(
-        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
-    ) -> str:
-        """Return the sentence for trips named that ``operation`` does not fit (en or pt-PT)."""
-        return no_candidate("trip", operation, argument, locale)
+    def build(self, request: CompileRequest[TripState]) -> Command:
+        """Return the command of ``request`` (extras named ``E1``/``1``, kinds any case)."""
+        return build_trip_command(request.operation.key, request.values)
 
-    def policy(self, state: TripState | None, command: Command) -> CommandPolicy:
-        """Return the policy of travel-sample.md's table (low unless listed otherwise)."""
-        return _POLICIES.get(command.operation, CONSERVATIVE_POLICY)
+    def check(self, state: TripState | None, command: Command, today: date) -> None:
+        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` (docs/authoring.md#compile)."""
+        _check(state, _as_trip_command(command), today)
 
-    def validate(
-        self, state: TripState | None, command: Command, today: date, locale: str = copy.EN
-    ) -> Refusal | None:
-        """Re-check ``command`` against ``state`` now; the sentence is in ``locale`` (§7)."""
-        try:
-            _check(state, _as_trip_command(command), today)
-        except Rejected as rejected:
-            return refusal(rejected, locale)
-        return None
+    def refusal(self, refused: Refused, locale: str) -> Refusal:
+        """Return the refusal worded by the sample's ``copy`` (en or pt-PT)."""
+        return refusal(refused, locale)
 
     def execute(
         self, state: TripState | None, command: Command, ctx: ExecutionContext
@@ -555,12 +523,6 @@ class TripWorkflow:
                 shown["extra"] = f"{copy.kind_name(locale, found.kind)} ({found.id})"
         name = state.name if state is not None else str(data.get("name") or "")
         return command_text(locale, data, trip.operation, labels, shown=shown, trip=name)
-
-    def select_prompt(
-        self, operation: OperationSpec, argument: ArgumentSpec | None, locale: str
-    ) -> str:
-        """Return the question of a selection card offering trips, in ``locale`` (ADR)."""
-        return copy.text(locale, "select.trip")
 
 
 _IGNORED = frozenset(

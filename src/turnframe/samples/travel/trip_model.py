@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast, get_args
 
 from turnframe.core import (
     ArgumentKind,
@@ -32,7 +32,9 @@ from turnframe.core import (
     CaseRef,
     JSONObject,
     JSONValue,
+    Op,
     OperationSpec,
+    Part,
     RiskClass,
     UsageError,
 )
@@ -43,6 +45,7 @@ from turnframe.samples.travel._common import (
     Rejected,
     TravelCommand,
     arg,
+    arg_field,
     confirmed,
     date_from_json,
     date_value,
@@ -56,6 +59,7 @@ from turnframe.samples.travel._common import (
 __all__ = [
     "EXTRA_KINDS",
     "TRIP_OPERATIONS",
+    "TRIP_TABLE",
     "TRIP_STATUSES",
     "AddExtra",
     "AddTraveler",
@@ -82,7 +86,10 @@ TripStatus: TypeAlias = Literal["planning", "confirmed", "completed", "cancelled
 TRIP_STATUSES: tuple[TripStatus, ...] = ("planning", "confirmed", "completed", "cancelled")
 """Every trip status; each is also the phase of that name (guide §4)."""
 
-EXTRA_KINDS = ("hotel", "baggage", "insurance", "seat", "meal")
+ExtraKind: TypeAlias = Literal["hotel", "baggage", "insurance", "seat", "meal"]
+"""The kinds of extra (a ``CHOICE`` argument of ``trip.add_extra``)."""
+
+EXTRA_KINDS: tuple[str, ...] = get_args(ExtraKind)
 """The kinds an extra may have (the ``kind`` CHOICE of ``trip.add_extra``)."""
 
 Payer: TypeAlias = CaseRef | Literal["company"] | None
@@ -279,7 +286,7 @@ def load_trip(data: JSONObject) -> TripState:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StartTrip(TravelCommand):
+class StartTrip(TravelCommand, event="trip.started"):
     """``trip.start``: create the trip (low risk, no card; §7)."""
 
     OPERATION = "trip.start"
@@ -290,7 +297,7 @@ class StartTrip(TravelCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RenameTrip(TravelCommand):
+class RenameTrip(TravelCommand, event="trip.renamed"):
     """``trip.rename``: give the trip a new name (low risk; §7)."""
 
     OPERATION = "trip.rename"
@@ -298,7 +305,7 @@ class RenameTrip(TravelCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ChangeTripDates(TravelCommand):
+class ChangeTripDates(TravelCommand, event="trip.dates_changed"):
     """``trip.change_dates``: set both dates (low risk while planning; refused after; §7)."""
 
     OPERATION = "trip.change_dates"
@@ -307,42 +314,42 @@ class ChangeTripDates(TravelCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AddTraveler(TravelCommand):
+class AddTraveler(TravelCommand, event="trip.traveler_added"):
     """``trip.add_traveler``: add a traveler record to the trip (low risk; §7)."""
 
     OPERATION = "trip.add_traveler"
-    traveler: CaseRef
+    traveler: CaseRef = arg_field("traveler", workflow="traveler")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AddExtra(TravelCommand):
+class AddExtra(TravelCommand, event="trip.extra_added"):
     """``trip.add_extra``: add an extra of ``kind`` (low risk); the next ``E<n>`` id."""
 
     OPERATION = "trip.add_extra"
-    kind: str
+    kind: ExtraKind
     details: str | None = None
-    payer: Payer = None
+    payer: Payer = arg_field("payer", None, workflow="traveler")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SetExtraPayer(TravelCommand):
+class SetExtraPayer(TravelCommand, event="trip.extra_payer_set"):
     """``trip.set_extra_payer``: name who pays for ``extra`` (low risk; §7)."""
 
     OPERATION = "trip.set_extra_payer"
-    extra: str
-    payer: CaseRef | Literal["company"]
+    extra: Part
+    payer: CaseRef | Literal["company"] = arg_field("payer", workflow="traveler")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RemoveExtra(TravelCommand):
+class RemoveExtra(TravelCommand, event="trip.extra_removed"):
     """``trip.remove_extra``: remove ``extra``; its id is never reused (reversible; §7)."""
 
     OPERATION = "trip.remove_extra"
-    extra: str
+    extra: Part
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BookHotel(TravelCommand):
+class BookHotel(TravelCommand, event="trip.hotel_booked"):
     """``trip.book_hotel``: book ``hotel`` for ``nights`` as the hotel extra (monetary; §7)."""
 
     OPERATION = "trip.book_hotel"
@@ -351,14 +358,14 @@ class BookHotel(TravelCommand):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ConfirmTrip(TravelCommand):
+class ConfirmTrip(TravelCommand, event="trip.confirmed"):
     """``trip.confirm``: planning → confirmed (monetary; refused while obligations are open; §7)."""
 
     OPERATION = "trip.confirm"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CancelTrip(TravelCommand):
+class CancelTrip(TravelCommand, event="trip.cancelled"):
     """``trip.cancel``: planning or confirmed → cancelled; the row stays (destructive; §7)."""
 
     OPERATION = "trip.cancel"
@@ -514,6 +521,34 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
 )
 """The trip's operations, in the order travel-sample.md lists them."""
 
+_COMMANDS: tuple[type[TravelCommand], ...] = (
+    StartTrip,
+    RenameTrip,
+    ChangeTripDates,
+    AddTraveler,
+    AddExtra,
+    SetExtraPayer,
+    RemoveExtra,
+    BookHotel,
+    ConfirmTrip,
+    CancelTrip,
+)
+
+TRIP_TABLE: tuple[Op, ...] = tuple(
+    Op(
+        command,
+        spec.summary,
+        summaries=spec.summaries,
+        policy=spec.policy,
+        creates_case=spec.creates_case,
+        submission=spec.submission,
+    )
+    for command, spec in zip(_COMMANDS, TRIP_OPERATIONS, strict=True)
+)
+"""The trip's operation table (the authoring kit's rows, docs/authoring.md#tables): each
+command beside the hand-written spec above, which keeps the argument descriptions;
+``registration_problems`` checks that the two agree."""
+
 
 _EXTRA_ID = re.compile(r"[Ee]?\s*0*(\d+)")
 
@@ -561,16 +596,18 @@ def build_trip_command(key: str, values: Mapping[str, ArgValue]) -> TripCommand:
             raise Rejected("invalid_kind")
         payer = record_value(values, "payer", "traveler", literals=(COMPANY,))
         return AddExtra(
-            kind=kind,
+            kind=cast(ExtraKind, kind),
             details=text_value(values, "details"),
             payer=payer if isinstance(payer, CaseRef) or payer is None else COMPANY,
         )
     if key in ("trip.set_extra_payer", "trip.remove_extra"):
         extra = _normal_extra(text_value(values, "extra", required=True) or "")
         if key == "trip.remove_extra":
-            return RemoveExtra(extra=extra)
+            return RemoveExtra(extra=Part(extra))
         payer = record_value(values, "payer", "traveler", required=True, literals=(COMPANY,))
-        return SetExtraPayer(extra=extra, payer=payer if isinstance(payer, CaseRef) else COMPANY)
+        return SetExtraPayer(
+            extra=Part(extra), payer=payer if isinstance(payer, CaseRef) else COMPANY
+        )
     if key == "trip.book_hotel":
         return BookHotel(
             hotel=text_value(values, "hotel", required=True) or "",

@@ -1,0 +1,137 @@
+"""Applying a batch of commands with the workflows' pure code, and committing beside it.
+
+:func:`apply_commands` is what the store-backed executor's ``apply`` does; an adopter's
+:class:`~turnframe.core.ports.WorkflowExecutor` reuses it. :func:`journal_commit` commits
+Turnframe's side of an adopter executor's write (docs/adr/0025-adopter-executors.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from turnframe.core.commands import CommandEnvelope
+from turnframe.core.errors import InvariantBroken
+from turnframe.core.events import EventDraft
+from turnframe.core.ports import LoadedCase, Transition
+from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
+from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.policy import origin_satisfies
+from turnframe.store.base import CommitRequest, CommitResult, TurnStore
+
+__all__ = ["IndexedTransition", "apply_commands", "journal_commit", "search_text_of"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexedTransition(Transition):
+    """A :class:`~turnframe.core.ports.Transition` that also carries the case's search text.
+
+    Attributes:
+        search_text: the workflow's ``search_text`` of the new state, for
+            ``CommitRequest.search_text`` (the store indexes it in the commit's
+            transaction, :mod:`turnframe.store.search`).
+    """
+
+    search_text: str | None = None
+
+
+def search_text_of(transition: Transition) -> str | None:
+    """Return the search text a transition carries (``None`` for a plain ``Transition``)."""
+    return transition.search_text if isinstance(transition, IndexedTransition) else None
+
+
+_UNTYPED: Any = object()
+"""``apply_commands``'s default ``typed``: the state is typed from ``loaded.state``."""
+
+
+def apply_commands(
+    registry: WorkflowRegistry,
+    loaded: LoadedCase,
+    commands: Sequence[CommandEnvelope],
+    *,
+    today: date,
+    turn_id: str,
+    locale: str = "en",
+    typed: Any = _UNTYPED,
+) -> IndexedTransition:
+    """Validate and apply ``commands`` in order to ``loaded`` with the workflow's pure code.
+
+    What :meth:`StoredStateExecutor.apply` does, for an adopter executor to reuse: every
+    envelope's origin is checked against its policy (I4, I17), each command is validated
+    against the state it would apply to (a refusal in ``locale``) and executed. The
+    result carries the new state's search text (``search_text_of``).
+
+    Args:
+        registry: the workflows.
+        loaded: the case, its JSON state and revision.
+        commands: the batch, all for ``loaded.case``.
+        today: the turn's today (validation reads it).
+        turn_id: the committing turn (stamped in the execution context).
+        locale: the turn's locale.
+        typed: the typed state of ``loaded.state`` when the caller has it already.
+
+    Raises:
+        CommandRejected: when a command does not validate against the state.
+        InvariantBroken: when an envelope's origin does not satisfy its policy, an
+            envelope targets another case, or the batch produced no event.
+    """
+    workflow = registry.workflow(loaded.case.workflow)
+    definition = workflow.definition
+    state = workflow.typed(loaded.state) if typed is _UNTYPED else typed
+    events: list[EventDraft] = []
+    outbox: list[OutboxDraft] = []
+    for envelope in commands:
+        if envelope.case != loaded.case:
+            raise InvariantBroken(f"envelope for {envelope.case} applied to {loaded.case}")
+        if not origin_satisfies(envelope.policy, envelope.origin):
+            raise InvariantBroken(
+                f"{envelope.operation}: origin {envelope.origin.kind} does not satisfy its policy"
+            )
+        refusal = definition.validate(state, envelope.command, today, locale)
+        if refusal is not None:
+            raise CommandRejected(refusal.code, refusal.sentence)
+        ctx = ExecutionContext(case=loaded.case, actor=envelope.actor, today=today, turn_id=turn_id)
+        execution = definition.execute(state, envelope.command, ctx)
+        state = execution.state
+        events.extend(execution.events)
+        outbox.extend(execution.outbox)
+    if not events:
+        raise InvariantBroken(f"{loaded.case}: commands produced no event")
+    return IndexedTransition(
+        state=definition.dump_state(state),
+        events=tuple(events),
+        outbox=tuple(outbox),
+        search_text=None if state is None else definition.search_text(state),
+    )
+
+
+async def journal_commit(store: TurnStore, request: CommitRequest) -> CommitResult:
+    """Commit the Turnframe side of an adopter executor's commit: events, journal, card, outbox.
+
+    For an executor whose records live in its own tables
+    (docs/adr/0025-adopter-executors.md, docs/recipes/no-revision-column.md): call it
+    *after* your own compare-and-set of the record at ``request.expected_revision``
+    succeeded, in the same transaction (``PostgresStore.joined(conn)`` as ``store``).
+    A request whose idempotency key is journaled already replays (``replayed=True``,
+    nothing written: do not write your row either, check this first with
+    ``store.lookup_command``). The store's own copy of the case (``tf_case``, which the
+    store-backed directory lists and finds) is written at *its* revision, so a record
+    changed outside Turnframe never makes this side conflict: your compare-and-set is
+    the check of I12.
+
+    Returns:
+        The store's result; its ``revision`` is the store copy's: replace it with your
+        row's new revision before returning it from ``commit``.
+
+    Raises:
+        InteractionAlreadyResolved: the card the request resolves was closed first
+            (roll your write back).
+        IdempotencyKeyReused: the key was journaled with another request.
+        StoreError: the store could not write.
+    """
+    if await store.lookup_command(request.account, request.idempotency_key) is not None:
+        return await store.commit(request)
+    mirror = await store.load_case(request.case)
+    return await store.commit(replace(request, expected_revision=mirror.revision if mirror else 0))
