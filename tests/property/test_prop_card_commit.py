@@ -13,7 +13,7 @@ acknowledgement after it happened (``commit.ack_lost``):
   event written and no resolution (checked right after the click);
 * ``click_ack_lost``: the commit is written, its acknowledgement lost: the card must be
   RESOLVED together with the events (one transaction), never one without the other;
-* ``recover``: an interrupted turn resumes (guide §14);
+* ``recover``: an interrupted turn resumes (docs/architecture.md "Failures");
 * ``click`` / ``decline`` / ``edit`` (a change that makes cards stale).
 
 After every step, over every card in the store: a Confirm or Review card that is RESOLVED

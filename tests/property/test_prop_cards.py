@@ -1,4 +1,4 @@
-"""A card shows what it does (D2, I7; docs/adr/0013-cards-show-what-they-do.md).
+"""A card shows what it does (ADR 0003, I7; docs/adr/0013-cards-show-what-they-do.md).
 
 * For random commands with random arguments of EVERY travel operation, in every locale the
   workflow declares: the proposed command stored on a card carries the command's own

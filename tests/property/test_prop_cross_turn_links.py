@@ -3,7 +3,7 @@
 Random conversations of scripted turns (drawn by Hypothesis, one step at a time) where a
 later turn links a cancellation or a correction to an act of an earlier turn, drawn from
 every place such an act can be: pending on a card on screen, carried as an act waiting
-for a record (D6), already committed by its card, or never proposed at all. Clicks are
+for a record (ADR 0007), already committed by its card, or never proposed at all. Clicks are
 drawn over every card ever shown, whatever its status, so second clicks land on cards
 resolved every possible way (resolved, declined, withdrawn, stale, superseded).
 

@@ -20,7 +20,7 @@ oracle (``tf_oracle``) checks every turn from outside the runtime:
 * I1: a brief holds only handles of the actor's own records, never a case reference;
 * I5, I6, I16: one open card per case, cards in the reply are persisted, one card per
   commit, a card resolved as committed was resolved by the commit that carried it;
-* D1: no submission commits in a turn that says "do not submit", nor under a standing one
+* ADR 0002: no submission commits in a turn that says "do not submit", nor under a standing one
   unless lifted in words or by the card's click.
 
 Deterministic and bounded: batches of ``BATCH`` conversations run under the fixed seeds

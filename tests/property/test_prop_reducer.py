@@ -459,7 +459,7 @@ def test_reducer_compiles_only_exact_and_answers_every_item_once(inp: ReductionI
             if e.policy.needs_card:
                 assert not isinstance(e.origin, DirectUserAct), e
             if isinstance(e.origin, ConfirmedInteraction):
-                # Only the structured click confirms; a text card answer never does (D5).
+                # Only the structured click confirms; a text card answer never does (ADR 0006).
                 assert e.origin.interaction_id == click_card
                 assert inp.click is not None
                 assert e.origin.option_id == inp.click.response.option_id

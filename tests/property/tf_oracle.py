@@ -1,4 +1,4 @@
-"""Independent invariant oracles for the property tests (I1, I4–I6, I8, I11, I15–I17, D1).
+"""Independent invariant oracles for the property tests (I1, I4–I6, I8, I11, I15–I17, ADR 0002).
 
 Nothing here trusts the runtime's own reporting. The oracles observe three seams:
 
@@ -9,7 +9,7 @@ Nothing here trusts the runtime's own reporting. The oracles observe three seams
 * the executor, by wrapping ``StoredStateExecutor.apply``: every ``CommandEnvelope`` is
   recorded with its origin and policy and checked for I4/I9/I17 (one of the four origins,
   the workflow's own policy, a confirmation only from the card clicked in this turn, as it
-  was stored, open, before it) and D1 (no submission under "do not submit");
+  was stored, open, before it) and ADR 0002 (no submission under "do not submit");
 * the store, by subclassing ``InMemoryStore``: every ``CommitRequest`` that reaches
   ``commit`` is matched with the envelopes the executor saw, so a commit whose origins
   were never observed (or are not server-issued) is a violation; a confirmation commits
@@ -112,7 +112,7 @@ def envelope_violations(
         if origin.turn_id != turn_id:
             out.append(f"I4 {where}: DirectUserAct of turn {origin.turn_id}, not {turn_id}")
     elif isinstance(origin, ConfirmedInteraction):
-        # Only the structured click of this very turn can confirm (D5, I9, I17).
+        # Only the structured click of this very turn can confirm (ADR 0006, I9, I17).
         if click is None or click.interaction_id != origin.interaction_id:
             out.append(f"I9 {where}: ConfirmedInteraction {origin.interaction_id} was not clicked")
         elif click.option_id != origin.option_id:
@@ -151,7 +151,7 @@ def constraint_violations(
     standing_before: bool,
     registry: WorkflowRegistry,
 ) -> list[str]:
-    """D1: "do not submit" blocks every submission of the turn; a standing one blocks every
+    """ADR 0002: "do not submit" blocks every submission of the turn; a standing one blocks every
     submission until lifted in words or by clicking the card of that very command."""
     spec = registry.operation(envelope.operation)
     if spec is None or not spec.submission:
@@ -159,12 +159,12 @@ def constraint_violations(
     kinds = {c.kind for c in (understanding.constraints if understanding else ())}
     where = f"{envelope.operation} on {envelope.case}"
     if ConstraintKind.DO_NOT_SUBMIT in kinds:
-        return [f"D1 {where}: submitted in a turn that said do not submit"]
+        return [f"ADR 0002 {where}: submitted in a turn that said do not submit"]
     lifted = ConstraintKind.ALLOW_SUBMIT in kinds or isinstance(
         envelope.origin, ConfirmedInteraction
     )
     if standing_before and not lifted:
-        return [f"D1 {where}: submitted under a standing do-not-submit, never lifted"]
+        return [f"ADR 0002 {where}: submitted under a standing do-not-submit, never lifted"]
     return []
 
 
@@ -244,7 +244,7 @@ def _exact_sources(inp: ReductionInput) -> dict[tuple[str, CaseRef], set[str | N
             if isinstance(p.resolution, Exact):
                 add(p.act.id, p.resolution.case, clicked)
                 add(f"{clicked}:{p.act.id}", p.resolution.case, clicked)
-    # An act carried across replies (D6) was resolved Exact in the turn that read it, and
+    # An act carried across replies (ADR 0007) was resolved Exact in the turn that read it, and
     # reports under ``<turn id>:<act id>``.
     for waiting in getattr(inp, "waiting", ()):
         if waiting.pending.case is not None:
@@ -581,7 +581,9 @@ class Oracle:
         )
         persisted = await store.load_reply(ctx.actor.account, result.turn_id) or ()
         if tuple(persisted) != tuple(result.blocks):
-            found.append("guide §9: the persisted reply differs from the returned one")
+            found.append(
+                "docs/architecture.md 'Claims': the persisted reply differs from the returned one"
+            )
         answers = Counter(b.question_id for b in result.blocks if isinstance(b, AnswerBlock))
         for question in ctx.understanding.questions if ctx.understanding else ():
             if answers[question.id] != 1:

@@ -1,4 +1,6 @@
-"""A planted key appears in no output: replay records, logs, exceptions, the CLI (guide §10).
+"""A planted key appears in no output: replay records, logs, exceptions, the CLI.
+
+See docs/architecture.md "Providers".
 
 The key is sent (the fake server sees it), the fake echoes it back in an answer and in
 error messages, and the SDKs log at DEBUG; none of it may carry the key out.

@@ -1,4 +1,7 @@
-"""Crash recovery from the persisted turn phase, at every named store boundary (guide §14)."""
+"""Crash recovery from the persisted turn phase, at every named store boundary.
+
+See docs/architecture.md "Failures".
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Crash recovery on PostgreSQL (guide §14): every boundary, SIGKILL, takeover, dead letter.
+"""Crash recovery on PostgreSQL: every boundary, SIGKILL, takeover, dead letter.
+
+See docs/architecture.md "Failures".
 
 A worker process (:mod:`turnframe.testing.crash_worker`) runs a turn and is killed with
 SIGKILL at each named store boundary; a fresh process then takes the stalled turn over

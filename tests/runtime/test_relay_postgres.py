@@ -1,4 +1,6 @@
-"""Outbox relay and the manifest submission saga on PostgreSQL (guide §9, §11, I4, I19).
+"""Outbox relay and the manifest submission saga on PostgreSQL (I4, I19).
+
+See docs/architecture.md "Claims", "Stores".
 
 The airline is :class:`turnframe.testing.airline.AirlineServer` on loopback; it can
 accept, reject, delay, time out after receiving, be down, and call back.

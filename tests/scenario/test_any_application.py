@@ -153,16 +153,16 @@ records:
 turns:
   - external: {case: D1, status: accepted}
     expect:
-      state: {D1: {status: accepted}}
+      state: {ADR 0002: {status: accepted}}
   - external: {case: D1, timeout: true}
     expect:
-      state: {D1: {status: outcome_unknown}}
+      state: {ADR 0002: {status: outcome_unknown}}
   - external: {case: D1, status: issued}
     expect:
-      state: {D1: {status: issued}}
+      state: {ADR 0002: {status: issued}}
   - external: {case: D1, status: accepted}
     expect:
-      state: {D1: {status: issued}}
+      state: {ADR 0002: {status: issued}}
 """
 
 

@@ -3,7 +3,7 @@
 A cursor is opaque text a caller hands back; a forged one (too long for the stores'
 64-bit position column, or past ``int()``'s digit limit) must be refused with
 :class:`~turnframe.store.search.BadPageRequest` before any store reads
-(docs/architecture.md, "Store").
+(docs/architecture.md "Stores").
 """
 
 from __future__ import annotations

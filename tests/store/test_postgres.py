@@ -270,7 +270,10 @@ class TestPostgresSpecifics:
         anyio.run(main)
 
     def test_connection_lost_during_commit_is_outcome_unknown_settled_by_lookup(self) -> None:
-        """A proxy forwards COMMIT, then cuts the line before the reply (research §3.4)."""
+        """A proxy forwards COMMIT, then cuts the line before the reply.
+
+        See docs/postgres.md "Store".
+        """
         info = psycopg.conninfo.conninfo_to_dict(self.dsn)
         host, port = info.get("host") or "127.0.0.1", int(info.get("port") or 5432)
 

@@ -1,4 +1,7 @@
-"""Every psycopg error maps to a classified store error (guide §14, research S12)."""
+"""Every psycopg error maps to a classified store error.
+
+See docs/architecture.md "Failures", docs/architecture.md "Stores".
+"""
 
 from __future__ import annotations
 
@@ -63,7 +66,10 @@ def test_conflicts_and_lost_connections_are_recognised() -> None:
 
 
 def test_every_store_error_is_classified() -> None:
-    """§14: retryable, effect may have happened, message key, severity, reconciliation."""
+    """Retryable, effect may have happened, message key, severity, reconciliation.
+
+    See docs/architecture.md "Failures".
+    """
     from turnframe.core.ids import CaseRef
 
     samples = [

@@ -1,4 +1,4 @@
-"""The Hypothesis stateful store test (reliability research §6.2) on every bundled store."""
+"""The Hypothesis stateful store test (docs/architecture.md "Stores") on every bundled store."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def _checked_reduce(violations: list[str]) -> Any:
                 resolution = resolutions.get(envelope.act_id)
                 exact = isinstance(resolution, Exact) and resolution.case == batch.case
                 from_card = batch.case in on_cards.get(envelope.act_id, set())
-                # An act carried while it waited for a record (D6) resumes on the target
+                # An act carried while it waited for a record (ADR 0007) resumes on the target
                 # its own turn resolved exactly.
                 from_waiting = any(
                     w.item_id == envelope.act_id and w.pending.case == batch.case

@@ -1,4 +1,7 @@
-"""Prompts know no domain (guide §5): no task prompt names a sample's vocabulary."""
+"""Prompts know no domain: no task prompt names a sample's vocabulary.
+
+See docs/architecture.md "Understanding".
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The reply's words (guide §9): acknowledge, review and answer never weaken the blocks.
+"""The reply's words: acknowledge, review and answer never weaken the blocks.
+
+See docs/architecture.md "Claims".
 
 Receipts stay code-rendered, model-written blocks carry no claims, a reply failing the
 review twice is dropped and the code-written question stands in, ``low`` drops the

@@ -1,4 +1,4 @@
-"""``turnframe db migrate|print-sql``: the PostgreSQL store's schema (decision D10).
+"""``turnframe db migrate|print-sql``: the PostgreSQL store's schema (ADR 0011).
 
 ``migrate`` applies the shipped numbered SQL files under an advisory lock (``schema.sql``
 for an empty schema); ``print-sql`` prints the same statements for an adopter's own

@@ -1,4 +1,6 @@
-"""``turnframe relay``: an outbox relay process on the PostgreSQL store (guide §9, §11).
+"""``turnframe relay``: an outbox relay process on the PostgreSQL store.
+
+See docs/architecture.md "Claims", "Stores".
 
 Runs :class:`~turnframe.runtime.OutboxRelay` with the travel sample's manifest
 submission saga (the reference handler), and serves the airline's signed callbacks on

@@ -1,7 +1,7 @@
 """The pure vocabulary of Turnframe: what an adopter's domain code is written in.
 
 Synchronous, no I/O, no async runtime, no vendor or database library (import-linter
-contract ``core-is-pure``). See the architecture guide §2–§9.
+contract ``core-is-pure``). See docs/architecture.md "One turn".
 """
 
 from turnframe.core.acts import (

@@ -1,4 +1,6 @@
-"""What understanding proposes: semantic acts, questions, constraints (guide §5, I9).
+"""What understanding proposes: semantic acts, questions, constraints (I9).
+
+See docs/architecture.md "Understanding".
 
 Everything here is a proposal and authorizes nothing. Values are the user's words
 (strings); code evaluates them.
@@ -25,7 +27,7 @@ __all__ = [
 
 
 class EvidenceSource(StrEnum):
-    """Where an act's words were found (decision D4: only ``USER`` grounds an act)."""
+    """Where an act's words were found (ADR 0005: only ``USER`` grounds an act)."""
 
     USER = "user"
     RECORD = "record"
@@ -63,7 +65,7 @@ class SemanticAct:
         target: the proposed target.
         args: argument name → the user's words (or a handle for record arguments).
         evidence: argument name → the words each value copies.
-        evidence_source: where the words were found (D4).
+        evidence_source: where the words were found (ADR 0005).
         hypothetical: a question about what would happen; never becomes an action.
     """
 
@@ -83,7 +85,7 @@ class Question:
     Attributes:
         id: unique within the turn.
         topic: a knowledge topic, e.g. ``"baggage_allowance"``.
-        target: the record(s) asked about; several candidates are allowed (ADR rule 9).
+        target: the record(s) asked about; several candidates are allowed (ADR 0001 rule 5).
         basis: what the answer is given on (``"current_state"`` or ``"hypothetical"``).
     """
 
@@ -94,14 +96,14 @@ class Question:
 
 
 class ConstraintKind(StrEnum):
-    """The constraints the reducer knows (D1)."""
+    """The constraints the reducer knows (ADR 0002)."""
 
     DO_NOT_SUBMIT = "do_not_submit"
     ALLOW_SUBMIT = "allow_submit"
 
 
 class ConstraintScope(StrEnum):
-    """How long a constraint lasts (D1)."""
+    """How long a constraint lasts (ADR 0002)."""
 
     TURN = "turn"
     STANDING = "standing"
@@ -114,7 +116,7 @@ class Constraint:
     Attributes:
         id: unique within the turn.
         kind: ``do_not_submit`` blocks submissions; ``allow_submit`` lifts a standing one.
-        scope: ``turn`` unless the user's words scope it further (D1).
+        scope: ``turn`` unless the user's words scope it further (ADR 0002).
     """
 
     id: str
@@ -124,7 +126,7 @@ class Constraint:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardAnswer:
-    """An answer to a card inferred from text; binds more weakly than a click (D5).
+    """An answer to a card inferred from text; binds more weakly than a click (ADR 0006).
 
     Attributes:
         id: unique within the turn.
@@ -139,7 +141,9 @@ class CardAnswer:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Link:
-    """A relation understanding drew between two acts of the turn (guide §6).
+    """A relation understanding drew between two acts of the turn.
+
+    See docs/architecture.md "Reduction".
 
     Attributes:
         act: the later act.

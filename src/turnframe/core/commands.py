@@ -1,4 +1,6 @@
-"""Commands, their envelopes, origins and policies (guide §7, I4, I12, I13, I17).
+"""Commands, their envelopes, origins and policies (I4, I12, I13, I17).
+
+See docs/architecture.md "Commands".
 
 There are exactly four :data:`Origin` variants, all issued by the server. There is no
 variant a model proposal could produce, so no downstream code can construct one.
@@ -50,7 +52,10 @@ class Command(Protocol):
 
 
 class RiskClass(StrEnum):
-    """How consequential a command is (guide §7). ``UNKNOWN`` is treated as the worst."""
+    """How consequential a command is. ``UNKNOWN`` is treated as the worst.
+
+    See docs/architecture.md "Commands".
+    """
 
     LOW = "low"
     REVERSIBLE = "reversible"
@@ -61,7 +66,7 @@ class RiskClass(StrEnum):
 
     @property
     def high(self) -> bool:
-        """Whether a confirmation of this risk may never be resolved from text (D5, I17)."""
+        """Whether a confirmation of this risk may never be resolved from text (ADR 0006, I17)."""
         return self not in (RiskClass.LOW, RiskClass.REVERSIBLE)
 
     @property
@@ -114,7 +119,7 @@ class AtomicityScope(StrEnum):
 
 
 class ClaimMode(StrEnum):
-    """What a reply may claim after the command commits (guide §9, I19)."""
+    """What a reply may claim after the command commits (docs/architecture.md "Claims", I19)."""
 
     RECEIPT = "receipt"
     """The committed events are the outcome."""
@@ -328,7 +333,7 @@ def origin_is_server_issued(origin: object) -> bool:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandEnvelope:
-    """A command ready to commit (guide §7).
+    """A command ready to commit (docs/architecture.md "Commands").
 
     Attributes:
         command: the typed domain command.

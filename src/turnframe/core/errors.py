@@ -1,4 +1,4 @@
-"""The error tree shared by every Turnframe subpackage (guide §14).
+"""The error tree shared by every Turnframe subpackage (docs/architecture.md "Failures").
 
 ::
 
@@ -43,7 +43,7 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FailureClass:
-    """How a failure is classified (guide §14).
+    """How a failure is classified (docs/architecture.md "Failures").
 
     Attributes:
         retryable: whether repeating the same call may succeed.
@@ -91,7 +91,7 @@ class RiskPolicyError(RegistryError):
 
 
 class TurnFailure(TurnframeError):
-    """A failure while a turn ran, classified per guide §14.
+    """A failure while a turn ran, classified per docs/architecture.md "Failures".
 
     Args:
         message: a developer-facing description (never shown to end users).

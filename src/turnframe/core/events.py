@@ -1,4 +1,7 @@
-"""Committed events, receipts and outbox messages (guide §9, §11, I15, I19)."""
+"""Committed events, receipts and outbox messages (I15, I19).
+
+See docs/architecture.md "Claims", "Stores".
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Identity values: actors, case references and JSON shapes (guide §2 step 7, I1).
+"""Identity values: actors, case references and JSON shapes (I1).
+
+See docs/architecture.md "One turn" step 7.
 
 A :class:`CaseRef` is a server-side identity and never reaches a model; models see only
 opaque per-turn handles (strings minted by the runtime).

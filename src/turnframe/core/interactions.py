@@ -1,4 +1,7 @@
-"""Durable interactions: cards whose options the server owns (guide §8, ADR, I5–I7, I16, I17)."""
+"""Durable interactions: cards whose options the server owns (I5–I7, I16, I17).
+
+See docs/architecture.md "Cards", ADR 0001.
+"""
 
 from __future__ import annotations
 
@@ -108,7 +111,7 @@ class PendingAct:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RenderedArgument:
-    """One argument of a proposed command, as the domain renders it for a card (D2).
+    """One argument of a proposed command, as the domain renders it for a card (ADR 0003).
 
     Attributes:
         name: the key in the command's ``to_json()``.
@@ -124,7 +127,7 @@ class RenderedArgument:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProposedCommand:
-    """A command a Confirm or Review card authorises, exactly as the card shows it (D2, I7).
+    """A command a Confirm or Review card authorises, exactly as the card shows it (ADR 0003, I7).
 
     The card's payload hash covers ``arguments`` and ``text``: a card whose command
     changed in any argument is another card (docs/adr/0013-cards-show-what-they-do.md).
@@ -155,14 +158,14 @@ class InteractionSpec:
         bound_revision: the case revision it is bound to (stale after any change).
         independent: the card declares independence of the case revision.
         pending: the acts it resumes or authorises.
-        operations: the operations it authorises (a Confirm card lists every one, D3).
+        operations: the operations it authorises (a Confirm card lists every one, ADR 0004).
         required_role: the role whose holder must click (Review cards).
         excluded_reviewers: user ids that may not resolve it even with that role (a
             Review card's four eyes; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
             rule 9). A card stored before the field existed loads with none.
         confirmed_by: earlier cards of the same chain (a Confirm before a Review).
         commands: on a Confirm or Review card, every command it authorises with its
-            arguments as the domain rendered them (D2); the prompt shows their texts.
+            arguments as the domain rendered them (ADR 0003); the prompt shows their texts.
     """
 
     kind: InteractionKind

@@ -1,4 +1,6 @@
-"""The closed vocabulary understanding may choose from (guide §2 step 3, §5, I2).
+"""The closed vocabulary understanding may choose from (I2).
+
+See docs/architecture.md "One turn" step 3, "Understanding".
 
 An :class:`OperationSpec` is what a workflow offers in a view; a model can only name
 offered operation keys, handles in view and options of the card on screen.
@@ -54,7 +56,7 @@ class ArgumentSpec:
         literals: words accepted besides a record for ``RECORD`` arguments (e.g. ``"company"``).
         names_record: on an operation that creates a case, the argument holding the name
             people call the new record by (an act waiting for a record so named completes
-            when it is registered, D6).
+            when it is registered, ADR 0007).
     """
 
     name: str
@@ -88,7 +90,7 @@ class OperationSpec:
         summaries: per-locale summaries (``summary_in``).
         arguments: the argument specs.
         creates_case: whether the operation brings a new case into existence.
-        submission: whether it is a submission that a "do not submit" constraint blocks (D1).
+        submission: whether it is a submission that a "do not submit" constraint blocks (ADR 0002).
         policy: the declared policy (risk class, confirmation, any explicit opt-out).
             ``WorkflowRegistry.register`` checks it (I17) and the runtime never applies a
             weaker one than it at run time; undeclared means unknown risk with a Confirm

@@ -117,7 +117,7 @@ class DirectoryEntry:
 
 
 class CaseDirectory(Protocol):
-    """Lists and finds the records an actor may address (guide §2 step 6)."""
+    """Lists and finds the records an actor may address (docs/architecture.md "One turn" step 6)."""
 
     async def list_for_actor(self, actor: Actor) -> Sequence[DirectoryEntry]:
         """Return every record ``actor`` may address, in a stable order."""
@@ -170,7 +170,7 @@ class Subject:
 
 
 class KnowledgeSource(Protocol):
-    """Answers read-only questions on an explicit basis (guide §9)."""
+    """Answers read-only questions on an explicit basis (docs/architecture.md "Claims")."""
 
     async def answer(self, question: Question, subjects: Sequence[Subject], locale: str) -> str:
         """Return the answer's words for ``question`` about ``subjects``."""

@@ -1,4 +1,7 @@
-"""The reply: an ordered list of typed blocks, persisted exactly as returned (guide §9)."""
+"""The reply: an ordered list of typed blocks, persisted exactly as returned.
+
+See docs/architecture.md "Claims".
+"""
 
 from __future__ import annotations
 

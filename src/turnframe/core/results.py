@@ -1,4 +1,7 @@
-"""Per-item results: every act and question gets exactly one (guide §6, I11)."""
+"""Per-item results: every act and question gets exactly one (I11).
+
+See docs/architecture.md "Reduction".
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ __all__ = ["PlannedActResult", "ResultStatus"]
 
 
 class ResultStatus(StrEnum):
-    """The result names a turn reports (scenario-format names)."""
+    """The result names a turn reports (docs/scenario-format.md names)."""
 
     READY = "ready"
     """Planned to execute this turn (becomes ``committed`` or ``rejected``)."""

@@ -1,4 +1,6 @@
-"""Target resolution: opaque handles to authorised cases (guide §2 step 7, ADR, I1, I8).
+"""Target resolution: opaque handles to authorised cases (I1, I8).
+
+See docs/architecture.md "One turn" step 7, ADR 0001.
 
 Only :class:`Exact` reaches compilation. :class:`Ambiguous` never resolves to a
 candidate by recency, order, confidence or plausibility.
@@ -50,7 +52,7 @@ class Exact:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ambiguous:
-    """The mention matches several candidates; a SelectTarget card must ask (ADR rule 3).
+    """The mention matches several candidates; a SelectTarget card must ask (ADR 0001 rule 3).
 
     Attributes:
         candidates: at least two candidates, in the directory's label order.

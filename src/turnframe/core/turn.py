@@ -1,4 +1,4 @@
-"""What enters a turn and what it streams out (guide §2 step 1, §9)."""
+"""What enters a turn and what it streams out (docs/architecture.md "One turn" step 1, "Claims")."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ class TurnInput:
 
 
 class TurnPhase(StrEnum):
-    """The turn's phases (guide §14).
+    """The turn's phases (docs/architecture.md "Failures").
 
     The runtime persists three of them, which drive crash recovery: ``received``,
     ``committing`` (with the whole plan) and ``replied``. ``understood``, ``planned`` and

@@ -1,4 +1,4 @@
-"""The Flow Map projection: what a case looks like to a turn (guide §4, I3).
+"""The Flow Map projection: what a case looks like to a turn (docs/architecture.md "Workflows", I3).
 
 A :class:`WorkflowView` is a pure function of (workflow version, state snapshot).
 """
@@ -69,7 +69,7 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkflowView:
-    """A case as projected for one turn (guide §4).
+    """A case as projected for one turn (docs/architecture.md "Workflows").
 
     Attributes:
         workflow: the workflow name.

@@ -1,10 +1,12 @@
-"""What a domain author writes, and the registry that erases it (guide §4, §13).
+"""What a domain author writes, and the registry that erases it.
+
+See docs/architecture.md "Workflows", "What you write".
 
 A :class:`WorkflowDefinition` is typed domain code: a projector, the operations each view
-offers, act compilation (with the domain check of §2 step 5), command policy, pure
-execution, receipts, candidate labels and a briefing. The :class:`WorkflowRegistry`
-holds several behind :class:`ErasedWorkflow`, which only serialises at the boundary.
-Every method here is synchronous and pure.
+offers, act compilation (with the domain check of docs/architecture.md "One turn" step 5), command
+policy, pure execution, receipts, candidate labels and a briefing. The :class:`WorkflowRegistry`
+holds several behind :class:`ErasedWorkflow`, which only serialises at the boundary. Every method
+here is synchronous and pure.
 """
 
 from __future__ import annotations
@@ -78,7 +80,9 @@ amount, a date or a record."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Refusal:
-    """The domain refuses an act or command, in its own words (guide §2 step 5).
+    """The domain refuses an act or command, in its own words.
+
+    See docs/architecture.md "One turn" step 5.
 
     Attributes:
         code: a stable code, e.g. ``"end_before_start"``.
@@ -91,7 +95,7 @@ class Refusal:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandText:
-    """A proposed command as the domain words it for a card (D2, ``render_command``).
+    """A proposed command as the domain words it for a card (ADR 0003, ``render_command``).
 
     Attributes:
         text: one sentence in the card's locale, e.g. ``"Book hotel Avenida for 3 nights"``.
@@ -144,7 +148,7 @@ class CompileRequest(Generic[S]):
         state: the case's typed state (``None`` when the act creates the case).
         view: the case's view.
         values: argument name → evaluated value (dates parsed, records resolved).
-        prior: commands already planned for this case earlier in the turn (D3).
+        prior: commands already planned for this case earlier in the turn (ADR 0004).
         actor: who acts.
         today: the turn's today.
         locale: the reply's locale, for refusal sentences.
@@ -181,7 +185,7 @@ class ExecutionContext:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OutboxDraft:
-    """An external effect to commit with the events (guide §11).
+    """An external effect to commit with the events (docs/architecture.md "Stores").
 
     Attributes:
         topic: e.g. ``"airline.submit_manifest"``.
@@ -208,7 +212,9 @@ class Execution(Generic[S]):
 
 
 class WorkflowDefinition(Protocol[S]):
-    """A workflow, as a domain author writes it (guide §4, §13). Pure and synchronous.
+    """A workflow, as a domain author writes it. Pure and synchronous.
+
+    See docs/architecture.md "Workflows", "What you write".
 
     Implementations must uphold I3: ``project`` is a pure function of the state, with
     exactly one phase, stable obligation ids and an outcome only when complete; an
@@ -297,7 +303,7 @@ class WorkflowDefinition(Protocol[S]):
         ...
 
     def candidate_label(self, case: CaseRef, state: S | None, locale: str) -> str:
-        """Return a label that tells this case apart from its homonyms (ADR)."""
+        """Return a label that tells this case apart from its homonyms (ADR 0001)."""
         ...
 
     def search_text(self, state: S) -> str:
@@ -319,7 +325,7 @@ class WorkflowDefinition(Protocol[S]):
     def render_command(
         self, state: S | None, command: Command, locale: str, labels: Mapping[CaseRef, str]
     ) -> CommandText:
-        """Return ``command`` worded for a Confirm or Review card in ``locale`` (D2).
+        """Return ``command`` worded for a Confirm or Review card in ``locale`` (ADR 0003).
 
         ``labels`` holds the candidate labels of the records the turn loaded, for record
         arguments. Optional: :meth:`ErasedWorkflow.propose` falls back to the operation's
@@ -437,7 +443,7 @@ class ErasedWorkflow:
     def propose(
         self, state: Any, command: Command, locale: str, labels: Mapping[CaseRef, str]
     ) -> ProposedCommand:
-        """Return ``command`` as a card shows it: the domain's words plus every argument (D2).
+        """Return ``command`` as a card shows it: the domain's words plus every argument (ADR 0003).
 
         Uses the definition's ``render_command`` when it has one, else the operation's
         summary. Every argument of ``command.to_json()`` with a value is rendered; one the

@@ -1,4 +1,6 @@
-"""The evaluation harness: message sets with expectations, per-task scores (guide §15).
+"""The evaluation harness: message sets with expectations, per-task scores.
+
+See docs/architecture.md "Evaluation".
 
 ``turnframe eval run DIR --model MODEL`` runs a set through the real pipeline; ``--model
 oracle`` answers every task from the set's own expectations and must score 100%.

@@ -1,4 +1,6 @@
-"""The provider-neutral model layer (guide §10): normalized calls, profiles, routing.
+"""The provider-neutral model layer: normalized calls, profiles, routing.
+
+See docs/architecture.md "Providers".
 
 Vendor adapters live in their own modules, each behind its extra, and are never
 imported by this facade: ``turnframe.providers.openai`` (OpenAI, Azure OpenAI,

@@ -1,4 +1,7 @@
-"""What every vendor adapter shares (guide §10, providers.md §3).
+"""What every vendor adapter shares.
+
+See docs/architecture.md "Providers", docs/provider-adapters.md
+"What every adapter does the same way".
 
 Capability checks, schema subsets, full validation, error classification helpers and
 redaction.
@@ -321,7 +324,9 @@ def status_error(
     quota: bool = False,
     auth: bool = False,
 ) -> ProviderError:
-    """Return the classified error for an HTTP failure (providers.md §3.2).
+    """Return the classified error for an HTTP failure.
+
+    See docs/provider-adapters.md "What every adapter does the same way".
 
     The vendor module decides the body-dependent flags (``overflow``, ``quota``,
     ``auth``: classify by body, not status); this maps the rest by status.

@@ -1,6 +1,6 @@
 """Anthropic's Messages API (extra ``anthropic``).
 
-Through the official ``anthropic`` SDK with ``max_retries=0`` (D9) and a pinned
+Through the official ``anthropic`` SDK with ``max_retries=0`` (ADR 0010) and a pinned
 ``anthropic-version``. Genuine structured output is ``output_config.format``
 (``json_schema``, the default mode) or a strict tool forced with ``tool_choice``
 (``mode="tool"``). The schema is cut to the subset Anthropic enforces: numeric and

@@ -1,4 +1,6 @@
-"""The provider-neutral model layer: normalized requests, responses and profiles (guide §10).
+"""The provider-neutral model layer: normalized requests, responses and profiles.
+
+See docs/architecture.md "Providers".
 
 The runtime and the tasks depend on these shapes only, never on a vendor's wire format.
 A :class:`ModelProfile` declares what one (provider, model) pair can do; a task states
@@ -279,7 +281,9 @@ class ModelRequest:
 
 
 class StopReason(StrEnum):
-    """How a call that came back ended (providers.md §3.1); none of these is an error.
+    """How a call that came back ended; none of these is an error.
+
+    See docs/provider-adapters.md "What every adapter does the same way".
 
     ``MALFORMED``: the output is not JSON or breaks the full schema (the vendor's own
     malformed states included). ``TOOL_CALLS``: the model called tools instead.

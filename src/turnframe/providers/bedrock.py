@@ -2,7 +2,7 @@
 
 Through ``boto3``'s ``bedrock-runtime`` client (SigV4, the credential chain and the
 binary event-stream protocol come from botocore) with
-``Config(retries={"total_max_attempts": 1, "mode": "standard"})`` (D9). boto3 is
+``Config(retries={"total_max_attempts": 1, "mode": "standard"})`` (ADR 0010). boto3 is
 synchronous: each call, and each stream event, runs in a worker thread, and a
 cancelled stream is closed at once.
 

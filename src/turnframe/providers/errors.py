@@ -1,4 +1,6 @@
-"""Provider errors, each classified by a :class:`~turnframe.core.errors.FailureClass` (guide §10, §14).
+"""Provider errors, each classified by a :class:`~turnframe.core.errors.FailureClass`.
+
+See docs/architecture.md "Providers", "Failures".
 
 ::
 
@@ -285,7 +287,10 @@ class BadRequest(ProviderError):
 
 
 class CapabilityMissing(UsageError):
-    """No model profile meets what a task needs; never silently downgraded (guide §10)."""
+    """No model profile meets what a task needs; never silently downgraded.
+
+    See docs/architecture.md "Providers".
+    """
 
 
 class MissingCredential(UsageError):

@@ -1,7 +1,7 @@
 """Google Gemini, on the Gemini API (AI Studio) or Vertex AI (extra ``gemini``).
 
 Through the official ``google-genai`` SDK with ``HttpRetryOptions(attempts=1)``, which
-also turns off its implicit retry on connection errors (D9). Genuine structured output
+also turns off its implicit retry on connection errors (ADR 0010). Genuine structured output
 is ``response_mime_type: application/json`` with ``response_json_schema``; the schema is
 cut to the SDK's documented allow-list (``const`` is sent as a one-value ``enum``,
 length limits and ``uniqueItems`` are left to the full-schema check).

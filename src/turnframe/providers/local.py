@@ -9,7 +9,7 @@ For a served model prefer llama.cpp's ``llama-server`` behind
 :class:`~turnframe.providers.openai.OpenAICompatibleProvider` (profile
 ``llama_server_profile``): same grammar engine, real HTTP errors and streaming.
 
-Two llama-cpp-python quirks (providers.md §6.2) are guarded here:
+Two llama-cpp-python quirks (docs/provider-adapters.md "Per adapter") are guarded here:
 
 1. ``create_chat_completion`` silently ignores ``response_format={"type": "json_schema"}``
    (no grammar at all). The adapter never sends it: it compiles the grammar itself and

@@ -6,7 +6,7 @@ at all. The request goes through that client's HTTP connection as a plain
 ``/api/chat`` body, because the SDK's ``chat()`` cannot send two fields the adapter
 needs: ``"truncate": false`` and ``"shift": false``. Without them Ollama silently drops
 the oldest messages to fit ``num_ctx``; with them an overflow is an error. The client
-has no retries to turn off (D9).
+has no retries to turn off (ADR 0010).
 
 Genuine structured output is ``format`` with a JSON schema. Ollama forwards it to
 llama.cpp's grammar converter, which skips unsupported keywords silently, so the

@@ -1,7 +1,7 @@
 """OpenAI, Azure OpenAI and OpenAI-compatible servers (extra ``openai``).
 
 Chat Completions (``api="chat"``) and the Responses API (``api="responses"``) through the
-official ``openai`` SDK with ``max_retries=0`` (D9). Genuine structured output is
+official ``openai`` SDK with ``max_retries=0`` (ADR 0010). Genuine structured output is
 ``response_format`` / ``text.format`` ``json_schema`` with ``strict: true``; JSON mode
 (``json_object``) is prompt-only JSON and is only sent on an explicit opt-in.
 

@@ -1,4 +1,4 @@
-"""Routing and fallback bounded by commit (guide §10, I18).
+"""Routing and fallback bounded by commit (docs/architecture.md "Providers", I18).
 
 A :class:`FallbackProvider` serves a task from its list of candidate profiles. Before
 any command of the turn executes, a classified-retryable failure (rate limit,

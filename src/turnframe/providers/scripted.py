@@ -1,4 +1,6 @@
-"""Test providers: scripted answers, replayed turns and a fixed-latency fake (guide §10, I20).
+"""Test providers: scripted answers, replayed turns and a fixed-latency fake (I20).
+
+See docs/architecture.md "Providers".
 
 None of them calls a network. They exist so tests, scenarios, replays and benchmarks run
 the real task machinery over known answers.

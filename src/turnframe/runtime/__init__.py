@@ -1,4 +1,4 @@
-"""The turn pipeline (guide §2): what an application runs.
+"""The turn pipeline (docs/architecture.md "One turn"): what an application runs.
 
 The adopter API is :class:`Runtime` with an :class:`Application`; the determinism ports
 (:class:`Clock`, :class:`IdSource`) and the default store-backed executor and directory.

@@ -1,4 +1,4 @@
-"""The application bundle a runtime serves (guide §13)."""
+"""The application bundle a runtime serves (docs/architecture.md "What you write")."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ class Application:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NarrationConfig:
-    """What the runtime says while a turn is read (guide §5 "Budgets and records").
+    """What the runtime says while a turn is read (docs/architecture.md "Budgets and records").
 
     Attributes:
         steps: each understanding step (``TurnStep``) also carries a sentence in the

@@ -1,4 +1,4 @@
-"""Verifying external callbacks before they become an origin (guide §7, I4).
+"""Verifying external callbacks before they become an origin (docs/architecture.md "Commands", I4).
 
 An external system signs each callback with HMAC-SHA256 over ``"<timestamp>.<body>"``
 with a shared secret. :func:`verify_callback` checks the signature in constant time and

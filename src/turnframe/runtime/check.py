@@ -1,7 +1,10 @@
-"""The domain check before reduction (guide §2 step 5): would the workflow refuse this act?
+"""The domain check before reduction: would the workflow refuse this act?
+
+See docs/architecture.md "One turn" step 5.
 
 Pure. Evaluates the act's values as the reducer will and compiles it against the case's
-snapshot; a refusal's own sentence goes back to extraction once (guide §5).
+snapshot; a refusal's own sentence goes back to extraction once (docs/architecture.md
+"Understanding").
 """
 
 from __future__ import annotations

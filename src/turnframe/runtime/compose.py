@@ -1,4 +1,4 @@
-"""Code-written reply composition (guide §2 step 12, §9).
+"""Code-written reply composition (docs/architecture.md "One turn" step 12, "Claims").
 
 The reply is an ordered list of typed blocks: receipts (from committed events), notices
 (each refusal's own sentence), answers (one per question), the persisted cards, and one

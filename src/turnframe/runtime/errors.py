@@ -1,4 +1,4 @@
-"""Runtime errors (guide §14).
+"""Runtime errors (docs/architecture.md "Failures").
 
 ::
 
@@ -63,7 +63,8 @@ class CommandRejected(TurnFailure):
 class TurnInterrupted(TurnFailure):
     """The turn stopped at a persistence boundary; its phase is persisted.
 
-    Call :meth:`turnframe.runtime.Runtime.recover` with ``turn_id`` to resume it (guide §14).
+    Call :meth:`turnframe.runtime.Runtime.recover` with ``turn_id`` to resume it
+    (docs/architecture.md "Failures").
 
     Args:
         turn_id: the interrupted turn.

@@ -1,4 +1,6 @@
-"""The default executor and case directory, over the Turnframe store (guide §4, §11, §13).
+"""The default executor and case directory, over the Turnframe store.
+
+See docs/architecture.md "Workflows", "Stores", "What you write".
 
 :class:`StoredStateExecutor` keeps a workflow's state in the store's case table and applies
 commands with the workflow's pure ``execute``; the store commits state, events, journal,
@@ -133,7 +135,7 @@ class DirectoryPage:
 
 
 class StoredCaseDirectory:
-    """A case directory over the store's case table (guide §2 step 6).
+    """A case directory over the store's case table (docs/architecture.md "One turn" step 6).
 
     Lists an account's cases with the workflows' candidate labels, and finds one by the words
     of ``search_text``: every identifying word must appear, case-insensitively, as

@@ -1,4 +1,4 @@
-"""Counters the runtime emits (ADR rule 8: ``turnframe.target.ambiguous``).
+"""Counters the runtime emits (ADR 0001 rule 8: ``turnframe.target.ambiguous``).
 
 Labels never carry user or case text: only workflow and operation names.
 """

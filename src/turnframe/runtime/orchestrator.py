@@ -1,4 +1,6 @@
-"""The turn pipeline's facade (guide §2 steps 1–3 and 5–12): :class:`Runtime`.
+"""The turn pipeline's facade: :class:`Runtime`.
+
+See docs/architecture.md "One turn" steps 1–3 and 5–12.
 
 One turn: accept the input → load and project → brief and understand → resolve targets →
 reduce the whole turn (pure) → apply commands (pure) → persist the plan (phase
@@ -38,7 +40,7 @@ __all__ = ["Runtime"]
 
 
 class Runtime:
-    """Runs turns of one application over one store (guide §2).
+    """Runs turns of one application over one store (docs/architecture.md "One turn").
 
     Args:
         app: the application (workflows and knowledge).
@@ -50,8 +52,9 @@ class Runtime:
             application's ``directory`` factory, else the store-backed
             :class:`~turnframe.runtime.StoredCaseDirectory`.
         metrics: counters sink (default: in memory, readable as ``runtime.metrics``).
-        reply_writer: writes the reply's words around the blocks of a text turn (guide
-            §9: acknowledge, review, answer); ``None`` keeps the code-written words.
+        reply_writer: writes the reply's words around the blocks of a text turn
+            (docs/architecture.md "Claims": acknowledge, review, answer); ``None`` keeps the
+            code-written words.
         narration: what is said while a turn is read (``steps``: each step in the user's
             language, except at ``low`` effort).
         executor: loads the turn's snapshots and applies its commands (and, with a
@@ -241,7 +244,7 @@ class Runtime:
         yield TurnFinished(turn_id=result.turn_id)
 
     async def recover(self, actor: Actor, turn_id: str) -> TurnResult:
-        """Resume a turn from its persisted phase (guide §14).
+        """Resume a turn from its persisted phase (docs/architecture.md "Failures").
 
         The runtime persists three phases: ``received`` (nothing journaled) → the turn runs
         again from its stored input, understanding included; ``committing`` (the plan is

@@ -45,11 +45,11 @@ __all__ = [
 log = logging.getLogger("turnframe.runtime")
 
 STANDING = "standing_do_not_submit"
-"""Conversation state: a standing "do not submit" holds (D1)."""
+"""Conversation state: a standing "do not submit" holds (ADR 0002)."""
 ASKED = "asked"
 """Conversation state: what the last reply asked for (the next message answers it)."""
 WAITING = "waiting_for_records"
-"""Conversation state: acts waiting for a record the user named (D6), oldest first."""
+"""Conversation state: acts waiting for a record the user named (ADR 0007), oldest first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

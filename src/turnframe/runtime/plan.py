@@ -1,4 +1,7 @@
-"""The reducer's input and output: a whole turn before anything runs (guide §6, I10)."""
+"""The reducer's input and output: a whole turn before anything runs (I10).
+
+See docs/architecture.md "Reduction".
+"""
 
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ class ActInput:
         record_args: record arguments resolved to cases.
         bad_args: argument name → why its value could not be read.
         awaits: record argument name → the words naming a record nobody registered
-            (``CaseDirectory.find`` found none): the act waits for it (D6).
+            (``CaseDirectory.find`` found none): the act waits for it (ADR 0007).
         choices: record argument name → the records its words could name (found by
             ``CaseDirectory.find``, several): a selection card asks which.
         part_args: part argument name → the part id already chosen (on a Choice card
@@ -83,7 +86,7 @@ class ActInput:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WaitingAct:
-    """An act carried from reply to reply until a record the user named exists (D6).
+    """An act carried from reply to reply until a record the user named exists (ADR 0007).
 
     Attributes:
         item_id: its result key, ``<turn id>:<act id>`` of the turn that read it.
@@ -131,8 +134,8 @@ class ReductionInput:
         snapshots: every case the turn touches.
         click: the structured click, if any.
         cards_on_screen: the conversation's open cards.
-        standing_do_not_submit: a standing "do not submit" is in force (D1).
-        waiting: acts carried from earlier replies, oldest first (D6).
+        standing_do_not_submit: a standing "do not submit" is in force (ADR 0002).
+        waiting: acts carried from earlier replies, oldest first (ADR 0007).
         linked_cards: cards no longer open that this turn's links name (a link to one of
             their acts is answered ``already_committed`` or ``no_longer_pending``,
             ADR 0012).
@@ -220,7 +223,7 @@ class Plan:
         ambiguous: how many times an ambiguous target blocked an act (metric).
         replayed_click: the click hit a card no longer open; its original results.
         replayed_status: that card's status (``resolved``, ``declined``, ``withdrawn``…).
-        waiting: the acts to carry to the next reply, oldest first, at most three (D6).
+        waiting: the acts to carry to the next reply, oldest first, at most three (ADR 0007).
     """
 
     results: tuple[PlannedActResult, ...]

@@ -1,4 +1,4 @@
-"""Origin and confirmation checks (guide §7, I4, I17). Pure.
+"""Origin and confirmation checks (docs/architecture.md "Commands", I4, I17). Pure.
 
 A command may run only when its origin satisfies its policy: a direct user act only for
 commands that need no card; a Confirm card only for commands that need confirmation; a

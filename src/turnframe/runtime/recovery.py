@@ -1,4 +1,6 @@
-"""Recovering crashed turns from their persisted phase, one process per turn (guide §14).
+"""Recovering crashed turns from their persisted phase, one process per turn.
+
+See docs/architecture.md "Failures".
 
 :class:`Recoverer` finds stalled turns (unfinished, unchanged for ``idle_seconds``,
 unleased), takes each over with the store's compare-and-set on its attempt counter

@@ -1,4 +1,6 @@
-"""The outbox relay: at-least-once delivery of external effects, as sagas (guide §9, §11).
+"""The outbox relay: at-least-once delivery of external effects, as sagas.
+
+See docs/architecture.md "Claims", "Stores".
 
 :class:`OutboxRelay` leases committed outbox rows (``FOR UPDATE SKIP LOCKED`` in the
 PostgreSQL store, :class:`~turnframe.store.outbox.OutboxRelayStore`), hands each to the

@@ -1,4 +1,7 @@
-"""JSON forms of the runtime's plan records, so a turn can resume after a crash (guide §14)."""
+"""JSON forms of the runtime's plan records, so a turn can resume after a crash.
+
+See docs/architecture.md "Failures".
+"""
 
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ _WAITING: TypeAdapter[tuple[WaitingAct, ...]] = TypeAdapter(tuple[WaitingAct, ..
 
 
 def dump_waiting(waiting: tuple[WaitingAct, ...]) -> list[Any]:
-    """Return the acts waiting for a record as JSON (conversation state, D6)."""
+    """Return the acts waiting for a record as JSON (conversation state, ADR 0007)."""
     out = _WAITING.dump_python(waiting, mode="json")
     assert isinstance(out, list)
     return out

@@ -49,7 +49,7 @@ def snapshot_of(
     """Return the snapshot of ``case`` from its stored row (``None``: not created yet).
 
     Types the state (unless ``typed`` is given, already typed from ``row``), projects it
-    for ``today`` and labels it in ``locale`` (guide step "load and project"; I3).
+    for ``today`` and labels it in ``locale`` (docs/architecture.md "One turn" step 2; I3).
 
     Raises:
         RegistryError: when ``case``'s workflow is not registered.

@@ -1,4 +1,7 @@
-"""Records of one turn: its result and the data that lets it resume (guide §2, §14, I20)."""
+"""Records of one turn: its result and the data that lets it resume (I20).
+
+See docs/architecture.md "One turn", "Failures".
+"""
 
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ class QuestionRef:
         id: the question id.
         topic: its topic.
         basis: its basis.
-        cases: the cases it asks about (several allowed, ADR rule 9).
+        cases: the cases it asks about (several allowed, ADR 0001 rule 5).
     """
 
     id: str
@@ -70,8 +73,8 @@ class QuestionRef:
 class PreparedTurn:
     """Everything decided before the first commit; persisted with phase ``committing``.
 
-    Recovery resumes from it without reducing again (guide §14): commits replay by
-    idempotency key, cards are created once, the reply is rebuilt from events.
+    Recovery resumes from it without reducing again (docs/architecture.md "Failures"): commits
+    replay by idempotency key, cards are created once, the reply is rebuilt from events.
 
     Attributes:
         turn_id: the turn.
@@ -102,7 +105,7 @@ class PreparedTurn:
         effort: the effort the turn forced, if any (the reply writer's default otherwise).
         record_args: act id → its record arguments resolved to cases (so an act the reply
             asks a value for can be completed by the next message).
-        waiting: the acts waiting for a record, carried to the next reply (D6).
+        waiting: the acts waiting for a record, carried to the next reply (ADR 0007).
         reduction: the reducer's input and plan, for the replay record (a text turn's).
     """
 
@@ -174,9 +177,9 @@ class Loaded:
     """The turn's context after loading and projecting.
 
     Attributes:
-        standing_before: a standing "do not submit" held before this turn (D1).
+        standing_before: a standing "do not submit" held before this turn (ADR 0002).
         asked: what the last reply asked for (conversation state JSON), text turns only.
-        waiting: acts waiting for a record, carried from earlier turns (D6).
+        waiting: acts waiting for a record, carried from earlier turns (ADR 0007).
         entries: the directory entries in view.
         handles: handle → case, for the records in view (I1).
         labels: case → the directory's label.

@@ -88,7 +88,10 @@ class TurnJob:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnOutcome:
-    """What became of a job: its result, or the classified failure (guide §14)."""
+    """What became of a job: its result, or the classified failure.
+
+    See docs/architecture.md "Failures".
+    """
 
     job: TurnJob
     result: TurnResult | None = None

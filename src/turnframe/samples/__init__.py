@@ -1,1 +1,4 @@
-"""Sample applications written as an adopter would write them (guide §13)."""
+"""Sample applications written as an adopter would write them.
+
+See docs/architecture.md "What you write".
+"""

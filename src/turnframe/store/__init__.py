@@ -2,9 +2,10 @@
 
 The facade re-exports the protocol and records (:mod:`turnframe.store.base`), the error
 types (:mod:`turnframe.store.errors`), :class:`InMemoryStore`, boundary fault
-injection (guide §11, §14) and the paged listing's records (:mod:`turnframe.store.search`). Two modules are imported by their full path only:
-:mod:`turnframe.store.sqlite` (the embedded default store) and
-:mod:`turnframe.store.conformance` (the pytest suite every store must pass).
+injection (docs/architecture.md "Stores", "Failures") and the paged listing's records
+(:mod:`turnframe.store.search`). Two modules are imported by their full path only:
+:mod:`turnframe.store.sqlite` (the embedded default store) and :mod:`turnframe.store.conformance`
+(the pytest suite every store must pass).
 """
 
 from turnframe.store.base import (

@@ -74,7 +74,7 @@ MISSING = "missing"
 """The status :class:`InteractionAlreadyResolved` reports for a missing or foreign card."""
 
 REPLIED = "replied"
-"""The turn phase after which a turn is finished (guide §14)."""
+"""The turn phase after which a turn is finished (docs/architecture.md "Failures")."""
 
 COMMITTING = "committing"
 """The phase a stored plan is recorded with (``TurnPhase.COMMITTING``, docs/architecture.md "What is persisted")."""

@@ -48,7 +48,7 @@ Body = Callable[[TurnStore], Awaitable[None]]
 
 
 def sample_blocks(case: CaseRef) -> tuple[ReplyBlock, ...]:
-    """Return one block of every kind, with optional fields set (guide §9)."""
+    """Return one block of every kind, with optional fields set (docs/architecture.md "Claims")."""
     return (
         AnswerBlock(question_id="q1", topic="baggage", text="23 kg.", basis="hypothetical"),
         TransitionBlock(text="Which date?", asks="date", case=case),

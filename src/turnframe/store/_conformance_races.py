@@ -1,4 +1,4 @@
-"""Concurrency tests of the store conformance suite (reliability research §6.1 S5, S6, S7).
+"""Concurrency tests of the store conformance suite (docs/architecture.md "Stores").
 
 Each race starts :attr:`~ConformanceBase.races` tasks behind one start signal, on one
 store and, when the store can open peers (:meth:`~ConformanceBase.make_peer_store`), on
@@ -71,7 +71,7 @@ class RaceTests(ConformanceBase):
         if not all(ran):
             pytest.skip("the store cannot open a second connection to its database")
 
-    # S6: different commands at one expected revision --------------------------------
+    # different commands at one expected revision --------------------------------
     def _commits_at_one_revision(self, peers: bool) -> None:
         async def body(store: TurnStore) -> bool:
             first = await store.commit(self.request("seed"))
@@ -100,7 +100,7 @@ class RaceTests(ConformanceBase):
         """As above, each task on its own connection to one database."""
         self._commits_at_one_revision(peers=True)
 
-    # S5: the same command delivered many times --------------------------------------
+    # the same command delivered many times --------------------------------------
     def _same_command(self, peers: bool) -> None:
         async def body(store: TurnStore) -> bool:
             async def attempt(i: int, s: TurnStore) -> CommitResult:
@@ -133,7 +133,7 @@ class RaceTests(ConformanceBase):
         """As above, each task on its own connection to one database."""
         self._same_command(peers=True)
 
-    # S7: many clicks on one card ----------------------------------------------------
+    # many clicks on one card ----------------------------------------------------
     def _close_one_card(self, peers: bool) -> None:
         async def body(store: TurnStore) -> bool:
             card = await store.create_interaction(self.card(1, case=self.case()))

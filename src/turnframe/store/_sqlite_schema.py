@@ -1,4 +1,4 @@
-"""The SQLite schema of :class:`turnframe.store.sqlite.SqliteStore` (guide §11).
+"""The SQLite schema of :class:`turnframe.store.sqlite.SqliteStore` (docs/architecture.md "Stores").
 
 Created on open with ``CREATE TABLE IF NOT EXISTS``; ``schema_version`` records the
 version so a later release can migrate. Every JSON column holds compact JSON text.

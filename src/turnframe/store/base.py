@@ -1,4 +1,4 @@
-"""The persistence protocol every Turnframe store implements (guide §11).
+"""The persistence protocol every Turnframe store implements (docs/architecture.md "Stores").
 
 One :class:`TurnStore` holds conversations and their reply blocks, turns with their
 persisted phase, interactions with compare-and-set resolution, case state with a
@@ -87,7 +87,7 @@ class CaseRow:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnRecord:
-    """A turn as persisted (guide §14: the phase drives crash recovery).
+    """A turn as persisted (docs/architecture.md "Failures": the phase drives crash recovery).
 
     Attributes:
         turn_id: server-minted id.

@@ -1,4 +1,4 @@
-"""JSON codec for the records a store persists (guide §9 "persisted exactly", §11).
+"""JSON codec for the records a store persists (docs/architecture.md "What is persisted", "Stores").
 
 Each record becomes a JSON object (``dict`` of ``str``, numbers, ``bool``, ``None``,
 lists and dicts) and back, and ``x_from_json(x_to_json(v)) == v`` holds for every value
@@ -217,7 +217,9 @@ def case_ref_from_json(data: JSONValue) -> CaseRef:
 
 
 def interaction_to_json(interaction: Interaction) -> JSONObject:
-    """Return the JSON object of a card: spec, pending acts, status, resolution, seq (§8).
+    """Return the JSON object of a card: spec, pending acts, status, resolution, seq.
+
+    See docs/architecture.md "Cards".
 
     Raises:
         StoreError: a field holds a value with no JSON form.
@@ -267,7 +269,9 @@ def resolution_from_json(data: JSONValue) -> InteractionResolution:
 
 
 def block_to_json(block: ReplyBlock) -> JSONObject:
-    """Return the JSON object of one reply block, carrying its ``kind`` (guide §9).
+    """Return the JSON object of one reply block, carrying its ``kind``.
+
+    See docs/architecture.md "Claims".
 
     Raises:
         StoreError: the block holds a value with no JSON form.
@@ -285,7 +289,9 @@ def block_from_json(data: JSONValue) -> ReplyBlock:
 
 
 def blocks_to_json(blocks: Sequence[ReplyBlock]) -> list[JSONValue]:
-    """Return the JSON array of a reply's blocks, in order (persisted exactly, §9).
+    """Return the JSON array of a reply's blocks, in order (persisted exactly).
+
+    See docs/architecture.md "Claims".
 
     Raises:
         StoreError: a block holds a value with no JSON form.
@@ -502,7 +508,7 @@ def commit_result_from_json(data: JSONValue) -> CommitResult:
 
 
 def turn_record_to_json(record: TurnRecord) -> JSONObject:
-    """Return the JSON object of a persisted turn (guide §14).
+    """Return the JSON object of a persisted turn (docs/architecture.md "Failures").
 
     Raises:
         StoreError: the input or phase data holds a value with no JSON form.

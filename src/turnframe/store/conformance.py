@@ -1,7 +1,9 @@
-"""The store conformance suite: what every :class:`TurnStore` must pass (guide §11).
+"""The store conformance suite: what every :class:`TurnStore` must pass.
+
+See docs/architecture.md "Stores".
 
 Ship-with-the-protocol tests in the style of eventsourcing's recorder test cases
-(reliability research §2.5, §6.1). An adopter proves a store by subclassing
+(docs/architecture.md "Stores"). An adopter proves a store by subclassing
 :class:`StoreConformance` in a ``test_*.py`` module::
 
     from turnframe.store.conformance import StoreConformance
@@ -89,7 +91,10 @@ class StoreConformance(TurnWriteTests, RaceTests, SearchTests):
         self.run(body)
 
     def test_turn_begin_seq_phase_get_unfinished(self) -> None:
-        """Turns get a per-conversation ``seq``; phases persist; unfinished list (§14)."""
+        """Turns get a per-conversation ``seq``; phases persist; unfinished list.
+
+        See docs/architecture.md "Failures".
+        """
 
         async def body(store: TurnStore) -> None:
             first = await store.begin_turn(self.turn(1))
@@ -152,7 +157,7 @@ class StoreConformance(TurnWriteTests, RaceTests, SearchTests):
         self.run(body)
 
     def test_reply_blocks_persisted_exactly(self) -> None:
-        """Every block kind comes back equal, in order, per turn (guide §9)."""
+        """Every block kind comes back equal, in order, per turn (docs/architecture.md "Claims")."""
 
         async def body(store: TurnStore) -> None:
             one = await store.begin_turn(self.turn(1))

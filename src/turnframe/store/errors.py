@@ -1,4 +1,6 @@
-"""Store errors (guide §11, §14). Every adapter translates its driver's errors into these.
+"""Store errors. Every adapter translates its driver's errors into these.
+
+See docs/architecture.md "Stores", "Failures".
 
 ::
 

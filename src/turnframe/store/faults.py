@@ -1,4 +1,6 @@
-"""Boundary fault injection for any store (guide §11, §14; reliability research §6.1).
+"""Boundary fault injection for any store.
+
+See docs/architecture.md "Stores", "Failures", docs/architecture.md "Stores".
 
 A :class:`FaultPlan` arms failures at the named boundaries of
 :data:`turnframe.store.base.BOUNDARIES`. :class:`FaultInjectingStore` wraps any

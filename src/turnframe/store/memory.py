@@ -1,4 +1,4 @@
-"""The deterministic in-memory store the tests run on (guide §11).
+"""The deterministic in-memory store the tests run on (docs/architecture.md "Stores").
 
 Ids are deterministic (events ``ev-1``, ``ev-2`` …, outbox messages ``ob-1`` …), and
 every record is copied through its JSON form on the way in and out, so a caller never
@@ -190,7 +190,10 @@ class InMemoryStore:
         return _copy_turn(record)
 
     async def unfinished_turns(self, account: str | None = None) -> Sequence[TurnRecord]:
-        """Return turns whose phase is not ``replied``, oldest first (guide §14)."""
+        """Return turns whose phase is not ``replied``, oldest first.
+
+        See docs/architecture.md "Failures".
+        """
         return [
             _copy_turn(t)
             for t in self._turns.values()
@@ -198,7 +201,7 @@ class InMemoryStore:
         ]
 
     async def save_reply(self, turn_id: str, blocks: Sequence[ReplyBlock]) -> None:
-        """Persist the reply's blocks as their JSON form (guide §9).
+        """Persist the reply's blocks as their JSON form (docs/architecture.md "Claims").
 
         Raises:
             InjectedFault: the ``save_reply`` boundary is armed.

@@ -1,4 +1,6 @@
-"""The outbox relay's store protocol (guide §9, §11; reliability research §3.2–3.3, S9).
+"""The outbox relay's store protocol.
+
+See docs/architecture.md "Claims", "Stores", docs/postgres.md "Outbox relay and sagas".
 
 A relay claims committed outbox rows under a lease, delivers them at least once (the
 outbox id travels with each delivery so the receiver can deduplicate), and settles each

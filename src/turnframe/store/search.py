@@ -1,4 +1,4 @@
-"""Paged case listing and the word-search index every store keeps (docs/architecture.md, "Store").
+"""Paged case listing and the word-search index every store keeps (docs/architecture.md "Stores").
 
 A turn must not read the whole account to find the records it is about, so every store
 answers two paged queries in its own storage: the account's cases filtered by workflow

@@ -1,4 +1,6 @@
-"""The embedded default store: one SQLite file (guide §11, reliability research §2, §6.1).
+"""The embedded default store: one SQLite file.
+
+See docs/architecture.md "Stores", docs/architecture.md "Stores".
 
 Opened with WAL journaling, ``synchronous=NORMAL`` and foreign keys on; the schema is
 created on open (:mod:`turnframe.store._sqlite_schema`, with a ``schema_version``
@@ -226,7 +228,9 @@ class SqliteStore:
 
     # turns --------------------------------------------------------------------------
     async def begin_turn(self, record: TurnRecord) -> TurnRecord:
-        """Persist a new turn with ``seq`` = 1 + the conversation's turn count (guide §14).
+        """Persist a new turn with ``seq`` = 1 + the conversation's turn count.
+
+        See docs/architecture.md "Failures".
 
         Raises:
             TurnIdTaken: the turn id exists (whichever account's turn has it).
@@ -255,11 +259,16 @@ class SqliteStore:
         return await self._call(lambda c: ops.get_turn(c, account, turn_id))
 
     async def unfinished_turns(self, account: str | None = None) -> Sequence[TurnRecord]:
-        """Return turns whose phase is not ``replied``, oldest first (guide §14)."""
+        """Return turns whose phase is not ``replied``, oldest first.
+
+        See docs/architecture.md "Failures".
+        """
         return await self._call(lambda c: ops.unfinished_turns(c, account))
 
     async def save_reply(self, turn_id: str, blocks: Sequence[ReplyBlock]) -> None:
-        """Persist (replace) the reply's blocks exactly, as a JSON array (guide §9).
+        """Persist (replace) the reply's blocks exactly, as a JSON array.
+
+        See docs/architecture.md "Claims".
 
         Raises:
             StoreError: no such turn, or a block is not encodable.
@@ -530,9 +539,9 @@ class SqliteStore:
     async def finish_turn(self, reply: TurnReply) -> None:
         """Record phase ``replied`` with everything the reply leaves, in one transaction.
 
-        The turn row gets the phase, ``reply.data`` and the blocks (JSON array, guide
-        §9); the replay record its second part (when given); the conversation its state
-        (when given). The blocks, the data and the replay part are encoded with
+        The turn row gets the phase, ``reply.data`` and the blocks (JSON array, docs/architecture.md
+        "Claims"); the replay record its second part (when given); the conversation its state (when
+        given). The blocks, the data and the replay part are encoded with
         :func:`~turnframe.store.codec.dumps_record`, the state with ``dumps``.
 
         Raises:

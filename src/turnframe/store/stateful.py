@@ -1,6 +1,6 @@
 """A Hypothesis stateful test of any :class:`TurnStore` against a naive reference model.
 
-Reliability research §6.2 (S13): rules create cases, commit at the current or a stale
+docs/architecture.md "Stores": rules create cases, commit at the current or a stale
 revision, redeliver a command (same key, same hash), reuse a key for another body,
 resolve a card inside a commit, and commit through a
 :class:`~turnframe.store.faults.FaultInjectingStore` that fails before the commit or

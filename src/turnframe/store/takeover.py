@@ -1,11 +1,13 @@
-"""Taking over crashed turns: a compare-and-set handoff with an attempt cap (guide §14).
+"""Taking over crashed turns: a compare-and-set handoff with an attempt cap.
+
+See docs/architecture.md "Failures".
 
 A turn whose phase is not ``replied`` and that has not moved for a while is *stalled*
 (its process died, or hangs). A recoverer claims it with a compare-and-set on its
 ``attempts`` counter and a lease, so when several processes look at the same stalled
-turn exactly one proceeds (DBOS's handoff, reliability research §4.1, §4.3, S11). After
-``max_attempts`` takeovers the turn goes to the ``dead_letter`` phase with a reason a
-person can read, and stays there.
+turn exactly one proceeds (DBOS's handoff, docs/postgres.md "Crash recovery", "Several workers").
+After ``max_attempts`` takeovers the turn goes to the ``dead_letter`` phase with a reason a person
+can read, and stays there.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Small verified model tasks: strict schemas, checks, repairs, resends, votes, budgets, records.
 
-A task answers one narrow question under a schema built for the turn (guide §5). Code
-checks every answer against the full schema and the task's own check before anything
-else sees it; a failing answer goes back once with the exact error.
+A task answers one narrow question under a schema built for the turn (docs/architecture.md
+"Understanding"). Code checks every answer against the full schema and the task's own check before
+anything else sees it; a failing answer goes back once with the exact error.
 """
 
 from turnframe.tasks.budget import BudgetMeter, TurnBudget

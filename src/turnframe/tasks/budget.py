@@ -1,4 +1,7 @@
-"""Per-turn understanding budgets: calls, tokens, depth and wall time (guide §5)."""
+"""Per-turn understanding budgets: calls, tokens, depth and wall time.
+
+See docs/architecture.md "Understanding".
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Task errors (guide §5, §14).
+"""Task errors (docs/architecture.md "Understanding", "Failures").
 
 ::
 

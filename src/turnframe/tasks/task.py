@@ -1,4 +1,7 @@
-"""A task: one narrow question under a strict schema built for the turn in hand (guide §5)."""
+"""A task: one narrow question under a strict schema built for the turn in hand.
+
+See docs/architecture.md "Understanding".
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""A worker process that stops dead at a named store boundary, for crash tests (guide §14).
+"""A worker process that stops dead at a named store boundary, for crash tests.
+
+See docs/architecture.md "Failures".
 
 ``python -m turnframe.testing.crash_worker --dsn … --schema … --refs JSON --boundary B
 --turn-id T`` runs one travel turn ("add insurance to Lisbon and cancel Porto", scripted

@@ -1,9 +1,9 @@
 """A loopback TCP proxy that can cut a connection right after forwarding COMMIT.
 
-The fault injector behind the "commit outcome unknown" tests (reliability research
-§3.4, §6.3 item 4): the client's ``COMMIT`` reaches the server, which commits, and the
-proxy closes both sides before the reply comes back, so the client cannot know whether
-its transaction committed. Threads and blocking sockets, so it runs beside any event loop.
+The fault injector behind the "commit outcome unknown" tests (docs/postgres.md "Store"): the
+client's ``COMMIT`` reaches the server, which commits, and the proxy closes both sides before the
+reply comes back, so the client cannot know whether its transaction committed. Threads and blocking
+sockets, so it runs beside any event loop.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Understanding: reads a message into a proposal (guide §5).
+"""Understanding: reads a message into a proposal (docs/architecture.md "Understanding").
 
 :class:`ModelUnderstanding` runs the chain of small verified tasks (one module per task,
 chained only by :mod:`turnframe.understand.pipeline`); :class:`ScriptedUnderstanding`

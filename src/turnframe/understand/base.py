@@ -1,4 +1,6 @@
-"""The understanding interface and the scripted implementation (guide §5).
+"""The understanding interface and the scripted implementation.
+
+See docs/architecture.md "Understanding".
 
 An :class:`Understander` reads a :class:`~turnframe.understand.brief.Brief` and returns a
 proposal (:class:`~turnframe.core.acts.Understanding`); it authorizes nothing (I9).
@@ -38,13 +40,14 @@ class UnderstandingResult:
 
 
 class Understander(Protocol):
-    """Reads one turn's text against its brief (guide §2 step 4)."""
+    """Reads one turn's text against its brief (docs/architecture.md "One turn" step 4)."""
 
     async def understand(self, brief: Brief) -> UnderstandingResult:
         """Return the proposal for ``brief.text``.
 
         A unit that no reading could pass is not an error: it comes back as a notice code
-        in ``Understanding.notices`` and reaches the user as a notice (guide §5).
+        in ``Understanding.notices`` and reaches the user as a notice (docs/architecture.md
+        "Understanding").
         """
         ...
 

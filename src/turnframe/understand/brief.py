@@ -1,4 +1,4 @@
-"""What an understanding task may see of a turn (guide §2 step 3, I1, I2).
+"""What an understanding task may see of a turn (docs/architecture.md "One turn" step 3, I1, I2).
 
 A :class:`Brief` holds opaque per-turn handles with labels, the operations on offer,
 the cards on screen, each record's phase, obligations and briefing, and the glossary of
@@ -37,7 +37,10 @@ __all__ = [
 ]
 
 DomainCheck = Callable[[SemanticAct], Awaitable["str | None"]]
-"""The runtime's domain check (guide §2 step 5): checks an act as the workflow would
+"""The runtime's domain check: checks an act as the workflow would
+
+See docs/architecture.md "One turn" step 5.
+
 compile it and returns the domain's refusal sentence, or ``None`` when it would pass."""
 
 StepListener = Callable[[str, str, "int | None"], None]
@@ -60,7 +63,9 @@ was cut at ``BriefLimits.recent``; docs/adr/0020-what-a-brief-shows.md): never s
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefingBudget:
-    """How much of the records' briefings travels in one brief (guide §2 step 3).
+    """How much of the records' briefings travels in one brief.
+
+    See docs/architecture.md "One turn" step 3.
 
     A deployment sets it on :class:`~turnframe.runtime.app.Application`
     (``briefing_budget``); the runtime applies it while building the brief, in the
@@ -204,7 +209,7 @@ class Brief:
         records: the records in view.
         creatable: operation keys that create a new record.
         cards: the open cards on screen.
-        waiting: the acts carried from earlier replies, waiting for a record (D6).
+        waiting: the acts carried from earlier replies, waiting for a record (ADR 0007).
         asked: what the last reply asked for, if anything (its server-written question).
         asked_for: the operation, argument and record that question was for.
         handles: every handle of the turn.

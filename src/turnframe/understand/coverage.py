@@ -1,4 +1,7 @@
-"""Coverage: check that the units missed nothing the user wanted (guide §5, task 2)."""
+"""Coverage: check that the units missed nothing the user wanted (task 2).
+
+See docs/architecture.md "Understanding".
+"""
 
 from __future__ import annotations
 

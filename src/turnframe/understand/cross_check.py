@@ -1,7 +1,7 @@
 """Cross-check (high effort): look over the whole reading for one step of one act gone wrong.
 
 A finding sends that step of that act back once with the finding; the verifier then
-decides on the new reading. The check alone holds nothing (guide §5 "Effort").
+decides on the new reading. The check alone holds nothing (docs/architecture.md "Effort").
 """
 
 from __future__ import annotations

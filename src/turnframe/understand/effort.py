@@ -1,4 +1,6 @@
-"""Effort: how hard a turn is read, and in how many model-call latencies (guide §5 "Effort").
+"""Effort: how hard a turn is read, and in how many model-call latencies.
+
+See docs/architecture.md "Effort".
 
 The contract per effort is documented in docs/architecture.md "Effort": which tasks
 run, which are merged into one call or run concurrently, the critical path in call
@@ -33,7 +35,7 @@ class Merge(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EffortProfile:
-    """How hard a turn is read (guide §5 "Effort"); never changes what policy allows.
+    """How hard a turn is read (docs/architecture.md "Effort"); never changes what policy allows.
 
     Attributes:
         split_votes: reads of segmentation, or of the merged read (a split vote is read

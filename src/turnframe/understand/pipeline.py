@@ -6,7 +6,7 @@ effort one merged call answers several steps (:mod:`turnframe.understand.merged`
 each of its parts is checked with its step's own task; every answer is checked by code
 before the next task sees it; a unit that cannot be read becomes a notice; the turn's
 budget ends understanding with a typed error and a notice, never a half-read plan
-(guide §5; the contract per effort: docs/architecture.md "Effort").
+(docs/architecture.md "Understanding"; the contract per effort: docs/architecture.md "Effort").
 """
 
 from __future__ import annotations
@@ -442,7 +442,7 @@ class _Reading:
 
     async def _route_again(self, units: list[Unit], routes: dict[str, Route], depth: int) -> None:
         # The message is read as the answer to what the last reply asked; a reading
-        # that gives none of it is routed once more, told so (guide §5).
+        # that gives none of it is routed once more, told so (docs/architecture.md "Understanding").
         self.step("route", "gives none of what was asked; routed once more")
         note = (
             f"The last reply asked: {self.brief.asked!r}. The first routing of these "

@@ -1,4 +1,6 @@
-"""Task instructions shipped as package data; they name no domain (guide §5, I1).
+"""Task instructions shipped as package data; they name no domain (I1).
+
+See docs/architecture.md "Understanding".
 
 Domain knowledge reaches a task only through configuration in its data: operation
 summaries, argument labels and descriptions, topics and a record's briefing.

@@ -1,4 +1,6 @@
-"""The reply's words (guide §9): acknowledge, review and answer, three small checked tasks.
+"""The reply's words: acknowledge, review and answer, three small checked tasks.
+
+See docs/architecture.md "Claims".
 
 Code has decided everything by the time these run: the turn committed, receipts are
 rendered from its events and every refusal carries its own sentence. The tasks only put
@@ -198,7 +200,7 @@ class ReplyWords:
 
 
 class ReplyWriter(Protocol):
-    """Writes the words around a committed turn's blocks (guide §9)."""
+    """Writes the words around a committed turn's blocks (docs/architecture.md "Claims")."""
 
     async def write(
         self, facts: ReplyFacts, questions: Sequence[AnswerFacts], effort: str | None

@@ -1,4 +1,7 @@
-"""Segment: split a message into units (guide §5, task 1 of the chain)."""
+"""Segment: split a message into units (task 1 of the chain).
+
+See docs/architecture.md "Understanding".
+"""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def owned_by_other(unit: Unit, units: Sequence[Unit], start: int, end: int) -> U
     """Return the other unit whose words ``start``..``end`` touch, if any.
 
     A value is its unit's when it lies in the unit's own words, the words it continues,
-    or words no other unit holds (guide §5).
+    or words no other unit holds (docs/architecture.md "Understanding").
     """
     mine = {unit.id}
     if unit.continues:

@@ -1,4 +1,4 @@
-"""The user's words, numbered, and evidence pointers into them (guide §5 "Evidence is a pointer").
+"""The user's words, numbered, and evidence pointers into them (docs/architecture.md "Evidence").
 
 A value is the user's words: a model copies them and points at them by word number, and
 code keeps the pointer only when the words pointed at repeat the copy. The copy may

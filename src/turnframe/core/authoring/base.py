@@ -227,7 +227,7 @@ class Workflow(Generic[S]):
             raise Refused("not_on_offer", phase=phase, state=state)
 
     def replay(self, request: CompileRequest[S]) -> S | None:
-        """Return the state after the turn's earlier commands on this case (D3)."""
+        """Return the state after the turn's earlier commands on this case (ADR 0004)."""
         state = request.state
         ctx = ExecutionContext(
             case=request.case, actor=request.actor, today=request.today, turn_id=""

@@ -65,7 +65,7 @@ class Op:
         summaries: per-locale summaries (``{"pt-PT": "..."}``).
         policy: the declared policy (default: low risk; checked at registration, I17).
         creates_case: whether the operation brings the case into existence.
-        submission: whether a "do not submit" constraint blocks it (D1).
+        submission: whether a "do not submit" constraint blocks it (ADR 0002).
     """
 
     command: type[TypedCommand]

@@ -1,4 +1,6 @@
-"""The provider conformance suite (guide §10): every adapter, the same cases, real SDKs.
+"""The provider conformance suite: every adapter, the same cases, real SDKs.
+
+See docs/architecture.md "Providers".
 
 * :mod:`.server`: the loopback fake speaking each vendor's wire format from fixtures;
 * :mod:`.runner`: the cases and a runner that needs no pytest (the CLI uses it);

@@ -1,4 +1,4 @@
-"""The conformance cases and a runner that needs no pytest (guide §10).
+"""The conformance cases and a runner that needs no pytest (docs/architecture.md "Providers").
 
 Every case is a coroutine that runs one adapter through its real SDK and HTTP stack
 against the :class:`~turnframe.providers.conformance.server.LoopbackServer`, scripted

@@ -1,4 +1,6 @@
-"""The compatibility table, generated from a conformance run (guide §10: never typed by hand).
+"""The compatibility table, generated from a conformance run.
+
+See docs/architecture.md "Providers": never typed by hand.
 
 Rows are the adapters and profiles; columns are their declared capabilities (read
 from each adapter's own profile) and the result of every conformance case in the run.

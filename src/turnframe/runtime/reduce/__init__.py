@@ -1,4 +1,6 @@
-"""The whole-turn reducer: a pure function from a turn to an execution plan (guide §6, I10).
+"""The whole-turn reducer: a pure function from a turn to an execution plan (I10).
+
+See docs/architecture.md "Reduction".
 
 Nothing here performs I/O (import-linter contract ``reducer-is-pure``). Precedence:
 
@@ -7,16 +9,16 @@ Nothing here performs I/O (import-linter contract ``reducer-is-pure``). Preceden
    A link may name a pending act of an earlier turn (``<card id>:<act id>`` on a card on
    screen, or a carried waiting act's id): it is superseded and its card withdrawn; a
    link to an act no longer pending gets ``no_change`` with a code (ADR 0012).
-2. "Do not submit" blocks every submission of the turn; a standing one (D1) blocks until
+2. "Do not submit" blocks every submission of the turn; a standing one (ADR 0002) blocks until
    lifted in words or by clicking the confirmation card of a matching command.
-3. A hypothetical act never becomes an action; an ungrounded one is rejected (D4).
-4. An ambiguous target blocks only the acts that depend on it (ADR rule 5).
-5. Text acts are reduced before a click on the same case (D2): if they commit, the card is
+3. A hypothetical act never becomes an action; an ungrounded one is rejected (ADR 0005).
+4. An ambiguous target blocks only the acts that depend on it (ADR 0001 rule 5).
+5. Text acts are reduced before a click on the same case (ADR 0003): if they commit, the card is
    stale and a fresh one is issued.
 6. A structured click binds more strongly than an inferred card answer; inferred text may
-   decline a card but never confirm a high-risk one (D5) nor answer a card of another kind.
+   decline a card but never confirm a high-risk one (ADR 0006) nor answer a card of another kind.
 7. Every act, question and card answer gets exactly one result (I11); commands are grouped
-   by case and atomicity scope (I14); several confirmations on one case share a card (D3).
+   by case and atomicity scope (I14); several confirmations on one case share a card (ADR 0004).
 
 The rules live by family, each a module of functions over one shared
 :class:`~turnframe.runtime.reduce.state.Reduction`; only :func:`reduce_turn` composes them,
@@ -27,8 +29,8 @@ in the order above (import-linter contract ``reducer-families-layered``):
 - ``acts``: one act's checks, compile and policy (rule 3), over ``targets``: Exact
   targets, record and part arguments, values (rule 4);
 - ``clicks``: clicks and card answers (rules 5, 6); ``waiting``: acts waiting for a
-  record (D6);
-- ``cards``: the cards the turn plans (D2, D3); ``results``: one result per item and the
+  record (ADR 0007);
+- ``cards``: the cards the turn plans (ADR 0003, ADR 0004); ``results``: one result per item and the
   batches (rule 7); ``state``: the shared reduction state.
 """
 

@@ -1,8 +1,8 @@
 """One act: checks, target, arguments, compile (domain check), policy; one result each.
 
-A hypothetical act never becomes an action; an ungrounded one is rejected (D4). Only an
+A hypothetical act never becomes an action; an ungrounded one is rejected (ADR 0005). Only an
 Exact target is compiled (I8); an act whose policy the origin satisfies is ready to
-commit, any other waits on its record's Confirm card (D3) or, once confirmed, on a
+commit, any other waits on its record's Confirm card (ADR 0004) or, once confirmed, on a
 Review card.
 """
 
@@ -131,7 +131,7 @@ def reduce_act(
         )
         record(r, act.id, ResultStatus.READY, operation=act.operation, case=case)
         return
-    # D3: later acts on this case are checked against these commands too.
+    # ADR 0004: later acts on this case are checked against these commands too.
     r.prior[case].extend(compiled.commands)
     review = next((p.review_role for p in policies if p.review_role), None)
     excluded = tuple(dict.fromkeys(u for p in policies for u in p.excluded_reviewers))

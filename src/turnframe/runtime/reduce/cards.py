@@ -1,8 +1,8 @@
-"""Cards the turn plans: Confirm, Review, selection and Choice cards (D2, D3, I8).
+"""Cards the turn plans: Confirm, Review, selection and Choice cards (ADR 0003, ADR 0004, I8).
 
 Acts waiting on the same candidates share one selection card; acts waiting on the same
 parts of one record share one Choice card; every act awaiting confirmation on a record
-joins that record's one Confirm card (D3). A prompt shows the commands as the domain
+joins that record's one Confirm card (ADR 0004). A prompt shows the commands as the domain
 renders them (docs/adr/0013-cards-show-what-they-do.md).
 """
 
@@ -46,7 +46,7 @@ def card_prompt(
     """Return the prompt of a Confirm or Review card on the record labelled ``label``.
 
     The runtime calls it again once the turn's commits are in, so a card always shows the
-    record as it is when the card is bound (D2: never content the user did not see).
+    record as it is when the card is bound (ADR 0003: never content the user did not see).
     ``commands`` are the card's proposed commands as the domain rendered them: the prompt
     shows each one with its arguments (docs/adr/0013-cards-show-what-they-do.md); the
     operations' summaries stand in only for a card that has none.
@@ -71,7 +71,7 @@ def _operations_text(registry: WorkflowRegistry, operations: tuple[str, ...], lo
 def propose(
     r: Reduction, workflow: ErasedWorkflow, state: object, commands: tuple[Command, ...]
 ) -> tuple[ProposedCommand, ...]:
-    """Return ``commands`` as a card shows them, arguments rendered by the domain (D2)."""
+    """Return ``commands`` as a card shows them, arguments rendered by the domain (ADR 0003)."""
     labels = {case: snap.label for case, snap in r.inp.snapshots.items()}
     return tuple(workflow.propose(state, c, r.inp.locale, labels) for c in commands)
 
@@ -164,7 +164,7 @@ def plan_choice(r: Reduction, parts: tuple[PartCandidate, ...], waiting: Pending
 
 
 def plan_confirm_cards(r: Reduction) -> None:
-    """Plan one Confirm card per record for the acts awaiting confirmation on it (D3)."""
+    """Plan one Confirm card per record for the acts awaiting confirmation on it (ADR 0004)."""
     for case, waiting in r.awaiting.items():
         snap = r.inp.snapshots[case]
         operations = tuple(op for w in waiting for op in w.operations)

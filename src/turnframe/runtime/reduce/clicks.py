@@ -1,8 +1,8 @@
 """Clicks and card answers: a structured click binds more strongly than inferred words.
 
-Text acts are reduced before a click on the same case (D2): if they commit, the card is
+Text acts are reduced before a click on the same case (ADR 0003): if they commit, the card is
 stale and a fresh one is issued. Inferred text may decline a card but never confirm a
-high-risk one (D5) nor answer a card of another kind; a second click returns the card's
+high-risk one (ADR 0006) nor answer a card of another kind; a second click returns the card's
 first resolution and commits nothing; a commit resolves one card (I16).
 """
 
@@ -31,7 +31,7 @@ __all__ = ["reduce_card_answer", "reduce_click"]
 
 
 def reduce_click(r: Reduction, click: ClickInput) -> None:
-    """Reduce the turn's structured click on a card (D2, D5, I16).
+    """Reduce the turn's structured click on a card (ADR 0003, ADR 0006, I16).
 
     An unknown or withdrawn card gets its result; a second click on a closed card
     replays the card's first resolution (``r.replayed``) and commits nothing.
@@ -77,7 +77,7 @@ def reduce_card_answer(r: Reduction, item_id: str, interaction_id: str, option_i
     """Reduce an inferred card answer ``item_id`` (text choosing ``option_id`` on a card).
 
     A click on the same card binds more strongly; conflicting or repeated answers
-    apply none or once; inferred text never confirms or approves (D5, I17).
+    apply none or once; inferred text never confirms or approves (ADR 0006, I17).
     """
     click = r.inp.click
     if click is not None and click.response.interaction_id == interaction_id:
@@ -124,7 +124,7 @@ def reduce_card_answer(r: Reduction, item_id: str, interaction_id: str, option_i
         record(r, item_id, ResultStatus.NO_CHANGE, code="duplicate_answer")
         return
     if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
-        # D5 / I17: inferred text never confirms a high-risk card or answers a review.
+        # ADR 0006 / I17: inferred text never confirms a high-risk card or answers a review.
         record(
             r,
             item_id,
@@ -333,7 +333,7 @@ def _stale(r: Reduction, card: Interaction, pending: tuple[ActInput, ...], *, it
         return
     if spec.case not in r.inp.snapshots:
         return
-    # D2: a fresh card for the same acts; the runtime binds it to the revision after
+    # ADR 0003: a fresh card for the same acts; the runtime binds it to the revision after
     # this turn's commits, so the user never confirms content they did not see. A stale
     # Review restarts the chain with a Confirm: the earlier confirmation was given on
     # content that has since changed, so it cannot carry over (I16, I17). Each act is

@@ -1,4 +1,4 @@
-"""Constraints: "do not submit" for the turn or standing, and its lifting (D1).
+"""Constraints: "do not submit" for the turn or standing, and its lifting (ADR 0002).
 
 "Do not submit" blocks every submission of the turn; a standing one blocks until lifted
 in words ("allow submit") or by clicking the Confirm card of a matching command, which
@@ -24,7 +24,7 @@ __all__ = [
 
 
 def read_constraints(inp: ReductionInput) -> Constraints:
-    """Return the turn's constraints from its words and the standing one it inherits (D1)."""
+    """Return the turn's constraints from its words and the standing one it inherits (ADR 0002)."""
     kinds = {(c.kind, c.scope) for c in inp.understanding.constraints}
     allow = any(k is ConstraintKind.ALLOW_SUBMIT for k, _ in kinds)
     turn_dns = any(k is ConstraintKind.DO_NOT_SUBMIT for k, _ in kinds)
@@ -49,7 +49,7 @@ def is_submission(r: Reduction, act: SemanticAct) -> bool:
 def submission_blocked(
     r: Reduction, spec: OperationSpec, origin: Origin | None, *, reissue: bool
 ) -> bool:
-    """Return whether "do not submit" blocks this act of operation ``spec`` (D1).
+    """Return whether "do not submit" blocks this act of operation ``spec`` (ADR 0002).
 
     A re-issued card is drawn, not clicked: its own click may lift the constraint for
     one command, so "do not submit" is checked then. A click that lifts it (see

@@ -52,7 +52,7 @@ def supersede_earlier(r: Reduction) -> None:
 
     A pending act on a card on screen is superseded and its card withdrawn (closed
     in the same store transaction as the turn's first commit; the card's other acts
-    go on a fresh card). A carried waiting act (D6) is superseded and no longer
+    go on a fresh card). A carried waiting act (ADR 0007) is superseded and no longer
     carried. A link to anything else gets ``no_change`` with ``already_committed``
     (the card that held it committed it) or ``no_longer_pending`` and its sentence:
     never silently ignored (I11).
@@ -132,7 +132,7 @@ def reissue_remaining(r: Reduction) -> None:
 
     They report under ``<card id>:<act id>``; nothing is compiled or committed for
     them in this turn (the user did not ask for them again). A Confirm card's acts
-    join this turn's Confirm card on the same record (D3).
+    join this turn's Confirm card on the same record (ADR 0004).
     """
     for card, left in r.remaining:
         if not left:

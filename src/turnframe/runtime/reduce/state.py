@@ -25,7 +25,7 @@ __all__ = ["Awaiting", "Constraints", "Ready", "Reduction"]
 
 @dataclass(frozen=True, slots=True)
 class Constraints:
-    """The turn's "do not submit" constraints as the reducer applies them (D1).
+    """The turn's "do not submit" constraints as the reducer applies them (ADR 0002).
 
     Attributes:
         turn_dns: this turn's words say "do not submit" (either scope).
@@ -54,7 +54,7 @@ class Ready:
 
 @dataclass(slots=True)
 class Awaiting:
-    """An act waiting on this turn's Confirm card for its record (D3)."""
+    """An act waiting on this turn's Confirm card for its record (ADR 0004)."""
 
     pending: PendingAct
     operations: tuple[str, ...]

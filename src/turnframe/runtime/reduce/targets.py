@@ -1,4 +1,4 @@
-"""Targets and arguments: only an Exact target is compiled, never a guess (I8, ADR rule 5).
+"""Targets and arguments: only an Exact target is compiled, never a guess (I8, ADR 0001 rule 5).
 
 An ambiguous target or record argument plans a selection card; several parts named by
 the words plan a Choice card; a missing target, a record that does not fit, a closed
@@ -124,7 +124,7 @@ def argument_values(
     """Return the act's argument values, or ``None`` once the act has its result.
 
     Ambiguous record arguments plan a selection card; a record not registered yet makes
-    the act wait for it (D6); closed records, invalid, missing or ambiguous values get
+    the act wait for it (ADR 0007); closed records, invalid, missing or ambiguous values get
     a clarification or refusal, never a guess (I8).
     """
     values: dict[str, ArgValue] = {}
@@ -154,7 +154,7 @@ def argument_values(
             )
             return None
         if arg.name in item.awaits and arg.record_workflow:
-            # D6: the record the user named is not registered yet; the act waits for it.
+            # ADR 0007: the record the user named is not registered yet; the act waits for it.
             r.waiting.append(
                 WaitingAct(
                     item_id=f"{r.inp.turn_id}:{act.id}",

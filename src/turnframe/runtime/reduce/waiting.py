@@ -1,4 +1,4 @@
-"""Acts waiting for a record (D6): registered later in the conversation, or expired.
+"""Acts waiting for a record (ADR 0007): registered later in the conversation, or expired.
 
 An act whose record argument names a record not registered yet waits, carried by the
 conversation; a later registration under that name (or a nameless one of the same
@@ -21,7 +21,7 @@ from turnframe.runtime.reduce.state import Reduction
 __all__ = ["carry", "complete_waiting", "registrations"]
 
 _WAITING_KEPT = 3
-"""How many acts waiting for a record a conversation carries (D6)."""
+"""How many acts waiting for a record a conversation carries (ADR 0007)."""
 
 
 def _name_key(words: str) -> str:

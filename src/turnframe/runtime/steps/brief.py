@@ -60,7 +60,7 @@ async def brief(parts: RuntimeParts, data: BriefInput) -> Brief:
     (docs/adr/0020-what-a-brief-shows.md).
 
     The open cards carry their pending acts as a link may name them, and the acts waiting
-    for a record are listed (ADR 0012, D6). Understanding's steps are narrated through
+    for a record are listed (ADR 0012, ADR 0007). Understanding's steps are narrated through
     the brief's ``on_step`` as :class:`~turnframe.core.turn.TurnStep` events.
     """
     loaded, locale = data.loaded, data.locale

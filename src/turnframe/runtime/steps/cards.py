@@ -27,7 +27,7 @@ async def persist_cards(parts: RuntimeParts, committed: Committed) -> PersistedC
 
     A card already stored under its minted id (recovery) is taken as it is, and its
     acts point at it. A Confirm or Review card's prompt shows the record at the
-    revision it is bound to (D2); a case this turn committed is not read again.
+    revision it is bound to (ADR 0003); a case this turn committed is not read again.
 
     Raises:
         StoreError: reading a case or an existing card failed (a failed create is
@@ -73,7 +73,7 @@ async def persist_cards(parts: RuntimeParts, committed: Committed) -> PersistedC
         if spec.case is not None and not spec.independent:
             spec = replace(spec, bound_revision=row.revision if row else 0)
             if spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW):
-                # D2: the prompt shows the record at the revision the card is bound to.
+                # ADR 0003: the prompt shows the record at the revision the card is bound to.
                 try:
                     prompt = card_prompt(
                         registry,

@@ -42,7 +42,9 @@ class DomainCheckInput:
 
 
 async def domain_check(parts: RuntimeParts, data: DomainCheckInput) -> DomainCheck:
-    """Return the domain check understanding may call before reduction (§2 step 5).
+    """Return the domain check understanding may call before reduction.
+
+    See docs/architecture.md "One turn" step 5.
 
     The returned check answers ``None`` (no objection, or not checkable: no operation,
     not exactly one handle in view, a bad record argument) or the domain's sentence

@@ -1,7 +1,7 @@
 """Step 6, look up what was named: record arguments named by words, not by a handle in view.
 
 ``CaseDirectory.find`` decides: one record that fits is used, several go on a selection
-card, none leaves the act waiting for a record of that name (D6;
+card, none leaves the act waiting for a record of that name (ADR 0007;
 docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md).
 """
 
@@ -89,12 +89,14 @@ async def _look_up_arguments(
     locale: str,
     resolution: TargetResolution | None = None,
 ) -> tuple[dict[str, str], dict[str, tuple[TargetCandidate, ...]]]:
-    """Look up the record arguments named by words, not by a handle in view (§2 step 6).
+    """Look up the record arguments named by words, not by a handle in view.
+
+    See docs/architecture.md "One turn" step 6.
 
     ``CaseDirectory.find`` decides, told the operation and argument: one record that
     fits is used (``record_args``), several go on a selection card (the returned
     choices), none leaves the act waiting for a record of that name (the returned
-    awaits, D6). Of several, only those with which the domain accepts the act on its
+    awaits, ADR 0007). Of several, only those with which the domain accepts the act on its
     Exact target stay candidates (the domain check, when it accepts at least one);
     words naming only closed records fill the argument with the one, or mark it
     ``closed`` (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md). Changes

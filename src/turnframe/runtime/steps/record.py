@@ -86,8 +86,8 @@ async def _remember(
     The state records the standing constraint, what the reply asked, the acts it
     carries and the cases the turn was on. One read of the conversation state;
     :func:`record` writes it with the reply. A standing "do not submit" holds across
-    replies (D1); the next message is read as the answer to what the reply asked; the
-    acts waiting for a record travel to the next reply (D6); the cases the turn was on
+    replies (ADR 0002); the next message is read as the answer to what the reply asked; the
+    acts waiting for a record travel to the next reply (ADR 0007); the cases the turn was on
     join the conversation's newest cases (docs/adr/0020-what-a-brief-shows.md).
     Idempotent (recovery).
     """

@@ -65,7 +65,7 @@ async def compose(parts: RuntimeParts, data: ComposeInput) -> Composed:
     kept, refused = guard_claims(worded, committed_events)
     if any(id(b) in written for b in refused):
         # A model-written block the guard refuses takes its words with it: the
-        # code-written reply stands, whole (guide §9).
+        # code-written reply stands, whole (docs/architecture.md "Claims").
         reply_record["refused"] = True
         kept, refused = guard_claims(blocks, committed_events)
     if refused:

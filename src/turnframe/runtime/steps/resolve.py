@@ -179,8 +179,9 @@ def _answering(
 ) -> tuple[SemanticAct, dict[str, CaseRef], dict[str, str]]:
     """Complete the act the last reply asked a value for with what this message answers.
 
-    The message is read as the answer (guide §5): an act of the waiting act's operation on
-    its record takes the waiting act's values, and its own words win (the user's last word).
+    The message is read as the answer (docs/architecture.md "Understanding"): an act of the waiting
+    act's operation on its record takes the waiting act's values, and its own words win (the user's
+    last word).
     """
     if (
         not isinstance(asked, dict)
@@ -336,7 +337,7 @@ class QuestionsInput:
 
 
 async def resolve_questions(parts: RuntimeParts, data: QuestionsInput) -> tuple[QuestionRef, ...]:
-    """Return each question with the cases its target names (several allowed, ADR rule 9).
+    """Return each question with the cases its target names (several allowed, ADR 0001 rule 5).
 
     Raises:
         StoreError: a read failed.

@@ -1,4 +1,4 @@
-"""The words of receipts and cards, from committed events and commands only (I15, D2).
+"""The words of receipts and cards, from committed events and commands only (I15, ADR 0003).
 
 :func:`receipt_text` renders a committed event in a locale from its data alone: a queued
 payment is never called paid and an external status is named exactly (I19).

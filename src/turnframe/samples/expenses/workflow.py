@@ -375,5 +375,5 @@ class ExpenseReportWorkflow:
         locale: str,
         labels: Mapping[CaseRef, str],
     ) -> CommandText:
-        """Return ``command`` as a card shows it, amounts in the locale (D2, ADR 0013)."""
+        """Return ``command`` as a card shows it, amounts in the locale (ADR 0003, ADR 0013)."""
         return card_text(state, command, locale)

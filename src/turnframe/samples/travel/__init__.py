@@ -1,4 +1,6 @@
-"""The travel sample: trips, travelers and airline manifests (travel-sample.md, guide §13).
+"""The travel sample: trips, travelers and airline manifests.
+
+See docs/samples/travel.md, docs/architecture.md "What you write".
 
 Written exactly as an adopter writes an application: it imports only ``turnframe.core``
 and :class:`turnframe.runtime.app.Application`. :func:`travel_application` is what the
@@ -98,7 +100,9 @@ __all__ = [
 
 
 def travel_application() -> Application:
-    """Return the travel application (guide §13): three workflows and the knowledge source.
+    """Return the travel application: three workflows and the knowledge source.
+
+    See docs/architecture.md "What you write".
 
     Returns:
         ``Application(name="travel")`` with a fresh :class:`WorkflowRegistry` holding

@@ -1,7 +1,7 @@
 """Helpers every travel workflow shares: JSON shapes, evaluated values, domain refusals.
 
 Private to the sample. It imports only ``turnframe.core`` and the stdlib, as an adopter's
-code would (guide §13).
+code would (docs/architecture.md "What you write").
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ COMPANY: Final = "company"
 
 
 LOW_RISK: Final = LOW
-"""The declared policy of a low-risk operation: it runs on a direct act (travel-sample.md)."""
+"""The declared policy of a low-risk operation: it runs on a direct act (docs/samples/travel.md)."""
 
 REVERSIBLE_RISK: Final = REVERSIBLE
 """The declared policy of a reversible operation (``trip.remove_extra``)."""
@@ -76,7 +76,9 @@ def confirmed(risk: RiskClass, *, claim_mode: ClaimMode = ClaimMode.RECEIPT) -> 
 
 
 class Rejected(Refused):
-    """A domain refusal raised inside a check; becomes a :class:`Refusal` at the edge (§2.5).
+    """A domain refusal raised inside a check; becomes a :class:`Refusal` at the edge.
+
+    See docs/architecture.md "One turn" step 5.
 
     The authoring kit's :class:`~turnframe.core.Refused`, so a ``Workflow`` base catches it.
 
@@ -87,7 +89,9 @@ class Rejected(Refused):
 
 
 def refusal(rejected: Refused, locale: str, *, variant: str | None = None) -> Refusal:
-    """Return the :class:`Refusal` for ``rejected``, worded in ``locale`` (guide §2 step 5).
+    """Return the :class:`Refusal` for ``rejected``, worded in ``locale``.
+
+    See docs/architecture.md "One turn" step 5.
 
     ``variant`` picks another wording of the same code (``refusal.<code>.<variant>``).
     """
@@ -126,7 +130,10 @@ class TravelCommand(TypedCommand):
 
 
 def localized(en: str, pt: str) -> dict[str, str]:
-    """Return per-locale copies of a string for ``labels``/``summaries`` (en, pt-PT, pt; §5)."""
+    """Return per-locale copies of a string for ``labels``/``summaries`` (en, pt-PT, pt).
+
+    See docs/architecture.md "Understanding".
+    """
     return {copy.EN: en, copy.PT: pt, "pt": pt}
 
 
@@ -141,7 +148,10 @@ def arg(
     literals: tuple[str, ...] = (),
     names_record: bool = False,
 ) -> ArgumentSpec:
-    """Return an :class:`ArgumentSpec` whose labels come from ``copy`` (en and pt-PT, guide §5)."""
+    """Return an :class:`ArgumentSpec` whose labels come from ``copy`` (en and pt-PT).
+
+    See docs/architecture.md "Understanding".
+    """
     return ArgumentSpec(
         name=name,
         kind=kind,
@@ -197,7 +207,10 @@ def no_candidate(
 
 
 def ask_argument(argument: ArgumentSpec, locale: str) -> str:
-    """Return the code-written question for a missing ``argument`` (guide §9), en or pt-PT."""
+    """Return the code-written question for a missing ``argument``, en or pt-PT.
+
+    See docs/architecture.md "Claims".
+    """
     key = f"ask.arg.{argument.name}"
     if copy.has(key):
         return copy.text(locale, key)
@@ -216,7 +229,7 @@ def command_text(
     shown: Mapping[str, str] | None = None,
     **params: object,
 ) -> CommandText:
-    """Return a proposed command worded for a card in ``locale`` (D2, ``render_command``).
+    """Return a proposed command worded for a card in ``locale`` (ADR 0003, ``render_command``).
 
     Every argument of ``arguments`` (a command's ``to_json()``) with a value is rendered:
     dates written out, nights counted, an extra's kind named, ``company`` in words and a
@@ -258,7 +271,9 @@ def command_text(
 
 
 def ref_from_json(value: JSONValue, workflow: str | None = None) -> CaseRef:
-    """Return the :class:`CaseRef` serialised as ``"workflow/case_id"`` (state JSON, §4).
+    """Return the :class:`CaseRef` serialised as ``"workflow/case_id"`` (state JSON).
+
+    See docs/architecture.md "Workflows".
 
     Args:
         value: the JSON string.
@@ -278,7 +293,9 @@ def ref_from_json(value: JSONValue, workflow: str | None = None) -> CaseRef:
 
 
 def date_from_json(value: JSONValue | date) -> date | None:
-    """Return the date stored as an ISO string (``None`` stays ``None``; state JSON, §4).
+    """Return the date stored as an ISO string (``None`` stays ``None``; state JSON).
+
+    See docs/architecture.md "Workflows".
 
     A :class:`datetime.date` passes through and a ``datetime`` is cut to its date, so
     seeded YAML values work too.
@@ -298,7 +315,9 @@ def date_from_json(value: JSONValue | date) -> date | None:
 
 
 def text_value(values: Mapping[str, ArgValue], name: str, *, required: bool = False) -> str | None:
-    """Return the text argument ``name`` stripped, or ``None`` when absent or blank (§2.5).
+    """Return the text argument ``name`` stripped, or ``None`` when absent or blank.
+
+    See docs/architecture.md "One turn" step 5.
 
     Raises:
         Rejected: ``missing_argument`` when required and absent; ``invalid_value`` when
@@ -315,7 +334,9 @@ def text_value(values: Mapping[str, ArgValue], name: str, *, required: bool = Fa
 
 
 def date_value(values: Mapping[str, ArgValue], name: str, *, required: bool = False) -> date | None:
-    """Return the date argument ``name``, already evaluated against the turn's today (§5).
+    """Return the date argument ``name``, already evaluated against the turn's today.
+
+    See docs/architecture.md "Understanding".
 
     Raises:
         Rejected: ``missing_argument`` when required and absent; ``invalid_value`` when
@@ -332,7 +353,9 @@ def date_value(values: Mapping[str, ArgValue], name: str, *, required: bool = Fa
 
 
 def int_value(values: Mapping[str, ArgValue], name: str) -> int:
-    """Return the required integer argument ``name`` (compilation, §2.5).
+    """Return the required integer argument ``name`` (compilation).
+
+    See docs/architecture.md "One turn" step 5.
 
     Raises:
         Rejected: ``missing_argument`` when absent; ``invalid_value`` when not an integer.
@@ -353,7 +376,9 @@ def record_value(
     required: bool = False,
     literals: tuple[str, ...] = (),
 ) -> CaseRef | str | None:
-    """Return record argument ``name``: a :class:`CaseRef` of ``workflow`` or a literal (§2.6).
+    """Return record argument ``name``: a :class:`CaseRef` of ``workflow`` or a literal.
+
+    See docs/architecture.md "One turn" step 6.
 
     Args:
         values: the evaluated arguments.

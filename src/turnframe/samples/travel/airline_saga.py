@@ -1,4 +1,6 @@
-"""The manifest's airline submission as a saga over the outbox (guide §9, §11, I19).
+"""The manifest's airline submission as a saga over the outbox (I19).
+
+See docs/architecture.md "Claims", "Stores".
 
 ``manifest.submit`` commits the status ``submitting`` with an outbox row on
 :data:`~turnframe.samples.travel.manifest.SUBMIT_TOPIC`. :class:`ManifestSubmissionSaga`

@@ -1,4 +1,6 @@
-"""The sample's static airline table: names and baggage allowances (travel-sample.md §Questions).
+"""The sample's static airline table: names and baggage allowances.
+
+See docs/samples/travel.md "Questions".
 
 Illustrative figures for the demo, not any airline's current policy.
 """
@@ -12,7 +14,7 @@ __all__ = ["AIRLINES", "Airline"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Airline:
-    """One airline of the table (travel-sample.md §Questions).
+    """One airline of the table (docs/samples/travel.md "Questions").
 
     Attributes:
         code: the IATA code, e.g. ``"TP"``.

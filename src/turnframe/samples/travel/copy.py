@@ -1,8 +1,10 @@
-"""The travel sample's words, in English and European Portuguese (travel-sample.md §Localisation).
+"""The travel sample's words, in English and European Portuguese.
+
+See docs/samples/travel.md "Localisation".
 
 Every receipt, refusal sentence and code-written question of the sample comes from here
-(guide §9: receipts are the domain's localised operational copy). A locale starting with
-``pt`` reads Portuguese (pt-PT); any other reads English. Templates interpolate server
+(docs/architecture.md "Claims": receipts are the domain's localised operational copy). A locale
+starting with ``pt`` reads Portuguese (pt-PT); any other reads English. Templates interpolate server
 data only: record names the user gave are data in a receipt, never instructions.
 """
 
@@ -155,7 +157,7 @@ _OBLIGATIONS = {
 
 _TEXT: dict[str, dict[str, str]] = {
     EN: {
-        # cards: proposed commands, as a Confirm or Review card shows them (D2)
+        # cards: proposed commands, as a Confirm or Review card shows them (ADR 0003)
         "card.trip.start": "Start trip {name}",
         "card.trip.rename": "Rename the trip to {name}",
         "card.trip.change_dates": "Change the dates to {start} – {end}",
@@ -452,7 +454,9 @@ _TEXT: dict[str, dict[str, str]] = {
 
 @lru_cache(maxsize=256)
 def lang(locale: str) -> str:
-    """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"`` (§9).
+    """Return the sample's language for ``locale``: ``"pt-PT"`` for ``pt*``, else ``"en"``.
+
+    See docs/architecture.md "Claims".
 
     A pure function of the locale text, memoised (every label and sentence of a turn
     asks it).
@@ -461,7 +465,9 @@ def lang(locale: str) -> str:
 
 
 def text(locale: str, key: str, **params: object) -> str:
-    """Return the template ``key`` in ``locale`` with ``params`` interpolated (guide §9).
+    """Return the template ``key`` in ``locale`` with ``params`` interpolated.
+
+    See docs/architecture.md "Claims".
 
     Raises:
         KeyError: when ``key`` (or a placeholder it names) is unknown: a sample defect.
@@ -482,12 +488,18 @@ def table(keys: Mapping[str, str]) -> dict[str, dict[str, str]]:
 
 
 def has(key: str) -> bool:
-    """Return whether ``key`` is a template of the sample (both languages share keys; §9)."""
+    """Return whether ``key`` is a template of the sample (both languages share keys).
+
+    See docs/architecture.md "Claims".
+    """
     return key in _TEXT[EN]
 
 
 def kind_name(locale: str, kind: str) -> str:
-    """Return the localised name of an extra's kind (unknown kinds as given; receipts, §9)."""
+    """Return the localised name of an extra's kind (unknown kinds as given; receipts).
+
+    See docs/architecture.md "Claims".
+    """
     return _KINDS[lang(locale)].get(kind, kind)
 
 
@@ -497,25 +509,37 @@ def status_name(locale: str, status: str) -> str:
 
 
 def arg_label(locale: str, name: str) -> str:
-    """Return the localised label of an argument (unknown names as given; §5 labels)."""
+    """Return the localised label of an argument (unknown names as given).
+
+    See docs/architecture.md "Understanding" labels.
+    """
     return _ARGS[lang(locale)].get(name, name)
 
 
 def count(locale: str, noun: str, n: int) -> str:
-    """Return ``n`` with ``noun`` inflected: ``"2 travelers"``, ``"1 noite"`` (§9)."""
+    """Return ``n`` with ``noun`` inflected: ``"2 travelers"``, ``"1 noite"``.
+
+    See docs/architecture.md "Claims".
+    """
     one, many = _COUNTS[lang(locale)][noun]
     return f"{n} {one if n == 1 else many}"
 
 
 def join(locale: str, items: Sequence[str]) -> str:
-    """Return ``items`` as one phrase: ``"a, b and c"`` (``"a, b e c"`` in Portuguese; §9)."""
+    """Return ``items`` as one phrase: ``"a, b and c"`` (``"a, b e c"`` in Portuguese).
+
+    See docs/architecture.md "Claims".
+    """
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {text(locale, 'and')} {items[-1]}"
 
 
 def fmt_date(locale: str, day: date) -> str:
-    """Return ``day`` written out: ``"12 May 2026"`` or ``"12 de maio de 2026"`` (§9)."""
+    """Return ``day`` written out: ``"12 May 2026"`` or ``"12 de maio de 2026"``.
+
+    See docs/architecture.md "Claims".
+    """
     language = lang(locale)
     month = _MONTHS[language][day.month - 1]
     if language == PT:
@@ -524,7 +548,10 @@ def fmt_date(locale: str, day: date) -> str:
 
 
 def fmt_range(locale: str, start: date | None, end: date | None) -> str:
-    """Return a trip's dates (§9): ``"12–15 May 2026"``, ``"from …"``, ``"no dates"``."""
+    """Return a trip's dates: ``"12–15 May 2026"``, ``"from …"``, ``"no dates"``.
+
+    See docs/architecture.md "Claims".
+    """
     if start is None and end is None:
         return text(locale, "dates.none")
     if end is None:
@@ -538,14 +565,19 @@ def fmt_range(locale: str, start: date | None, end: date | None) -> str:
 
 
 def obligation_words(locale: str, obligation_id: str) -> str:
-    """Return what a trip obligation id (``dates``, ``travelers``, ``payer:E1``) asks for (§4)."""
+    """Return what a trip obligation id (``dates``, ``travelers``, ``payer:E1``) asks for.
+
+    See docs/architecture.md "Workflows".
+    """
     kind, _, extra = obligation_id.partition(":")
     template = _OBLIGATIONS[lang(locale)].get(kind)
     return obligation_id if template is None else template.format(extra=extra)
 
 
 def param(locale: str, key: str, value: object) -> str:
-    """Return a refusal parameter rendered for ``locale``, by the parameter's name (§2.5).
+    """Return a refusal parameter rendered for ``locale``, by the parameter's name.
+
+    See docs/architecture.md "One turn" step 5.
 
     ``argument`` becomes its label, ``kind`` its kind name, ``status``/``from_status``/
     ``trip_status`` their status words, ``today`` a written date, ``open`` (a sequence of

@@ -1,4 +1,6 @@
-"""Read-only answers on an explicit basis (travel-sample.md §Questions, guide §9, ADR rule 9).
+"""Read-only answers on an explicit basis.
+
+See docs/samples/travel.md "Questions", docs/architecture.md "Claims", ADR 0001 rule 5.
 
 Topics: ``baggage_allowance``, ``trip_summary``, ``extra_status`` and ``manifest_status``,
 in English and pt-PT. An answer has one line per subject (several candidate records are
@@ -81,7 +83,9 @@ def _extra(locale: str, extra: Extra) -> str:
 
 
 class TravelKnowledge:
-    """The sample's ``KnowledgeSource`` (guide §9, ADR rule 9): the four topics, per subject.
+    """The sample's ``KnowledgeSource``: the four topics, per subject.
+
+    See docs/architecture.md "Claims", ADR 0001 rule 5.
 
     Subjects carry JSON state; each is loaded with its workflow's ``load_state``. Pure
     apart from being async by protocol; reads nothing but its arguments and the table.
@@ -108,7 +112,9 @@ class TravelKnowledge:
         return None if definition is None else definition.load_state(data)
 
     async def answer(self, question: Question, subjects: Sequence[Subject], locale: str) -> str:
-        """Return the answer's words: one line per subject, in ``locale`` (en or pt-PT; §9).
+        """Return the answer's words: one line per subject, in ``locale`` (en or pt-PT).
+
+        See docs/architecture.md "Claims".
 
         Args:
             question: the question; its ``topic`` is one of :data:`TOPICS`.

@@ -1,4 +1,6 @@
-"""The manifest workflow: a trip's passenger list, submitted to an airline (guide §4, §9, §11).
+"""The manifest workflow: a trip's passenger list, submitted to an airline.
+
+See docs/architecture.md "Workflows", "Claims", "Stores".
 
 The phase is the status, never collapsed (I19); ``issued`` and ``rejected`` are terminal
 and carry that outcome. Passengers can change in ``draft`` and ``validated`` (a change
@@ -245,11 +247,17 @@ class ManifestWorkflow(Workflow[ManifestState]):
     """The external system whose reports :meth:`external_update` applies (the commit's source)."""
 
     def load_state(self, data: JSONObject) -> ManifestState:
-        """Return the typed state for ``data`` (§4); raises ``ValueError`` when malformed."""
+        """Return the typed state for ``data``; raises ``ValueError`` when malformed.
+
+        See docs/architecture.md "Workflows".
+        """
         return load_manifest(data)
 
     def dump_state(self, state: ManifestState) -> JSONObject:
-        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s`` (§4 erased boundary)."""
+        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s``.
+
+        See docs/architecture.md "Workflows" erased boundary.
+        """
         return dump_manifest(state)
 
     def project(self, state: ManifestState | None, today: date) -> WorkflowView:
@@ -291,7 +299,9 @@ class ManifestWorkflow(Workflow[ManifestState]):
         )
 
     def policy(self, state: ManifestState | None, command: Command) -> CommandPolicy:
-        """Return low risk, or for ``manifest.submit`` irreversible + Confirm + external (§7, I17).
+        """Return low risk, or for ``manifest.submit`` irreversible + Confirm + external (I17).
+
+        See docs/architecture.md "Commands".
 
         ``review_role="agent"`` when a passenger is under 16 on the trip's start date.
         """
@@ -315,7 +325,9 @@ class ManifestWorkflow(Workflow[ManifestState]):
     def execute(
         self, state: ManifestState | None, command: Command, ctx: ExecutionContext
     ) -> Execution[ManifestState]:
-        """Apply ``command`` purely; ``submit`` also returns the airline outbox draft (§11).
+        """Apply ``command`` purely; ``submit`` also returns the airline outbox draft.
+
+        See docs/architecture.md "Stores".
 
         Raises:
             UsageError: for a foreign command or an absent manifest.
@@ -398,7 +410,7 @@ class ManifestWorkflow(Workflow[ManifestState]):
         return text
 
     def candidate_label(self, case: CaseRef, state: ManifestState | None, locale: str) -> str:
-        """Return ``"Manifest TP · Lisbon · draft"`` (trip name when known; ADR labels)."""
+        """Return ``"Manifest TP · Lisbon · draft"`` (trip name when known; ADR 0001 labels)."""
         if state is None:
             return copy.text(locale, "label.absent.manifest")
         status = copy.status_name(locale, state.status)
@@ -409,7 +421,10 @@ class ManifestWorkflow(Workflow[ManifestState]):
         return copy.text(locale, "label.manifest.no_trip", airline=state.airline, status=status)
 
     def search_text(self, state: ManifestState) -> str:
-        """Return the airline's code and name and the trip's name, when known (§2.6)."""
+        """Return the airline's code and name and the trip's name, when known.
+
+        See docs/architecture.md "One turn" step 6.
+        """
         airline = AIRLINES.get(state.airline)
         words = (state.airline, airline.name if airline else None, state.trip_name)
         return " ".join(w for w in words if w)
@@ -419,7 +434,10 @@ class ManifestWorkflow(Workflow[ManifestState]):
         return glossary_of("manifest", locale)
 
     def briefing(self, view: WorkflowView) -> str:
-        """Return server-authored guidance for the view's phase (no user text; §2.3)."""
+        """Return server-authored guidance for the view's phase (no user text).
+
+        See docs/architecture.md "One turn" step 3.
+        """
         if view.phase in _BRIEFINGS:
             return _BRIEFINGS[view.phase]
         return (
@@ -429,7 +447,10 @@ class ManifestWorkflow(Workflow[ManifestState]):
         )
 
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
-        """Return the question for a missing argument value (en or pt-PT; §9)."""
+        """Return the question for a missing argument value (en or pt-PT).
+
+        See docs/architecture.md "Claims".
+        """
         return ask_argument(argument, locale)
 
     def render_command(
@@ -439,7 +460,7 @@ class ManifestWorkflow(Workflow[ManifestState]):
         locale: str,
         labels: Mapping[CaseRef, str],
     ) -> CommandText:
-        """Return ``command`` as a card shows it, airline and passengers named (D2).
+        """Return ``command`` as a card shows it, airline and passengers named (ADR 0003).
 
         ``"Submit the manifest to airline TP with 2 passengers: Ana Costa (born 1985) and
         Rui Lopes (born 2012)"``: passengers are named by the labels the turn loaded.

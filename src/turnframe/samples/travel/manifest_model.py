@@ -1,4 +1,4 @@
-"""The manifest's typed state, commands, statuses and catalog (travel-sample.md §manifest).
+"""The manifest's typed state, commands, statuses and catalog (docs/samples/travel.md "manifest").
 
 State JSON: ``{"trip": "trip/<id>", "airline": "TP", "passengers": ["traveler/<id>", ...],
 "status": ..., "trip_name": str | null, "trip_start": ISO date | null,
@@ -106,7 +106,9 @@ def age_on(birth_date: date, day: date) -> int:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ManifestState:
-    """A manifest's persisted state (JSON shape in the module docstring; §4, §13).
+    """A manifest's persisted state (JSON shape in the module docstring).
+
+    See docs/architecture.md "Workflows", "What you write".
 
     Attributes:
         trip: the trip the manifest belongs to.
@@ -137,22 +139,33 @@ class ManifestState:
 
     @property
     def unknown_ages(self) -> tuple[CaseRef, ...]:
-        """The passengers whose birth date is unknown (a notice, §4)."""
+        """The passengers whose birth date is unknown (a notice).
+
+        See docs/architecture.md "Workflows".
+        """
         return tuple(p for p in self.passengers if p not in self.passenger_birth_dates)
 
     @property
     def display(self) -> str:
-        """``"TP (Lisbon)"``, or the airline alone when the trip's name is unknown (§9)."""
+        """``"TP (Lisbon)"``, or the airline alone when the trip's name is unknown.
+
+        See docs/architecture.md "Claims".
+        """
         return f"{self.airline} ({self.trip_name})" if self.trip_name else self.airline
 
 
 def dump_manifest(state: ManifestState) -> JSONObject:
-    """Return ``state`` as its JSON object (dates ISO, references ``"workflow/id"``; §4)."""
+    """Return ``state`` as its JSON object (dates ISO, references ``"workflow/id"``).
+
+    See docs/architecture.md "Workflows".
+    """
     return cast(JSONObject, to_json_value(state))
 
 
 def load_manifest(data: JSONObject) -> ManifestState:
-    """Return the :class:`ManifestState` stored as ``data`` (inverse of :func:`dump_manifest`, §4).
+    """Return the :class:`ManifestState` stored as ``data`` (inverse of :func:`dump_manifest`).
+
+    See docs/architecture.md "Workflows".
 
     Raises:
         ValueError: for a missing trip or airline, an unknown status, or a malformed
@@ -186,7 +199,10 @@ def load_manifest(data: JSONObject) -> ManifestState:
 class AddPassenger(
     TravelCommand, operation="manifest.add_passenger", event="manifest.passenger_added"
 ):
-    """``manifest.add_passenger``: list ``traveler``, with the birth date if known (low, §7)."""
+    """``manifest.add_passenger``: list ``traveler``, with the birth date if known (low).
+
+    See docs/architecture.md "Commands".
+    """
 
     traveler: CaseRef = arg_field(
         "traveler", workflow="traveler", description="the traveler to list as a passenger"
@@ -200,7 +216,7 @@ class AddPassenger(
 class RemovePassenger(
     TravelCommand, operation="manifest.remove_passenger", event="manifest.passenger_removed"
 ):
-    """``manifest.remove_passenger``: unlist ``traveler`` (low, §7)."""
+    """``manifest.remove_passenger``: unlist ``traveler`` (low, docs/architecture.md "Commands")."""
 
     traveler: CaseRef = arg_field(
         "traveler", workflow="traveler", description="the passenger to remove"
@@ -209,14 +225,17 @@ class RemovePassenger(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ValidateManifest(TravelCommand, operation="manifest.validate", event="manifest.validated"):
-    """``manifest.validate``: draft → validated (low, §7)."""
+    """``manifest.validate``: draft → validated (low, docs/architecture.md "Commands")."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubmitManifest(
     TravelCommand, operation="manifest.submit", event="manifest.submission_queued"
 ):
-    """``manifest.submit``: validated → submitting, with an outbox message (irreversible, §11)."""
+    """``manifest.submit``: validated → submitting, with an outbox message (irreversible).
+
+    See docs/architecture.md "Stores".
+    """
 
 
 ManifestCommand: TypeAlias = AddPassenger | RemovePassenger | ValidateManifest | SubmitManifest
@@ -258,4 +277,4 @@ MANIFEST_TABLE: tuple[Op, ...] = (
 """The manifest's operation table (the authoring kit's rows; docs/authoring.md#tables)."""
 
 MANIFEST_OPERATIONS: tuple[OperationSpec, ...] = tuple(row.spec() for row in MANIFEST_TABLE)
-"""The manifest's operations (travel-sample.md table order); none creates a manifest."""
+"""The manifest's operations (docs/samples/travel.md table order); none creates a manifest."""

@@ -1,4 +1,6 @@
-"""Seeding: records for scenario files and the demo (travel-sample.md §Seeding, scenario-format).
+"""Seeding: records for scenario files and the demo.
+
+See docs/samples/travel.md "Seeding", docs/scenario-format.md.
 
 A record is a mapping with a stable ``key`` (``T1``, ``P7``, ``D4``), a ``workflow`` and
 that workflow's fields; references name other records by key. YAML may give dates as
@@ -150,7 +152,9 @@ def _extras(record: Mapping[str, Any], refs: Mapping[str, CaseRef]) -> tuple[Ext
 
 
 def seed_state(record: Mapping[str, Any], refs: Mapping[str, CaseRef]) -> tuple[str, JSONObject]:
-    """Return ``(workflow name, JSON state)`` for one seeded record (pure; §Seeding).
+    """Return ``(workflow name, JSON state)`` for one seeded record (pure).
+
+    See docs/samples/travel.md "Seeding".
 
     Args:
         record: ``{key, workflow, ...fields}`` as the module docstring lists them.
@@ -302,7 +306,9 @@ def complete_records(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, 
 
 
 def seed_order(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Return ``records`` (same objects) ordered so referenced records come first (§Seeding).
+    """Return ``records`` (same objects) ordered so referenced records come first.
+
+    See docs/samples/travel.md "Seeding".
 
     The order is otherwise the listing order.
 
@@ -336,7 +342,9 @@ def seed_all(
     records: Sequence[Mapping[str, Any]],
     mint: Callable[[str, str], CaseRef] | None = None,
 ) -> list[tuple[str, CaseRef, JSONObject]]:
-    """Return ``(key, case, JSON state)`` for every record, referenced first (§Seeding).
+    """Return ``(key, case, JSON state)`` for every record, referenced first.
+
+    See docs/samples/travel.md "Seeding".
 
     Args:
         records: the records, in any order.

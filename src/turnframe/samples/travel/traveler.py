@@ -1,10 +1,12 @@
-"""The traveler workflow (travel-sample.md §traveler, guide §4, §13).
+"""The traveler workflow.
+
+See docs/samples/travel.md "traveler", docs/architecture.md "Workflows", "What you write".
 
 State JSON: ``{"full_name", "birth_date": ISO date | null, "email": str | null,
 "status": "active" | "deleted"}``. Phases: ``active`` and ``deleted``; deletion is a status
-and the row stays (§13: removal is a status, never an absence), so ``deleted`` is terminal
-and carries the outcome ``deleted``. A named-but-not-created traveler projects to phase
-``new`` (``exists=False``) and offers only ``traveler.register``.
+and the row stays (docs/architecture.md "What you write": removal is a status, never an absence), so
+``deleted`` is terminal and carries the outcome ``deleted``. A named-but-not-created traveler
+projects to phase ``new`` (``exists=False``) and offers only ``traveler.register``.
 
 Candidate labels tell homonyms apart by birth year, or by email when the birth date is
 unknown (the label sees only this case's state, so a traveler's trips cannot be listed).
@@ -67,7 +69,7 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TravelerState:
-    """A traveler's persisted state (§13: deletion is a status).
+    """A traveler's persisted state (docs/architecture.md "What you write": deletion is a status).
 
     Attributes:
         full_name: the full name; homonyms are allowed.
@@ -84,7 +86,10 @@ class TravelerState:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegisterTraveler(TravelCommand, operation="traveler.register", event="traveler.registered"):
-    """``traveler.register``: create the traveler (low risk, creates the case; §7)."""
+    """``traveler.register``: create the traveler (low risk, creates the case).
+
+    See docs/architecture.md "Commands".
+    """
 
     full_name: str = arg_field(
         "full_name", description="the traveler's full name", names_record=True
@@ -97,14 +102,20 @@ class RegisterTraveler(TravelCommand, operation="traveler.register", event="trav
 class UpdateTravelerEmail(
     TravelCommand, operation="traveler.update_email", event="traveler.email_updated"
 ):
-    """``traveler.update_email``: set the email address (low risk; §7)."""
+    """``traveler.update_email``: set the email address (low risk).
+
+    See docs/architecture.md "Commands".
+    """
 
     email: Email = arg_field("email", description="the new email address")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteTraveler(TravelCommand, operation="traveler.delete", event="traveler.deleted"):
-    """``traveler.delete``: move the traveler to status ``deleted`` (destructive, confirm; §7)."""
+    """``traveler.delete``: move the traveler to status ``deleted`` (destructive, confirm).
+
+    See docs/architecture.md "Commands".
+    """
 
 
 TravelerCommand: TypeAlias = RegisterTraveler | UpdateTravelerEmail | DeleteTraveler
@@ -135,7 +146,7 @@ _TABLE = (
 )
 
 TRAVELER_OPERATIONS: tuple[OperationSpec, ...] = tuple(row.spec() for row in _TABLE)
-"""The traveler's operations (travel-sample.md table order), derived from the commands."""
+"""The traveler's operations (docs/samples/travel.md table order), derived from the commands."""
 
 _OFFERED = {
     "new": ("traveler.register",),
@@ -264,7 +275,10 @@ class TravelerWorkflow(Workflow[TravelerState]):
         return _transition(state, _as_command(command))
 
     def candidate_label(self, case: CaseRef, state: TravelerState | None, locale: str) -> str:
-        """Return ``"Ana Costa (born 1985)"``; email stands in for an unknown birth date (ADR)."""
+        """Return ``"Ana Costa (born 1985)"``; email stands in for an unknown birth date.
+
+        See ADR 0001.
+        """
         if state is None:
             return copy.text(locale, "label.absent.traveler")
         year = state.birth_date.year if state.birth_date is not None else None
@@ -281,7 +295,7 @@ class TravelerWorkflow(Workflow[TravelerState]):
         locale: str,
         labels: Mapping[CaseRef, str],
     ) -> CommandText:
-        """Return ``command`` as a card shows it: ``"Delete traveler Ana Costa"`` (D2)."""
+        """Return ``command`` as a card shows it: ``"Delete traveler Ana Costa"`` (ADR 0003)."""
         traveler = _as_command(command)
         name = state.full_name if state is not None else ""
         return command_text(locale, traveler.to_json(), traveler.operation, labels, name=name)

@@ -1,16 +1,18 @@
-"""The trip workflow: projection, compilation, policy, execution and receipts (guide §4, §13).
+"""The trip workflow: projection, compilation, policy, execution and receipts.
+
+See docs/architecture.md "Workflows", "What you write".
 
 Phases are the statuses ``planning`` → ``confirmed`` → ``completed``, ``cancelled`` from
 planning or confirmed; a named-but-not-created trip projects to phase ``new``
 (``exists=False``, no outcome). ``completed`` and ``cancelled`` carry an outcome and keep
-the row (§13). A trip completes only through :meth:`TripWorkflow.complete`, a system
-trigger for a confirmed trip whose end date has passed.
+the row (docs/architecture.md "What you write"). A trip completes only through
+:meth:`TripWorkflow.complete`, a system trigger for a confirmed trip whose end date has passed.
 
 Obligations (stable ids): ``dates`` while a date is missing, ``travelers`` while nobody
 travels, ``payer:<extra id>`` per extra without a payer (params ``{"extra": id}``).
 
 Compilation first applies the commands planned earlier in the turn (``request.prior``,
-decision D3) to the state, then checks the new command against that planned state, so a
+ADR 0004) to the state, then checks the new command against that planned state, so a
 second hotel or a payer added in the same turn is judged as if already committed. A
 command that would leave the planned state as it is compiles to no commands: this is how
 "rename it, actually leave it as it was" yields no mutation (I10).
@@ -100,7 +102,7 @@ _OFFERED: dict[str, tuple[str, ...]] = {
     "completed": (),
     "cancelled": (),
 }
-"""The declared policies of travel-sample.md's table, one per operation (I17)."""
+"""The declared policies of docs/samples/travel.md's table, one per operation (I17)."""
 _TERMINAL = ("completed", "cancelled")
 
 
@@ -297,7 +299,9 @@ def _as_trip_command(command: Command) -> TripCommand:
 
 
 class TripWorkflow(Workflow[TripState]):
-    """The ``trip`` workflow (travel-sample.md §trip), on the authoring kit's ``Workflow`` base.
+    """The ``trip`` workflow, on the authoring kit's ``Workflow`` base.
+
+    See docs/samples/travel.md "trip".
 
     Offers, policies, validation, terminal phases and the selection and no-candidate
     sentences come from the tables (docs/authoring.md); written here: the specs (with
@@ -326,15 +330,21 @@ class TripWorkflow(Workflow[TripState]):
     )
 
     def operations(self) -> tuple[OperationSpec, ...]:
-        """Return the ten trip operations (travel-sample.md table order)."""
+        """Return the ten trip operations (docs/samples/travel.md table order)."""
         return TRIP_OPERATIONS
 
     def load_state(self, data: JSONObject) -> TripState:
-        """Return the typed state for ``data`` (§4); raises ``ValueError`` when malformed."""
+        """Return the typed state for ``data``; raises ``ValueError`` when malformed.
+
+        See docs/architecture.md "Workflows".
+        """
         return load_trip(data)
 
     def dump_state(self, state: TripState) -> JSONObject:
-        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s`` (§4 erased boundary)."""
+        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s``.
+
+        See docs/architecture.md "Workflows" erased boundary.
+        """
         return dump_trip(state)
 
     def project(self, state: TripState | None, today: date) -> WorkflowView:
@@ -362,7 +372,7 @@ class TripWorkflow(Workflow[TripState]):
     def compile_refusal(self, refused: Refused, request: CompileRequest[TripState]) -> Refusal:
         """Return the refusal of a compilation in ``request.locale``.
 
-        A hotel only planned earlier in this turn (D3) is not one the trip "already
+        A hotel only planned earlier in this turn (ADR 0004) is not one the trip "already
         has": ``second_hotel`` then reads its ``planned`` wording.
         """
         stored = request.state.hotel if request.state is not None else None
@@ -457,13 +467,19 @@ class TripWorkflow(Workflow[TripState]):
         return copy.text(locale, key, **params) if copy.has(key) else None
 
     def candidate_label(self, case: CaseRef, state: TripState | None, locale: str) -> str:
-        """Return ``"Lisbon · 12–15 May 2026 · planning"`` (+ destination when it differs; ADR)."""
+        """Return ``"Lisbon · 12–15 May 2026 · planning"`` (+ destination when it differs).
+
+        See ADR 0001.
+        """
         if state is None:
             return copy.text(locale, "label.absent.trip")
         return _label(state.name, state.destination, state.start, state.end, state.status, locale)
 
     def search_text(self, state: TripState) -> str:
-        """Return the name, destination and the months/years of the dates (en and pt; §2.6)."""
+        """Return the name, destination and the months/years of the dates (en and pt).
+
+        See docs/architecture.md "One turn" step 6.
+        """
         words = [state.name]
         if state.destination:
             words.append(state.destination)
@@ -477,7 +493,10 @@ class TripWorkflow(Workflow[TripState]):
         return glossary_of("trip", locale)
 
     def briefing(self, view: WorkflowView) -> str:
-        """Return server-authored guidance for the view's phase and obligations (§2.3)."""
+        """Return server-authored guidance for the view's phase and obligations.
+
+        See docs/architecture.md "One turn" step 3.
+        """
         text = _BRIEFINGS.get(view.phase, "")
         if view.obligations:
             text += (
@@ -490,7 +509,10 @@ class TripWorkflow(Workflow[TripState]):
         return text
 
     def ask_obligation(self, view: WorkflowView, obligation: Obligation, locale: str) -> str:
-        """Return the question that discharges ``obligation`` (en or pt-PT; §9, §13)."""
+        """Return the question that discharges ``obligation`` (en or pt-PT).
+
+        See docs/architecture.md "Claims", "What you write".
+        """
         if obligation.kind in ("dates", "travelers"):
             return copy.text(locale, f"ask.{obligation.kind}")
         if obligation.kind == "payer":
@@ -498,7 +520,10 @@ class TripWorkflow(Workflow[TripState]):
         return copy.text(locale, "ask.obligation", obligation=obligation.id)
 
     def ask_argument(self, operation: OperationSpec, argument: ArgumentSpec, locale: str) -> str:
-        """Return the question for a missing argument value (en or pt-PT; §9)."""
+        """Return the question for a missing argument value (en or pt-PT).
+
+        See docs/architecture.md "Claims".
+        """
         return ask_argument(argument, locale)
 
     def render_command(
@@ -508,7 +533,7 @@ class TripWorkflow(Workflow[TripState]):
         locale: str,
         labels: Mapping[CaseRef, str],
     ) -> CommandText:
-        """Return ``command`` as a card shows it: ``"Book hotel Avenida for 3 nights"`` (D2).
+        """Return ``command`` as a card shows it: ``"Book hotel Avenida for 3 nights"`` (ADR 0003).
 
         An extra is named by its kind and id (``"hotel (E1)"``) from ``state``; a traveler
         by its candidate label from ``labels``.

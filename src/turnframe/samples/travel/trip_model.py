@@ -1,4 +1,6 @@
-"""The trip's typed state, commands and operation catalog (travel-sample.md §trip, guide §13).
+"""The trip's typed state, commands and operation catalog.
+
+See docs/samples/travel.md "trip", docs/architecture.md "What you write".
 
 State (JSON keys in brackets): ``name``, ``destination``, ``start``/``end`` (ISO dates or
 ``null``), ``travelers`` (``"traveler/<id>"`` strings), ``extras``, ``status``
@@ -13,7 +15,7 @@ trip from ``next_extra`` and never reused, so ``payer:E2`` always names the same
 ``nights`` = the nights booked (a booked hotel is the hotel extra whose ``nights`` is set);
 ``trip.add_extra`` with kind ``hotel`` records an unbooked hotel (``nights`` null). Either
 is refused with ``second_hotel`` while the trip (or a command planned earlier in the same
-turn, D3) already holds a hotel extra. A booked hotel without a payer opens ``payer:E<n>``
+turn, ADR 0004) already holds a hotel extra. A booked hotel without a payer opens ``payer:E<n>``
 like any extra.
 """
 
@@ -84,7 +86,7 @@ __all__ = [
 
 TripStatus: TypeAlias = Literal["planning", "confirmed", "completed", "cancelled"]
 TRIP_STATUSES: tuple[TripStatus, ...] = ("planning", "confirmed", "completed", "cancelled")
-"""Every trip status; each is also the phase of that name (guide §4)."""
+"""Every trip status; each is also the phase of that name (docs/architecture.md "Workflows")."""
 
 ExtraKind: TypeAlias = Literal["hotel", "baggage", "insurance", "seat", "meal"]
 """The kinds of extra (a ``CHOICE`` argument of ``trip.add_extra``)."""
@@ -98,7 +100,7 @@ Payer: TypeAlias = CaseRef | Literal["company"] | None
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Extra:
-    """One extra of a trip (parameterised obligations, §4).
+    """One extra of a trip (parameterised obligations, docs/architecture.md "Workflows").
 
     Attributes:
         id: ``"E<n>"``, unique within the trip and never reused.
@@ -117,7 +119,9 @@ class Extra:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TripState:
-    """A trip's persisted state (JSON shape in the module docstring; §4, §13).
+    """A trip's persisted state (JSON shape in the module docstring).
+
+    See docs/architecture.md "Workflows", "What you write".
 
     Attributes:
         name: the trip's name (homonyms are allowed; labels tell them apart).
@@ -145,12 +149,14 @@ class TripState:
 
     @property
     def hotel(self) -> Extra | None:
-        """The trip's hotel extra (booked or not), or ``None``; a trip holds one (D3)."""
+        """The trip's hotel extra (booked or not), or ``None``; a trip holds one (ADR 0004)."""
         return next((e for e in self.extras if e.kind == "hotel"), None)
 
 
 def dump_trip(state: TripState) -> JSONObject:
-    """Return ``state`` as its JSON object (dates ISO, references ``"workflow/id"``; §4).
+    """Return ``state`` as its JSON object (dates ISO, references ``"workflow/id"``).
+
+    See docs/architecture.md "Workflows".
 
     Written field by field: the same object as ``to_json_value(state)`` (the fields in
     declaration order), without the generic walk (every commit of a trip dumps one).
@@ -256,7 +262,9 @@ def _checked_extra(item: JSONValue) -> Extra:
 
 
 def load_trip(data: JSONObject) -> TripState:
-    """Return the :class:`TripState` stored as ``data`` (inverse of :func:`dump_trip`, §4).
+    """Return the :class:`TripState` stored as ``data`` (inverse of :func:`dump_trip`).
+
+    See docs/architecture.md "Workflows".
 
     Raises:
         ValueError: when ``data`` is not a trip state (a missing name, an unknown status
@@ -287,7 +295,7 @@ def load_trip(data: JSONObject) -> TripState:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartTrip(TravelCommand, event="trip.started"):
-    """``trip.start``: create the trip (low risk, no card; §7)."""
+    """``trip.start``: create the trip (low risk, no card; docs/architecture.md "Commands")."""
 
     OPERATION = "trip.start"
     name: str
@@ -298,7 +306,7 @@ class StartTrip(TravelCommand, event="trip.started"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RenameTrip(TravelCommand, event="trip.renamed"):
-    """``trip.rename``: give the trip a new name (low risk; §7)."""
+    """``trip.rename``: give the trip a new name (low risk; docs/architecture.md "Commands")."""
 
     OPERATION = "trip.rename"
     name: str
@@ -306,7 +314,10 @@ class RenameTrip(TravelCommand, event="trip.renamed"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChangeTripDates(TravelCommand, event="trip.dates_changed"):
-    """``trip.change_dates``: set both dates (low risk while planning; refused after; §7)."""
+    """``trip.change_dates``: set both dates (low risk while planning; refused after).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.change_dates"
     start: date
@@ -315,7 +326,10 @@ class ChangeTripDates(TravelCommand, event="trip.dates_changed"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AddTraveler(TravelCommand, event="trip.traveler_added"):
-    """``trip.add_traveler``: add a traveler record to the trip (low risk; §7)."""
+    """``trip.add_traveler``: add a traveler record to the trip (low risk).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.add_traveler"
     traveler: CaseRef = arg_field("traveler", workflow="traveler")
@@ -333,7 +347,10 @@ class AddExtra(TravelCommand, event="trip.extra_added"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetExtraPayer(TravelCommand, event="trip.extra_payer_set"):
-    """``trip.set_extra_payer``: name who pays for ``extra`` (low risk; §7)."""
+    """``trip.set_extra_payer``: name who pays for ``extra`` (low risk).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.set_extra_payer"
     extra: Part
@@ -342,7 +359,10 @@ class SetExtraPayer(TravelCommand, event="trip.extra_payer_set"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RemoveExtra(TravelCommand, event="trip.extra_removed"):
-    """``trip.remove_extra``: remove ``extra``; its id is never reused (reversible; §7)."""
+    """``trip.remove_extra``: remove ``extra``; its id is never reused (reversible).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.remove_extra"
     extra: Part
@@ -350,7 +370,10 @@ class RemoveExtra(TravelCommand, event="trip.extra_removed"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BookHotel(TravelCommand, event="trip.hotel_booked"):
-    """``trip.book_hotel``: book ``hotel`` for ``nights`` as the hotel extra (monetary; §7)."""
+    """``trip.book_hotel``: book ``hotel`` for ``nights`` as the hotel extra (monetary).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.book_hotel"
     hotel: str
@@ -359,14 +382,20 @@ class BookHotel(TravelCommand, event="trip.hotel_booked"):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConfirmTrip(TravelCommand, event="trip.confirmed"):
-    """``trip.confirm``: planning → confirmed (monetary; refused while obligations are open; §7)."""
+    """``trip.confirm``: planning → confirmed (monetary; refused while obligations are open).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.confirm"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelTrip(TravelCommand, event="trip.cancelled"):
-    """``trip.cancel``: planning or confirmed → cancelled; the row stays (destructive; §7)."""
+    """``trip.cancel``: planning or confirmed → cancelled; the row stays (destructive).
+
+    See docs/architecture.md "Commands".
+    """
 
     OPERATION = "trip.cancel"
 
@@ -519,7 +548,7 @@ TRIP_OPERATIONS: tuple[OperationSpec, ...] = (
         summaries=localized("Cancel the trip.", "Cancelar a viagem."),
     ),
 )
-"""The trip's operations, in the order travel-sample.md lists them."""
+"""The trip's operations, in the order docs/samples/travel.md lists them."""
 
 _COMMANDS: tuple[type[TravelCommand], ...] = (
     StartTrip,
@@ -564,7 +593,9 @@ def extra_id(value: str) -> str | None:
 
 
 def build_trip_command(key: str, values: Mapping[str, ArgValue]) -> TripCommand:
-    """Return the command operation ``key`` asks for, from its evaluated values (§2.5, §7).
+    """Return the command operation ``key`` asks for, from its evaluated values.
+
+    See docs/architecture.md "One turn" step 5, "Commands".
 
     An extra may be named ``E1``, ``e1`` or ``1``; kinds are matched case-insensitively.
 

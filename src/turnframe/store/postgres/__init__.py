@@ -1,4 +1,6 @@
-"""The PostgreSQL reference store (guide §11, decision D10): ``pip install turnframe[postgres]``.
+"""The PostgreSQL reference store: ``pip install turnframe[postgres]``.
+
+See docs/architecture.md "Stores", ADR 0011.
 
 :class:`PostgresStore` implements :class:`~turnframe.store.base.TurnStore` on psycopg 3
 and psycopg-pool, async, with raw SQL and no ORM. The schema is numbered plain SQL files

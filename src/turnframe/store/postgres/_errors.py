@@ -1,7 +1,9 @@
-"""Translation of psycopg errors into :mod:`turnframe.store.errors` (guide §11, §14).
+"""Translation of psycopg errors into :mod:`turnframe.store.errors`.
+
+See docs/architecture.md "Stores", "Failures".
 
 Every psycopg exception the store sees goes through :func:`translate`, so no driver error
-escapes (reliability research §2.1, S12):
+escapes (docs/architecture.md "Stores"):
 
 =========================================  ================================================
 psycopg                                    store error

@@ -1,4 +1,4 @@
-"""Numbered plain-SQL migrations and their runner (decision D10; reliability research §3.6).
+"""Numbered plain-SQL migrations and their runner (ADR 0011; docs/postgres.md "Store").
 
 The SQL ships as package data: ``migrations/NNNN_name.sql`` (applied in order to an
 existing schema) and ``schema.sql`` (the whole current schema, applied to an empty one).

@@ -1,4 +1,4 @@
-"""The SQL of :class:`turnframe.store.postgres.PostgresStore` (reliability research §3.3).
+"""The SQL of :class:`turnframe.store.postgres.PostgresStore` (docs/postgres.md "Store").
 
 Plain statements with ``%(name)s`` / ``%s`` placeholders; tables are unqualified and
 resolved through the connection's ``search_path`` (the store's schema).
@@ -49,7 +49,7 @@ CONVERSATION_REPLIES = (
     " AND reply IS NOT NULL ORDER BY seq"
 )
 
-# crash recovery (guide §14) -------------------------------------------------------------
+# crash recovery (docs/architecture.md "Failures") -----------------------------------------
 STALLED_TURNS = (
     f"SELECT {TURN_COLS} FROM tf_turn WHERE phase NOT IN ('replied', 'dead_letter')"
     " AND updated_at <= now() - make_interval(secs => %(idle)s)"
@@ -189,7 +189,7 @@ SAVE_REPLAY_OUTCOME = (
     " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome"
 )
 
-# the outbox relay (reliability research §3.3) ----------------------------------------------
+# the outbox relay (docs/postgres.md "Store") ----------------------------------------------
 _OUTBOX_RETURNING = (
     " RETURNING o.id, o.workflow, o.case_id, o.topic, o.payload, o.status, o.attempts"
 )

@@ -1,4 +1,6 @@
-"""The PostgreSQL :class:`~turnframe.store.base.TurnStore` (guide §11, decision D10).
+"""The PostgreSQL :class:`~turnframe.store.base.TurnStore`.
+
+See docs/architecture.md "Stores", ADR 0011.
 
 See :mod:`turnframe.store.postgres` for the overview. Every method takes a pooled
 connection in autocommit mode; writes that span statements run in one transaction
@@ -208,8 +210,8 @@ class PostgresStore:
                 ``replied`` phase always run with ``on``, and since the WAL is
                 sequential their flush makes every earlier write durable too: whatever
                 a user was answered with survives a database crash, and anything lost
-                is a trailing bookkeeping write that recovery redoes (guide §14).
-                ``"on"`` flushes every write.
+                is a trailing bookkeeping write that recovery redoes (docs/architecture.md
+                "Failures"). ``"on"`` flushes every write.
             lock_timeout_ms: the sessions' ``lock_timeout``.
             faults: internal failpoints for tests.
 
@@ -276,7 +278,7 @@ class PostgresStore:
     def joined(self, conn: Conn) -> PostgresStore:
         """Return a store that runs every call on ``conn``, inside the caller's transaction.
 
-        Use it so an adopter's own row writes commit with Turnframe's (decision D10)::
+        Use it so an adopter's own row writes commit with Turnframe's (ADR 0011)::
 
             async with await psycopg.AsyncConnection.connect(dsn) as conn:
                 async with conn.transaction():
@@ -383,7 +385,9 @@ class PostgresStore:
 
     # turns ---------------------------------------------------------------------------
     async def begin_turn(self, record: TurnRecord) -> TurnRecord:
-        """Persist a new turn with ``seq`` = 1 + the conversation's turn count (guide §14).
+        """Persist a new turn with ``seq`` = 1 + the conversation's turn count.
+
+        See docs/architecture.md "Failures".
 
         Raises:
             TurnIdTaken: the turn id exists (whichever account's turn has it).
@@ -444,11 +448,16 @@ class PostgresStore:
         return None if row is None else turn_from_row(row)
 
     async def unfinished_turns(self, account: str | None = None) -> Sequence[TurnRecord]:
-        """Return turns whose phase is not ``replied``, oldest first (guide §14)."""
+        """Return turns whose phase is not ``replied``, oldest first.
+
+        See docs/architecture.md "Failures".
+        """
         return [turn_from_row(r) for r in await self._fetchall(q.UNFINISHED, {"account": account})]
 
     async def save_reply(self, turn_id: str, blocks: Sequence[ReplyBlock]) -> None:
-        """Persist (replace) the reply's blocks exactly, as a JSON array (guide §9).
+        """Persist (replace) the reply's blocks exactly, as a JSON array.
+
+        See docs/architecture.md "Claims".
 
         Raises:
             StoreError: no such turn, or a block is not encodable.
@@ -687,7 +696,7 @@ class PostgresStore:
                     return True
 
     async def commit(self, request: CommitRequest) -> CommitResult:
-        """Commit one batch in one transaction (I12–I16; reliability research §3.3).
+        """Commit one batch in one transaction (I12–I16; docs/postgres.md "Store").
 
         Statements, at READ COMMITTED: the case write with the revision check in the
         statement itself (``UPDATE … WHERE revision = %(expected)s RETURNING``, or at
@@ -1161,7 +1170,7 @@ class PostgresStore:
         topics: Sequence[str] | None = None,
         reconcile: bool = False,
     ) -> Sequence[ClaimedMessage]:
-        """Lease up to ``limit`` rows with ``FOR UPDATE SKIP LOCKED`` (research §3.3).
+        """Lease up to ``limit`` rows with ``FOR UPDATE SKIP LOCKED`` (docs/postgres.md "Store").
 
         ``pending`` rows become ``in_flight``; with ``reconcile``, ``outcome_unknown``
         rows become ``reconciling``. Each claim counts an attempt.

@@ -1,4 +1,6 @@
-"""SQL of the adoption recipe "over a database with no revision column" (guide §15).
+"""SQL of the adoption recipe "over a database with no revision column".
+
+See docs/architecture.md "Evaluation".
 
 :func:`no_revision_column_sql` prints the statements ``docs/recipes/no-revision-column.md``
 shows (``turnframe db recipe no-revision-column --table T --key K``); a test executes
