@@ -126,12 +126,28 @@ def _argument_problems(
         )
     elif arg.kind is ArgumentKind.CHOICE and not arg.choices:
         out.append(f"{where}: choice argument {arg.name!r} lists no choices: add choices=(...)")
+    elif (clash := _case_clash(arg.choices) or _case_clash(arg.literals)) is not None:
+        out.append(
+            f"{where}: argument {arg.name!r} declares {clash[0]!r} and {clash[1]!r}, which a "
+            "user's words cannot tell apart (values are read without case): keep one"
+        )
     elif arg.record_workflow is not None and arg.kind is not ArgumentKind.RECORD:
         out.append(
             f"{where}: argument {arg.name!r} names record_workflow "
             f"{arg.record_workflow!r} but is of kind {arg.kind.value}: use ArgumentKind.RECORD"
         )
     return out
+
+
+def _case_clash(values: tuple[str, ...]) -> tuple[str, str] | None:
+    """Return two of ``values`` that differ only in case, or ``None``."""
+    seen: dict[str, str] = {}
+    for value in values:
+        folded = value.casefold()
+        if folded in seen:
+            return seen[folded], value
+        seen[folded] = value
+    return None
 
 
 def hook_problems(definition: Any, locales: tuple[str, ...]) -> list[str]:

@@ -74,8 +74,9 @@ def evaluate_argument(
         case ArgumentKind.RECORD:
             if record is not None:
                 return record
-            if text.lower() in spec.literals:
-                return text.lower()
+            literal = _declared(text, spec.literals)
+            if literal is not None:
+                return literal
             raise InvalidValue(f"{spec.name}: not a record in view")
         case ArgumentKind.DATE:
             try:
@@ -103,9 +104,9 @@ def evaluate_argument(
             except NotANumber as exc:
                 raise InvalidValue(f"{spec.name}: not an amount") from exc
         case ArgumentKind.CHOICE:
-            lowered = text.lower()
-            if lowered in spec.choices:
-                return lowered
+            choice = _declared(text, spec.choices)
+            if choice is not None:
+                return choice
             raise InvalidValue(f"{spec.name}: not one of {', '.join(spec.choices)}")
         case ArgumentKind.EMAIL:
             if _EMAIL.match(text):
@@ -118,6 +119,20 @@ def evaluate_argument(
                 raise InvalidValue(f"{spec.name}: empty")
             return text
     raise InvalidValue(f"{spec.name}: unknown kind")  # pragma: no cover
+
+
+def _declared(text: str, declared: tuple[str, ...]) -> str | None:
+    """Return the declared spelling ``text`` names, compared without case, or ``None``.
+
+    ``"eur"``, ``"EUR"`` and ``"Eur"`` all name a declared ``"EUR"``, and the value is
+    ``"EUR"`` as the domain wrote it. Registration refuses two declared values that differ
+    only in case, so at most one matches.
+    """
+    folded = text.casefold()
+    for value in declared:
+        if value.casefold() == folded:
+            return value
+    return None
 
 
 def readings_text(readings: tuple[date, ...], today: date, locale: str) -> str:
