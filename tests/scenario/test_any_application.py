@@ -147,22 +147,22 @@ today: 2026-05-01
 actor: {account: acme, user: u1, roles: [customer]}
 records:
   - {key: P1, workflow: traveler, state: {full_name: Ana Costa, birth_date: 1985-03-14, status: active}}
-  - key: D1
+  - key: M1
     workflow: manifest
     state: {trip: trip/t9, airline: TP, passengers: [{ref: P1}], status: submitting, trip_name: Lisbon, trip_start: 2026-05-12}
 turns:
-  - external: {case: D1, status: accepted}
+  - external: {case: M1, status: accepted}
     expect:
-      state: {ADR 0002: {status: accepted}}
-  - external: {case: D1, timeout: true}
+      state: {M1: {status: accepted}}
+  - external: {case: M1, timeout: true}
     expect:
-      state: {ADR 0002: {status: outcome_unknown}}
-  - external: {case: D1, status: issued}
+      state: {M1: {status: outcome_unknown}}
+  - external: {case: M1, status: issued}
     expect:
-      state: {ADR 0002: {status: issued}}
-  - external: {case: D1, status: accepted}
+      state: {M1: {status: issued}}
+  - external: {case: M1, status: accepted}
     expect:
-      state: {ADR 0002: {status: issued}}
+      state: {M1: {status: issued}}
 """
 
 
@@ -178,7 +178,7 @@ def test_an_external_step_on_a_workflow_without_the_hook_is_invalid(
     tmp_path: Path, trips_app: ModuleType
 ) -> None:
     text = _EXTERNAL.replace(
-        "external: {case: D1, status: accepted}", "external: {case: P1, status: accepted}"
+        "external: {case: M1, status: accepted}", "external: {case: P1, status: accepted}"
     )
     with pytest.raises(ScenarioFileError) as caught:
         run_scenario_file(_write(tmp_path, text), app=SPEC)
@@ -190,7 +190,7 @@ def test_an_external_step_needs_exactly_one_of_status_and_timeout(
     tmp_path: Path, trips_app: ModuleType
 ) -> None:
     text = _EXTERNAL.replace(
-        "{case: D1, status: accepted}", "{case: D1, status: accepted, timeout: true}"
+        "{case: M1, status: accepted}", "{case: M1, status: accepted, timeout: true}"
     )
     with pytest.raises(ScenarioFileError, match="exactly one of"):
         load_scenario(_write(tmp_path, text), app=SPEC)
