@@ -83,6 +83,16 @@ def test_phases_come_from_a_declared_tuple_an_enum_or_not_at_all() -> None:
     assert known_phases(Declared()) == ("new", "draft", "published")
     assert [p for p in Declared().registration_problems() if "'drft' is not a phase" in p]
 
+    class Short(NoteWorkflow):
+        phases = ("draft", "published")
+
+    assert Short().registration_problems(("en", "pt-PT")) == [
+        "workflow 'note', phases: lacks 'archived', which the type of 'status' allows; "
+        "fix: add 'archived' to phases (or drop phases: the type lists them)",
+        "workflow 'note', terminal['archived']: 'archived' is not a phase of the workflow "
+        "(known: new, draft, published); fix: declare it in phases",
+    ]
+
     class ByEnum(Open):
         state_type = Enumerated
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 if TYPE_CHECKING:
     from turnframe.core.authoring.base import Workflow
 
-__all__ = ["known_phases", "phase_values"]
+__all__ = ["field_phases", "known_phases", "phase_values"]
 
 
 def phase_values(tp: Any) -> tuple[str, ...] | None:
@@ -44,19 +44,14 @@ def phase_values(tp: Any) -> tuple[str, ...] | None:
     return None
 
 
-def known_phases(workflow: Workflow[Any]) -> tuple[str, ...] | None:
-    """Return every phase ``workflow`` can be in: ``new_phase`` first, then the others.
+def field_phases(workflow: Workflow[Any]) -> tuple[str, ...] | None:
+    """Return the values the state's ``phase_field`` type allows (:func:`phase_values`).
 
-    The others are the declared ``phases`` when given, else the values of the state's
-    ``phase_field`` type (a ``Literal`` or an ``Enum``). ``None`` when they cannot be
-    known: no ``phases`` and a phase field of an open type (``str``), no state
-    dataclass, or a ``phase_of`` the subclass computes itself.
+    ``None`` when they cannot be known: no state dataclass, no such field, a field of
+    an open type (``str``), or a ``phase_of`` the subclass computes itself.
     """
     from turnframe.core.authoring.base import Workflow
 
-    declared = tuple(workflow.phases)
-    if declared:
-        return tuple(dict.fromkeys((workflow.new_phase, *declared)))
     if type(workflow).phase_of is not Workflow.phase_of:
         return None
     state_type = workflow.state_type
@@ -68,7 +63,16 @@ def known_phases(workflow: Workflow[Any]) -> tuple[str, ...] | None:
         return None
     if workflow.phase_field not in hints:
         return None
-    values = phase_values(hints[workflow.phase_field])
-    if values is None:
+    return phase_values(hints[workflow.phase_field])
+
+
+def known_phases(workflow: Workflow[Any]) -> tuple[str, ...] | None:
+    """Return every phase ``workflow`` can be in: ``new_phase`` first, then the others.
+
+    The others are the declared ``phases`` when given, else :func:`field_phases`.
+    ``None`` when neither is known.
+    """
+    others = tuple(workflow.phases) or field_phases(workflow)
+    if others is None:
         return None
-    return tuple(dict.fromkeys((workflow.new_phase, *values)))
+    return tuple(dict.fromkeys((workflow.new_phase, *others)))

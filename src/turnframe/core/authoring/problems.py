@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from turnframe.core.authoring.phases import known_phases
+from turnframe.core.authoring.phases import field_phases, known_phases
 from turnframe.core.authoring.receipts import placeholders
 from turnframe.core.authoring.table import Offer
 from turnframe.core.authoring.words import GENERIC_WORDS, in_locale, language
@@ -125,6 +125,14 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
                     "derive the spec from the command (TypedCommand.arguments)",
                 )
 
+    by_type = field_phases(workflow) if workflow.phases else None
+    for value in by_type or ():
+        if value not in workflow.phases:
+            problem(
+                "phases",
+                f"lacks {value!r}, which the type of {workflow.phase_field!r} allows",
+                f"add {value!r} to phases (or drop phases: the type lists them)",
+            )
     phases = known_phases(workflow)
     if phases is not None:
         known = ", ".join(phases)
@@ -159,7 +167,7 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
     checks_names = templated and type(workflow).receipt_params is Workflow.receipt_params
     payloads: dict[str, set[str]] = {}
     for row in rows.values():
-        command_fields = {f.name for f in dataclasses.fields(row.command)}
+        command_fields = {f.name for f in dataclasses.fields(cast(Any, row.command))}
         for event in row.command.EVENTS:
             payloads.setdefault(event, set()).update(command_fields)
     for event, keys in workflow.payload_fields.items():
