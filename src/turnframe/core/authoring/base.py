@@ -55,14 +55,19 @@ class Workflow(Generic[S]):
     - ``table``: the :class:`Op` rows, one per operation (command class, summary, policy).
     - ``offers``: phase → operations on offer (a key, or an ``Offer(key, *roles)``).
     - ``receipts``: locale → event type → template; ``silent``: event types without one;
-      ``extra_events``: event types emitted outside commands (an external update's).
+      ``extra_events``: event types emitted outside commands (an external update's);
+      ``payload_fields``: event type → the payload keys ``execute`` adds beyond the
+      command's fields (``emit(..., **data)``, or an event built by hand), which receipt
+      templates may name.
     - ``words``: locale → key → sentence for refusals (``refusal.<code>``), questions
       (``ask.<argument>``, ``ask.obligation.<kind>``), ``select``, ``no_candidate``; the
       kit's generic wording fills what is left out (English and Portuguese).
     - ``label_fields``: state fields whose values, joined by " · ", label a record; the
       first is also the default ``search_fields``.
     - ``phase_field`` (default ``"status"``), ``new_phase`` (default ``"new"``),
-      ``terminal`` (phases a record never leaves; they carry the outcome, I3),
+      ``phases`` (every phase, when the phase field's type is a plain ``str``; otherwise
+      read from its ``Literal`` or ``Enum``), ``terminal`` (phases a record never
+      leaves; they carry the outcome, I3),
       ``briefings`` (phase → server guidance) and ``nouns`` (locale → the record's noun).
 
     And write ``execute`` (with :meth:`emit` and :meth:`unchanged`) and, for domain rules,
@@ -81,11 +86,13 @@ class Workflow(Generic[S]):
     receipts: ClassVar[ReceiptTable] = {}
     silent: ClassVar[tuple[str, ...]] = ()
     extra_events: ClassVar[tuple[str, ...]] = ()
+    payload_fields: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     words: ClassVar[Words] = {}
     label_fields: ClassVar[tuple[str, ...]] = ()
     search_fields: ClassVar[tuple[str, ...] | None] = None
     phase_field: ClassVar[str] = "status"
     new_phase: ClassVar[str] = "new"
+    phases: ClassVar[tuple[str, ...]] = ()
     terminal: ClassVar[tuple[str, ...]] = ()
     briefings: ClassVar[Mapping[str, str]] = {}
     nouns: ClassVar[Mapping[str, str]] = {}

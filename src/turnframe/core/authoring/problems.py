@@ -8,8 +8,11 @@ refuses a workflow with any.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+import difflib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, cast
 
+from turnframe.core.authoring.phases import field_phases, known_phases
 from turnframe.core.authoring.receipts import placeholders
 from turnframe.core.authoring.table import Offer
 from turnframe.core.authoring.words import GENERIC_WORDS, in_locale, language
@@ -122,6 +125,28 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
                     "derive the spec from the command (TypedCommand.arguments)",
                 )
 
+    by_type = field_phases(workflow) if workflow.phases else None
+    for value in by_type or ():
+        if value not in workflow.phases:
+            problem(
+                "phases",
+                f"lacks {value!r}, which the type of {workflow.phase_field!r} allows",
+                f"add {value!r} to phases (or drop phases: the type lists them)",
+            )
+    phases = known_phases(workflow)
+    if phases is not None:
+        known = ", ".join(phases)
+        named = [(f"offers[{p!r}]", p) for p in workflow.offers]
+        named += [(f"terminal[{p!r}]", p) for p in workflow.terminal]
+        named += [(f"briefings[{p!r}]", p) for p in workflow.briefings]
+        for member, phase_name in named:
+            if phase_name not in phases:
+                problem(
+                    member,
+                    f"{phase_name!r} is not a phase of the workflow (known: {known})",
+                    _suggest(phase_name, phases, "declare it in phases"),
+                )
+
     for phase, entries in workflow.offers.items():
         for entry in entries:
             key = entry.key if isinstance(entry, Offer) else entry
@@ -137,6 +162,16 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
         events.update(row.command.EVENTS)
     events.update(workflow.extra_events)
     templated = type(workflow).render_receipt is Workflow.render_receipt
+    # What render_receipt gives a template (receipt_params): the state's fields, label,
+    # and the payload, which emit makes the command's fields plus payload_fields.
+    checks_names = templated and type(workflow).receipt_params is Workflow.receipt_params
+    payloads: dict[str, set[str]] = {}
+    for row in rows.values():
+        command_fields = {f.name for f in dataclasses.fields(cast(Any, row.command))}
+        for event in row.command.EVENTS:
+            payloads.setdefault(event, set()).update(command_fields)
+    for event, keys in workflow.payload_fields.items():
+        payloads.setdefault(event, set()).update(keys)
     silent = set(workflow.silent)
     declared = tuple(workflow.locales)
     for locale in locales:
@@ -165,10 +200,26 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
             elif event in silent:
                 problem(f"receipts[{locale!r}][{event!r}]", "the event is also silent", "keep one")
             try:
-                placeholders(template)
+                names = placeholders(template)
             except ValueError as exc:
                 problem(
                     f"receipts[{locale!r}][{event!r}]", f"bad template ({exc})", "fix the braces"
+                )
+                continue
+            if not checks_names or event not in events:
+                continue
+            available = state_fields | {"label"} | payloads.get(event, set())
+            for missing in sorted(set(names) - available, key=names.index):
+                problem(
+                    f"receipts[{locale!r}][{event!r}]",
+                    f"names {{{missing}}}, which neither the state nor the event's payload "
+                    f"holds (available: {', '.join(sorted(available))})",
+                    _suggest(
+                        missing,
+                        sorted(available),
+                        f"add {missing!r} to payload_fields[{event!r}] if execute puts it "
+                        "in the payload",
+                    ),
                 )
         words = in_locale(workflow.words, locale) or {}
         kit = in_locale(GENERIC_WORDS, locale) or {}
@@ -203,3 +254,11 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
                             f"add arg(labels={{{locale!r}: ...}}) to the field",
                         )
     return found
+
+
+def _suggest(name: str, known: Iterable[str], otherwise: str) -> str:
+    """Return the fix "did you mean 'open'?" for a close match of ``name``, else ``otherwise``."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    if close:
+        return f"did you mean {close[0]!r}? (else {otherwise})"
+    return otherwise

@@ -9,6 +9,7 @@ nested dataclasses, ``tuple[X, ...]`` and ``X | None``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from datetime import date, datetime
@@ -25,11 +26,16 @@ T = TypeVar("T")
 def load_dataclass(cls: type[T], data: JSONValue) -> T:
     """Return the ``cls`` instance stored as ``data`` (``load(dump(s)) == s``).
 
-    Missing keys take the field's default.
+    Missing keys take the field's default. Every value is checked against its field's
+    declared type (an ``int`` in a ``str`` field, a ``bool`` in an ``int`` or ``Decimal``
+    field, a non-finite ``Decimal``, a word outside a ``Literal``), so a state ``execute``
+    built with a value of the wrong type is refused here rather than committed and
+    stored unreadable (docs/authoring.md#state). The field types of a dataclass are
+    resolved once per class.
 
     Raises:
-        ValueError: naming the field path, for a missing required key or a value of the
-            wrong type.
+        ValueError: naming the field path (``Ticket.level``), for a missing required key
+            or a value of the wrong type.
     """
     return typing.cast(T, _load(cls, data, cls.__name__))
 
@@ -63,15 +69,28 @@ def _load(tp: Any, value: Any, path: str) -> Any:
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if not isinstance(value, dict):
             raise ValueError(f"{path}: expected an object, got {value!r}")
-        hints = typing.get_type_hints(tp)
         given = {}
-        for f in dataclasses.fields(tp):
-            if f.name in value:
-                given[f.name] = _load(hints[f.name], value[f.name], f"{path}.{f.name}")
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ValueError(f"{path}.{f.name}: missing")
+        for name, hint, required in _fields_of(tp):
+            if name in value:
+                given[name] = _load(hint, value[name], f"{path}.{name}")
+            elif required:
+                raise ValueError(f"{path}.{name}: missing")
         return tp(**given)
     return _scalar(tp, value, path)
+
+
+@functools.cache
+def _fields_of(tp: type) -> tuple[tuple[str, Any, bool], ...]:
+    """Return ``(name, resolved type, required)`` for each field of dataclass ``tp``."""
+    hints = typing.get_type_hints(tp)
+    return tuple(
+        (
+            f.name,
+            hints[f.name],
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+        )
+        for f in dataclasses.fields(tp)
+    )
 
 
 def _scalar(tp: Any, value: Any, path: str) -> Any:
@@ -82,11 +101,14 @@ def _scalar(tp: Any, value: Any, path: str) -> Any:
     if tp in (int, str) and isinstance(value, tp) and not isinstance(value, bool):
         return value
     if isinstance(tp, type) and tp is not bool and tp not in (int, str):
-        if tp is Decimal and isinstance(value, str | int):
+        if tp is Decimal and isinstance(value, str | int) and not isinstance(value, bool):
             try:
-                return Decimal(value)
+                number = Decimal(value)
             except InvalidOperation:
                 pass
+            else:
+                if number.is_finite():
+                    return number
         elif tp is date and isinstance(value, str):
             try:
                 return date.fromisoformat(value)
@@ -100,4 +122,6 @@ def _scalar(tp: Any, value: Any, path: str) -> Any:
                 return CaseRef(workflow, case_id)
     if getattr(tp, "__supertype__", None) is str and isinstance(value, str):
         return value  # a NewType of str (Email, Part)
-    raise ValueError(f"{path}: {value!r} is not a {getattr(tp, '__name__', tp)}")
+    name = str(getattr(tp, "__name__", tp))
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    raise ValueError(f"{path}: {value!r} is not {article} {name}")

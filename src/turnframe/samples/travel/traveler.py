@@ -252,6 +252,11 @@ class TravelerWorkflow(Workflow[TravelerState]):
     terminal = ("deleted",)
     briefings = _BRIEFINGS
     receipts = _RECEIPTS
+    payload_fields = {
+        "traveler.registered": ("name", "birth_date", "email"),
+        "traveler.email_updated": ("name", "email", "previous"),
+        "traveler.deleted": ("name",),
+    }
     words = _WORDS
     label_fields = ("full_name",)
     search_fields = ("full_name", "email")
