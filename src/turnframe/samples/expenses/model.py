@@ -12,7 +12,7 @@ Amounts are :class:`decimal.Decimal` with two places, stored as strings, never f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Literal, TypeAlias, get_args
 
@@ -25,6 +25,7 @@ from turnframe.core import (
     JSONObject,
     OperationSpec,
     RiskClass,
+    TypedCommand,
 )
 
 __all__ = [
@@ -205,67 +206,54 @@ def load_report(data: JSONObject) -> ReportState:
         raise ValueError(f"expense report state lacks {exc.args[0]!r}") from None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Command:
-    """The two members of :class:`turnframe.core.Command`: ``operation`` and ``to_json``."""
+class _Command(TypedCommand):
+    """The kit's command base: ``operation``, the declared event and ``to_json``.
 
-    OPERATION: ClassVar[str] = ""
+    Each command is a ``@dataclass(frozen=True, slots=True, kw_only=True)`` itself
+    (``AUTO_DATACLASS`` is off); ``to_json`` is the canonical JSON of the fields, amounts
+    as strings (hashed and journaled; docs/authoring.md#commands).
+    """
 
-    @property
-    def operation(self) -> str:
-        """The operation key this command implements."""
-        return self.OPERATION
-
-    def to_json(self) -> JSONObject:
-        """Return the arguments as JSON (amounts as strings; hashed and journaled)."""
-        out: JSONObject = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            out[item.name] = str(value) if isinstance(value, Decimal) else value
-        return out
+    __slots__ = ()
+    AUTO_DATACLASS: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CreateReport(_Command):
+class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.created"):
     """``expense_report.create``: open a draft report (low risk)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.create"
     title: str
     currency: str = "EUR"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AddLine(_Command):
+class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.line_added"):
     """``expense_report.add_line``: claim an amount (monetary: a Confirm card)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.add_line"
     description: str
     amount: Decimal
     currency: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RemoveLine(_Command):
+class RemoveLine(_Command, operation=f"{WORKFLOW}.remove_line", event=f"{WORKFLOW}.line_removed"):
     """``expense_report.remove_line``: drop a line item from a draft (reversible)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.remove_line"
     line: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SubmitReport(_Command):
+class SubmitReport(_Command, operation=f"{WORKFLOW}.submit", event=f"{WORKFLOW}.approved"):
     """``expense_report.submit``: the submitter's Confirm, then a manager's Review (I17)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.submit"
     total: Decimal
     currency: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PayReport(_Command):
+class PayReport(_Command, operation=f"{WORKFLOW}.pay", event=f"{WORKFLOW}.payment_pending"):
     """``expense_report.pay``: hand the approved total to the payments service (irreversible)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.pay"
     total: Decimal
     currency: str
 
