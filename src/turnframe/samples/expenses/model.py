@@ -17,15 +17,16 @@ from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Literal, TypeAlias, get_args
 
 from turnframe.core import (
+    LOW,
+    REVERSIBLE,
     ArgumentKind,
     ArgumentSpec,
     ClaimMode,
-    CommandPolicy,
-    ConfirmationRequirement,
     JSONObject,
     OperationSpec,
     RiskClass,
     TypedCommand,
+    confirm,
 )
 
 __all__ = [
@@ -285,26 +286,16 @@ def _arg(
     )
 
 
-_LOW = CommandPolicy(risk=RiskClass.LOW)
-MONETARY_CONFIRMED = CommandPolicy(
-    risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
-)
+_LOW = LOW
+MONETARY_CONFIRMED = confirm(RiskClass.MONETARY)
 """Adding an amount: a Confirm card that shows it (docs/invariants.md I17)."""
-REVIEWED = CommandPolicy(
-    risk=RiskClass.MONETARY,
-    confirmation=ConfirmationRequirement.CONFIRM,
-    review_role="manager",
-)
+REVIEWED = confirm(RiskClass.MONETARY, review_role="manager")
 """Submitting for approval: the submitter confirms, a ``manager`` approves (I17).
 
 ``ExpenseReportWorkflow.policy`` adds the report's submitter as an excluded reviewer, so
 a submitter who is also a manager never approves their own report (four eyes).
 """
-PAYMENT = CommandPolicy(
-    risk=RiskClass.IRREVERSIBLE,
-    confirmation=ConfirmationRequirement.CONFIRM,
-    claim_mode=ClaimMode.EXTERNAL_STATUS,
-)
+PAYMENT = confirm(RiskClass.IRREVERSIBLE, claim_mode=ClaimMode.EXTERNAL_STATUS)
 """Paying: irreversible and external; the reply claims only the status reached (I19)."""
 
 OPERATIONS: tuple[OperationSpec, ...] = (
@@ -354,7 +345,7 @@ OPERATIONS: tuple[OperationSpec, ...] = (
         workflow=WORKFLOW,
         summary="Remove a line item from the expense report.",
         summaries={"pt-PT": "Retirar uma linha do relatório de despesas."},
-        policy=CommandPolicy(risk=RiskClass.REVERSIBLE),
+        policy=REVERSIBLE,
         arguments=(
             _arg(
                 "line",

@@ -25,6 +25,7 @@ from turnframe.core import (
     JSONObject,
     OutboxDraft,
     Refusal,
+    Refused,
     UsageError,
 )
 from turnframe.samples.expenses import copy
@@ -85,18 +86,12 @@ POLICIES = {op.key: op.policy for op in OPERATIONS}
 """Operation key → its declared policy (what ``policy`` returns; I17)."""
 
 
-class Rejected(Exception):
-    """A domain refusal inside a check; :func:`refusal` words it at the edge.
+class Rejected(Refused):
+    """A domain refusal inside a check (the kit's :class:`~turnframe.core.Refused`).
 
-    Args:
-        code: the refusal code (copy key ``refusal.<code>``).
-        params: server data the sentence interpolates.
+    ``Rejected(code, **params)``: :func:`refusal` words it at the edge by the copy key
+    ``refusal.<code>``, interpolating ``params`` (server data).
     """
-
-    def __init__(self, code: str, **params: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
 
 
 class TransitionRefused(ValueError):
