@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from turnframe.core.authoring.fields import computed_fields
 from turnframe.core.authoring.receipts import placeholders
 from turnframe.core.authoring.table import Offer
 from turnframe.core.authoring.words import GENERIC_WORDS, in_locale, language
@@ -105,7 +106,8 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
         except UsageError:
             continue
         given = {a.name: a for a in spec.arguments}
-        for arg_name in sorted(set(derived) ^ set(given)):
+        computed = computed_fields(declared_row.command)
+        for arg_name in sorted((set(derived) ^ set(given)) - computed):
             where = "the spec" if arg_name in given else "the command"
             problem(
                 f"operations[{key}].arguments",

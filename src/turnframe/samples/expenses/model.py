@@ -23,14 +23,18 @@ from turnframe.core import (
     ArgumentSpec,
     ClaimMode,
     JSONObject,
+    Op,
     OperationSpec,
+    Part,
     RiskClass,
     TypedCommand,
+    arg,
     confirm,
 )
 
 __all__ = [
     "CURRENCIES",
+    "TABLE",
     "EXTERNAL_STATUSES",
     "OPERATIONS",
     "REPORT_STATUSES",
@@ -224,7 +228,7 @@ class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.
     """``expense_report.create``: open a draft report (low risk)."""
 
     title: str
-    currency: str = "EUR"
+    currency: str = arg("EUR", argument=False)  # the lower-case choice, upper-cased
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -232,35 +236,41 @@ class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.lin
     """``expense_report.add_line``: claim an amount (monetary: a Confirm card)."""
 
     description: str
-    amount: Decimal
-    currency: str
+    amount: Decimal = arg(argument=False)  # read from the AMOUNT argument, two places
+    currency: str = arg(argument=False)  # the amount's, else the report's
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RemoveLine(_Command, operation=f"{WORKFLOW}.remove_line", event=f"{WORKFLOW}.line_removed"):
     """``expense_report.remove_line``: drop a line item from a draft (reversible)."""
 
-    line: str
+    line: Part
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubmitReport(_Command, operation=f"{WORKFLOW}.submit", event=f"{WORKFLOW}.approved"):
     """``expense_report.submit``: the submitter's Confirm, then a manager's Review (I17)."""
 
-    total: Decimal
-    currency: str
+    total: Decimal = arg(argument=False)  # the report's, bound when the card is drawn
+    currency: str = arg(argument=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PayReport(_Command, operation=f"{WORKFLOW}.pay", event=f"{WORKFLOW}.payment_pending"):
     """``expense_report.pay``: hand the approved total to the payments service (irreversible)."""
 
-    total: Decimal
-    currency: str
+    total: Decimal = arg(argument=False)  # the report's, bound when the card is drawn
+    currency: str = arg(argument=False)
 
 
 ExpenseCommand: TypeAlias = CreateReport | AddLine | RemoveLine | SubmitReport | PayReport
-COMMANDS: tuple[type[_Command], ...] = (CreateReport, AddLine, RemoveLine, SubmitReport, PayReport)
+COMMANDS: tuple[type[TypedCommand], ...] = (
+    CreateReport,
+    AddLine,
+    RemoveLine,
+    SubmitReport,
+    PayReport,
+)
 
 
 def _arg(
@@ -374,3 +384,21 @@ OPERATIONS: tuple[OperationSpec, ...] = (
     ),
 )
 """The five operations (the closed vocabulary, docs/invariants.md I2)."""
+
+TABLE: tuple[Op, ...] = tuple(
+    Op(
+        command,
+        spec.summary,
+        summaries=spec.summaries,
+        policy=spec.policy,
+        creates_case=spec.creates_case,
+        submission=spec.submission,
+    )
+    for command, spec in zip(COMMANDS, OPERATIONS, strict=True)
+)
+"""The kit's operation table: each command with its spec's summary and policy.
+
+The specs stay hand-written (:data:`OPERATIONS`): their descriptions, the lower-case
+currency choices, and an ``amount`` AMOUNT argument the command keeps as its two-place
+value; registration checks every spec against its command's fields.
+"""

@@ -24,6 +24,7 @@ from turnframe.core import (
     ExecutionContext,
     JSONObject,
     OutboxDraft,
+    Part,
     Refusal,
     Refused,
     UsageError,
@@ -31,7 +32,6 @@ from turnframe.core import (
 from turnframe.samples.expenses import copy
 from turnframe.samples.expenses.model import (
     EXTERNAL_STATUSES,
-    OPERATIONS,
     WORKFLOW,
     AddLine,
     CreateReport,
@@ -48,7 +48,6 @@ __all__ = [
     "EDITS",
     "PAYMENT_TOPIC",
     "PAY_ROLE",
-    "POLICIES",
     "REVIEW_ROLE",
     "TERMINAL",
     "Rejected",
@@ -82,8 +81,6 @@ _RANK = {
     "paid": 3,
     "payment_failed": 3,
 }
-POLICIES = {op.key: op.policy for op in OPERATIONS}
-"""Operation key → its declared policy (what ``policy`` returns; I17)."""
 
 
 class Rejected(Refused):
@@ -106,7 +103,7 @@ class TransitionRefused(ValueError):
         self.refusal = refusal
 
 
-def refusal(rejected: Rejected, locale: str) -> Refusal:
+def refusal(rejected: Refused, locale: str) -> Refusal:
     """Return ``rejected`` worded in ``locale``, statuses named as the locale names them."""
     params = dict(rejected.params)
     for key in ("status", "from_status"):
@@ -277,7 +274,7 @@ def command_for(request: CompileRequest[ReportState]) -> ExpenseCommand:
             currency=amount.currency or state.currency,
         )
     if key == RemoveLine.OPERATION:
-        return RemoveLine(line=str(value_of(values, "line")))
+        return RemoveLine(line=Part(str(value_of(values, "line"))))
     if key == SubmitReport.OPERATION:
         return SubmitReport(total=state.total, currency=state.currency)
     if key == PayReport.OPERATION:
