@@ -48,7 +48,7 @@ from turnframe.samples.expenses.model import (
     dump_report,
     load_report,
 )
-from turnframe.samples.expenses.receipts import card_text, receipt_text
+from turnframe.samples.expenses.receipts import RECEIPTS, card_text, receipt_params
 from turnframe.samples.expenses.rules import (
     EDITS,
     PAY_ROLE,
@@ -118,6 +118,7 @@ class ExpenseReportWorkflow(Workflow[ReportState]):
         "approved": (Offer(PayReport.OPERATION, PAY_ROLE),),
     }
     terminal = TERMINAL
+    receipts = RECEIPTS
     extra_events = (f"{WORKFLOW}.status_changed",)
     timeout_status: str = "outcome_unknown"
     """The status a payment whose transmission timed out moves to (I19)."""
@@ -248,8 +249,23 @@ class ExpenseReportWorkflow(Workflow[ReportState]):
     def render_receipt(
         self, event: DomainEvent, state: ReportState | None, locale: str
     ) -> str | None:
-        """Return the receipt for a committed event in ``locale``, from its data (I15, I19)."""
-        return receipt_text(event, locale)
+        """Return the receipt for a committed event in ``locale``, from its data (I15, I19).
+
+        The templates are the kit's (:data:`receipts`); a status change to
+        ``outcome_unknown`` has its own sentence (a timeout is never a status like the
+        others), which a template chosen by the event type alone cannot say.
+        """
+        if event.type == f"{WORKFLOW}.status_changed" and event.data.get("status") == (
+            "outcome_unknown"
+        ):
+            return copy.text(locale, "outcome_unknown", **receipt_params(event, locale))
+        return super().render_receipt(event, state, locale)
+
+    def receipt_params(
+        self, event: DomainEvent, state: ReportState | None, locale: str
+    ) -> dict[str, object]:
+        """Return the event's data with amounts and statuses as ``locale`` words them."""
+        return receipt_params(event, locale)
 
     def candidate_label(self, case: CaseRef, state: ReportState | None, locale: str) -> str:
         """Return ``"Lisbon offsite · 2 lines, EUR 120.00 · draft"`` (tells homonyms apart)."""
