@@ -30,6 +30,7 @@ from turnframe.core import (
     TypedCommand,
     arg,
     confirm,
+    to_json_value,
 )
 
 __all__ = [
@@ -145,20 +146,10 @@ class ReportState:
 
 
 def dump_report(state: ReportState) -> JSONObject:
-    """Return ``state`` as JSON (amounts as strings); ``load_report`` inverts it."""
-    return {
-        "title": state.title,
-        "submitter": state.submitter,
-        "currency": state.currency,
-        "lines": [
-            {"id": line.id, "description": line.description, "amount": str(line.amount)}
-            for line in state.lines
-        ],
-        "next_line": state.next_line,
-        "status": state.status,
-        "approved_by": state.approved_by,
-        "payment_reference": state.payment_reference,
-    }
+    """Return ``state`` as JSON (the kit's canonical form, amounts as strings); ``load_report`` inverts it."""
+    data = to_json_value(state)
+    assert isinstance(data, dict)
+    return data
 
 
 def _status(value: object) -> ReportStatus:

@@ -45,7 +45,6 @@ from turnframe.samples.expenses.model import (
     PayReport,
     ReportState,
     SubmitReport,
-    dump_report,
     load_report,
 )
 from turnframe.samples.expenses.receipts import RECEIPTS, card_text, receipt_params
@@ -150,10 +149,6 @@ class ExpenseReportWorkflow(Workflow[ReportState]):
     def load_state(self, data: JSONObject) -> ReportState:
         """Return the typed state; raises ``ValueError`` when ``data`` is malformed."""
         return load_report(data)
-
-    def dump_state(self, state: ReportState) -> JSONObject:
-        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s``."""
-        return dump_report(state)
 
     def project(self, state: ReportState | None, today: date) -> WorkflowView:
         """Return the view: phase = status, outcome only when paid or failed (I3, I19).
