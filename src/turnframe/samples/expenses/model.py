@@ -12,7 +12,7 @@ Amounts are :class:`decimal.Decimal` with two places, stored as strings, never f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Literal, TypeAlias, get_args
 
@@ -218,7 +218,9 @@ class _Command(TypedCommand):
 class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.created"):
     """``expense_report.create``: open a draft report (low risk)."""
 
-    title: str
+    title: str = arg(
+        labels={"pt-PT": "título"}, description="what the report is called", names_record=True
+    )
     currency: str = arg("EUR", argument=False)  # the lower-case choice, upper-cased
 
 
@@ -226,7 +228,7 @@ class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.
 class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.line_added"):
     """``expense_report.add_line``: claim an amount (monetary: a Confirm card)."""
 
-    description: str
+    description: str = arg(labels={"pt-PT": "descrição"}, description="what was paid for")
     amount: Decimal = arg(argument=False)  # read from the AMOUNT argument, two places
     currency: str = arg(argument=False)  # the amount's, else the report's
 
@@ -235,7 +237,9 @@ class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.lin
 class RemoveLine(_Command, operation=f"{WORKFLOW}.remove_line", event=f"{WORKFLOW}.line_removed"):
     """``expense_report.remove_line``: drop a line item from a draft (reversible)."""
 
-    line: Part
+    line: Part = arg(
+        labels={"pt-PT": "linha"}, description="the line item, by its description or id (L1)"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -267,23 +271,21 @@ COMMANDS: tuple[type[TypedCommand], ...] = (
 def _arg(
     name: str,
     label_pt: str,
-    kind: ArgumentKind = ArgumentKind.TEXT,
+    kind: ArgumentKind,
     *,
     description: str,
     required: bool = False,
     choices: tuple[str, ...] = (),
-    names_record: bool = False,
 ) -> ArgumentSpec:
-    """Return an argument spec labelled in English (its name) and pt-PT."""
+    """Return the spec of an argument a command reads into a computed field (en: its name)."""
     return ArgumentSpec(
         name=name,
         kind=kind,
         required=required,
         choices=choices,
-        label=name.replace("_", " "),
+        label=name,
         labels={"pt-PT": label_pt},
         description=description,
-        names_record=names_record,
     )
 
 
@@ -299,97 +301,68 @@ a submitter who is also a manager never approves their own report (four eyes).
 PAYMENT = confirm(RiskClass.IRREVERSIBLE, claim_mode=ClaimMode.EXTERNAL_STATUS)
 """Paying: irreversible and external; the reply claims only the status reached (I19)."""
 
-OPERATIONS: tuple[OperationSpec, ...] = (
-    OperationSpec(
-        key=CreateReport.OPERATION,
-        workflow=WORKFLOW,
-        summary="Open a new expense report.",
+TABLE: tuple[Op, ...] = (
+    Op(
+        CreateReport,
+        "Open a new expense report.",
         summaries={"pt-PT": "Abrir um novo relatório de despesas."},
         creates_case=True,
         policy=_LOW,
-        arguments=(
-            _arg(
-                "title",
-                "título",
-                required=True,
-                names_record=True,
-                description="what the report is called",
-            ),
-            _arg(
-                "currency",
-                "moeda",
-                ArgumentKind.CHOICE,
-                choices=tuple(c.lower() for c in CURRENCIES),  # the runtime lower-cases words
-                description="the ISO 4217 currency of every line (default EUR)",
-            ),
-        ),
     ),
-    OperationSpec(
-        key=AddLine.OPERATION,
-        workflow=WORKFLOW,
-        summary="Add a line item to the expense report.",
+    Op(
+        AddLine,
+        "Add a line item to the expense report.",
         summaries={"pt-PT": "Acrescentar uma linha ao relatório de despesas."},
         policy=MONETARY_CONFIRMED,
-        arguments=(
-            _arg("description", "descrição", required=True, description="what was paid for"),
-            _arg(
-                "amount",
-                "montante",
-                ArgumentKind.AMOUNT,
-                required=True,
-                description="how much was spent, in the report's currency",
-            ),
-        ),
     ),
-    OperationSpec(
-        key=RemoveLine.OPERATION,
-        workflow=WORKFLOW,
-        summary="Remove a line item from the expense report.",
+    Op(
+        RemoveLine,
+        "Remove a line item from the expense report.",
         summaries={"pt-PT": "Retirar uma linha do relatório de despesas."},
         policy=REVERSIBLE,
-        arguments=(
-            _arg(
-                "line",
-                "linha",
-                ArgumentKind.PART,
-                required=True,
-                description="the line item, by its description or id (L1)",
-            ),
-        ),
     ),
-    OperationSpec(
-        key=SubmitReport.OPERATION,
-        workflow=WORKFLOW,
-        summary="Submit the expense report for a manager's approval.",
+    Op(
+        SubmitReport,
+        "Submit the expense report for a manager's approval.",
         summaries={"pt-PT": "Submeter o relatório de despesas à aprovação de um gestor."},
         submission=True,
         policy=REVIEWED,
     ),
-    OperationSpec(
-        key=PayReport.OPERATION,
-        workflow=WORKFLOW,
-        summary="Pay the approved expense report through the payments service.",
+    Op(
+        PayReport,
+        "Pay the approved expense report through the payments service.",
         summaries={"pt-PT": "Pagar o relatório de despesas aprovado pelo serviço de pagamentos."},
         submission=True,
         policy=PAYMENT,
     ),
 )
-"""The five operations (the closed vocabulary, docs/invariants.md I2)."""
+"""The kit's operation table; the commands' argument fields give the specs' arguments."""
 
-TABLE: tuple[Op, ...] = tuple(
-    Op(
-        command,
-        spec.summary,
-        summaries=spec.summaries,
-        policy=spec.policy,
-        creates_case=spec.creates_case,
-        submission=spec.submission,
-    )
-    for command, spec in zip(COMMANDS, OPERATIONS, strict=True)
+_COMPUTED: dict[str, tuple[ArgumentSpec, ...]] = {
+    CreateReport.OPERATION: (
+        _arg(
+            "currency",
+            "moeda",
+            ArgumentKind.CHOICE,
+            choices=tuple(c.lower() for c in CURRENCIES),  # the runtime lower-cases words
+            description="the ISO 4217 currency of every line (default EUR)",
+        ),
+    ),
+    AddLine.OPERATION: (
+        _arg(
+            "amount",
+            "montante",
+            ArgumentKind.AMOUNT,
+            required=True,
+            description="how much was spent, in the report's currency",
+        ),
+    ),
+}
+"""The arguments a command reads into computed fields (the currency upper-cased, the
+amount's two-place value and its currency), which no field's type can declare."""
+
+OPERATIONS: tuple[OperationSpec, ...] = tuple(
+    replace(spec, arguments=(*spec.arguments, *_COMPUTED.get(spec.key, ())))
+    for spec in (row.spec() for row in TABLE)
 )
-"""The kit's operation table: each command with its spec's summary and policy.
-
-The specs stay hand-written (:data:`OPERATIONS`): their descriptions, the lower-case
-currency choices, and an ``amount`` AMOUNT argument the command keeps as its two-place
-value; registration checks every spec against its command's fields.
-"""
+"""The five operations (the closed vocabulary, docs/invariants.md I2)."""
