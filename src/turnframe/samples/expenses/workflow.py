@@ -125,14 +125,17 @@ class ExpenseReportWorkflow(Workflow[ReportState]):
     """The external system whose updates :meth:`external_update` applies."""
 
     def operations(self) -> tuple[OperationSpec, ...]:
-        """Return the five operations (docs/invariants.md I2)."""
+        """Return the five operations, the table's specs with two arguments added (I2).
+
+        The arguments the commands read into computed fields (model ``_COMPUTED``).
+        """
         return OPERATIONS
 
     def registration_problems(self, locales: tuple[str, ...] = ()) -> list[str]:
         """Return what registration must refuse: the kit's checks, and locales the copy lacks.
 
-        The kit checks the table against the hand-written specs, the policies (I17) and
-        the labels per declared locale; a served locale the sample's copy lacks is one
+        The kit checks the table against the specs (two arguments there are written by
+        hand, model ``_COMPUTED``), the policies (I17) and the labels per declared locale; a served locale the sample's copy lacks is one
         problem naming the first missing copy keys and the fix (``expenses_application``
         also asks it).
         """
