@@ -83,7 +83,7 @@ def test_the_application_registers_in_both_locales_and_its_policies_hold() -> No
 
 def test_every_sentence_exists_in_every_locale_and_an_unknown_locale_is_a_problem() -> None:
     assert words.missing("pt-PT") == () and words.missing("en") == ()
-    assert WF.registration_problems(("en", "pt-PT")) == ()
+    assert WF.registration_problems(("en", "pt-PT")) == []
     (problem,) = WF.registration_problems(("fr",))
     assert "'fr'" in problem and "copy.py" in problem
     assert WF.glossary("pt-PT") and WF.glossary("en").keys() != WF.glossary("pt-PT").keys()

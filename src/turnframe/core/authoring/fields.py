@@ -29,6 +29,7 @@ __all__ = [
     "FieldArgument",
     "Part",
     "arg",
+    "computed_fields",
     "field_arguments",
 ]
 
@@ -65,6 +66,9 @@ class ArgumentMeta:
             record it names.
         literals: words accepted instead of a record (a ``CaseRef | str`` field).
         names_record: on a creating operation, the argument holding the new record's name.
+        argument: ``False`` for a field the workflow's ``build`` computes (from the state,
+            or from an argument it reads differently) rather than an argument of the act:
+            no ``ArgumentSpec`` is derived from it and ``from_values`` never fills it.
     """
 
     label: str = ""
@@ -73,6 +77,7 @@ class ArgumentMeta:
     workflow: str | None = None
     literals: tuple[str, ...] = ()
     names_record: bool = False
+    argument: bool = True
 
 
 def arg(
@@ -84,11 +89,14 @@ def arg(
     workflow: str | None = None,
     literals: tuple[str, ...] = (),
     names_record: bool = False,
+    argument: bool = True,
 ) -> Any:
     """Return a dataclass field carrying an argument's labels and description.
 
     Use it as a field's default: ``title: str = arg(label="title", names_record=True)``.
-    Without ``default`` the argument is required.
+    Without ``default`` the argument is required. ``argument=False`` marks a field the
+    workflow computes (``total: Decimal = arg(argument=False)``): the command carries it
+    (its JSON, its card) but it is no argument of the operation.
     """
     meta = ArgumentMeta(
         label=label,
@@ -97,6 +105,7 @@ def arg(
         workflow=workflow,
         literals=tuple(literals),
         names_record=names_record,
+        argument=argument,
     )
     return dataclasses.field(default=default, metadata={_META: meta})
 
@@ -150,6 +159,17 @@ def _kind(
     return _SIMPLE[only], ()
 
 
+def computed_fields(command: type) -> frozenset[str]:
+    """Return the names of ``command``'s fields marked ``arg(argument=False)``."""
+    if not dataclasses.is_dataclass(command):
+        return frozenset()
+    return frozenset(
+        f.name
+        for f in dataclasses.fields(command)
+        if not (f.metadata.get(_META) or ArgumentMeta()).argument
+    )
+
+
 def _literal_words(tp: object) -> tuple[str, ...]:
     """Return the strings of a ``CaseRef | Literal[...]`` type (a record's accepted words)."""
     members, _ = _unwrap(tp)
@@ -182,6 +202,8 @@ def field_arguments(command: type) -> tuple[FieldArgument, ...]:
     found = []
     for f in dataclasses.fields(command):
         meta = f.metadata.get(_META) or ArgumentMeta()
+        if not meta.argument:
+            continue
         tp = hints[f.name]
         kind, choices = _kind(command, f.name, tp, meta)
         if kind is ArgumentKind.RECORD and not meta.workflow:

@@ -12,6 +12,7 @@ import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
+from turnframe.core.authoring.fields import computed_fields
 from turnframe.core.authoring.phases import field_phases, known_phases
 from turnframe.core.authoring.receipts import placeholders
 from turnframe.core.authoring.table import Offer
@@ -108,7 +109,8 @@ def problems_of(workflow: Workflow[Any], locales: tuple[str, ...] = ()) -> list[
         except UsageError:
             continue
         given = {a.name: a for a in spec.arguments}
-        for arg_name in sorted(set(derived) ^ set(given)):
+        computed = computed_fields(declared_row.command)
+        for arg_name in sorted((set(derived) ^ set(given)) - computed):
             where = "the spec" if arg_name in given else "the command"
             problem(
                 f"operations[{key}].arguments",

@@ -20,6 +20,7 @@ __all__ = [
     "money_text",
     "number_text",
     "status_name",
+    "template",
     "text",
 ]
 
@@ -183,6 +184,15 @@ def missing(locale: str) -> tuple[str, ...]:
         return ()
     table = _PT if locale in (PT, "pt") else {}
     return tuple(key for key in _EN if key not in table)
+
+
+def template(locale: str, key: str) -> str:
+    """Return the raw sentence ``key`` in ``locale`` (en for an unknown one), unfilled.
+
+    Raises:
+        KeyError: for an unknown key.
+    """
+    return _table(locale)[key]
 
 
 def has(key: str) -> bool:

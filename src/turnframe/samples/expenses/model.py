@@ -12,23 +12,30 @@ Amounts are :class:`decimal.Decimal` with two places, stored as strings, never f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar, Literal, TypeAlias, get_args
 
 from turnframe.core import (
+    LOW,
+    REVERSIBLE,
     ArgumentKind,
     ArgumentSpec,
     ClaimMode,
-    CommandPolicy,
-    ConfirmationRequirement,
     JSONObject,
+    Op,
     OperationSpec,
+    Part,
     RiskClass,
+    TypedCommand,
+    arg,
+    confirm,
+    to_json_value,
 )
 
 __all__ = [
     "CURRENCIES",
+    "TABLE",
     "EXTERNAL_STATUSES",
     "OPERATIONS",
     "REPORT_STATUSES",
@@ -139,20 +146,10 @@ class ReportState:
 
 
 def dump_report(state: ReportState) -> JSONObject:
-    """Return ``state`` as JSON (amounts as strings); ``load_report`` inverts it."""
-    return {
-        "title": state.title,
-        "submitter": state.submitter,
-        "currency": state.currency,
-        "lines": [
-            {"id": line.id, "description": line.description, "amount": str(line.amount)}
-            for line in state.lines
-        ],
-        "next_line": state.next_line,
-        "status": state.status,
-        "approved_by": state.approved_by,
-        "payment_reference": state.payment_reference,
-    }
+    """Return ``state`` as JSON (the kit's canonical form, amounts as strings); ``load_report`` inverts it."""
+    data = to_json_value(state)
+    assert isinstance(data, dict)
+    return data
 
 
 def _status(value: object) -> ReportStatus:
@@ -205,193 +202,167 @@ def load_report(data: JSONObject) -> ReportState:
         raise ValueError(f"expense report state lacks {exc.args[0]!r}") from None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Command:
-    """The two members of :class:`turnframe.core.Command`: ``operation`` and ``to_json``."""
+class _Command(TypedCommand):
+    """The kit's command base: ``operation``, the declared event and ``to_json``.
 
-    OPERATION: ClassVar[str] = ""
+    Each command is a ``@dataclass(frozen=True, slots=True, kw_only=True)`` itself
+    (``AUTO_DATACLASS`` is off); ``to_json`` is the canonical JSON of the fields, amounts
+    as strings (hashed and journaled; docs/authoring.md#commands).
+    """
 
-    @property
-    def operation(self) -> str:
-        """The operation key this command implements."""
-        return self.OPERATION
-
-    def to_json(self) -> JSONObject:
-        """Return the arguments as JSON (amounts as strings; hashed and journaled)."""
-        out: JSONObject = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            out[item.name] = str(value) if isinstance(value, Decimal) else value
-        return out
+    __slots__ = ()
+    AUTO_DATACLASS: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CreateReport(_Command):
+class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.created"):
     """``expense_report.create``: open a draft report (low risk)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.create"
-    title: str
-    currency: str = "EUR"
+    title: str = arg(
+        labels={"pt-PT": "título"}, description="what the report is called", names_record=True
+    )
+    currency: str = arg("EUR", argument=False)  # the lower-case choice, upper-cased
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AddLine(_Command):
+class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.line_added"):
     """``expense_report.add_line``: claim an amount (monetary: a Confirm card)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.add_line"
-    description: str
-    amount: Decimal
-    currency: str
+    description: str = arg(labels={"pt-PT": "descrição"}, description="what was paid for")
+    amount: Decimal = arg(argument=False)  # read from the AMOUNT argument, two places
+    currency: str = arg(argument=False)  # the amount's, else the report's
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RemoveLine(_Command):
+class RemoveLine(_Command, operation=f"{WORKFLOW}.remove_line", event=f"{WORKFLOW}.line_removed"):
     """``expense_report.remove_line``: drop a line item from a draft (reversible)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.remove_line"
-    line: str
+    line: Part = arg(
+        labels={"pt-PT": "linha"}, description="the line item, by its description or id (L1)"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SubmitReport(_Command):
+class SubmitReport(_Command, operation=f"{WORKFLOW}.submit", event=f"{WORKFLOW}.approved"):
     """``expense_report.submit``: the submitter's Confirm, then a manager's Review (I17)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.submit"
-    total: Decimal
-    currency: str
+    total: Decimal = arg(argument=False)  # the report's, bound when the card is drawn
+    currency: str = arg(argument=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PayReport(_Command):
+class PayReport(_Command, operation=f"{WORKFLOW}.pay", event=f"{WORKFLOW}.payment_pending"):
     """``expense_report.pay``: hand the approved total to the payments service (irreversible)."""
 
-    OPERATION: ClassVar[str] = f"{WORKFLOW}.pay"
-    total: Decimal
-    currency: str
+    total: Decimal = arg(argument=False)  # the report's, bound when the card is drawn
+    currency: str = arg(argument=False)
 
 
 ExpenseCommand: TypeAlias = CreateReport | AddLine | RemoveLine | SubmitReport | PayReport
-COMMANDS: tuple[type[_Command], ...] = (CreateReport, AddLine, RemoveLine, SubmitReport, PayReport)
+COMMANDS: tuple[type[TypedCommand], ...] = (
+    CreateReport,
+    AddLine,
+    RemoveLine,
+    SubmitReport,
+    PayReport,
+)
 
 
 def _arg(
     name: str,
     label_pt: str,
-    kind: ArgumentKind = ArgumentKind.TEXT,
+    kind: ArgumentKind,
     *,
     description: str,
     required: bool = False,
     choices: tuple[str, ...] = (),
-    names_record: bool = False,
 ) -> ArgumentSpec:
-    """Return an argument spec labelled in English (its name) and pt-PT."""
+    """Return the spec of an argument a command reads into a computed field (en: its name)."""
     return ArgumentSpec(
         name=name,
         kind=kind,
         required=required,
         choices=choices,
-        label=name.replace("_", " "),
+        label=name,
         labels={"pt-PT": label_pt},
         description=description,
-        names_record=names_record,
     )
 
 
-_LOW = CommandPolicy(risk=RiskClass.LOW)
-MONETARY_CONFIRMED = CommandPolicy(
-    risk=RiskClass.MONETARY, confirmation=ConfirmationRequirement.CONFIRM
-)
+_LOW = LOW
+MONETARY_CONFIRMED = confirm(RiskClass.MONETARY)
 """Adding an amount: a Confirm card that shows it (docs/invariants.md I17)."""
-REVIEWED = CommandPolicy(
-    risk=RiskClass.MONETARY,
-    confirmation=ConfirmationRequirement.CONFIRM,
-    review_role="manager",
-)
+REVIEWED = confirm(RiskClass.MONETARY, review_role="manager")
 """Submitting for approval: the submitter confirms, a ``manager`` approves (I17).
 
 ``ExpenseReportWorkflow.policy`` adds the report's submitter as an excluded reviewer, so
 a submitter who is also a manager never approves their own report (four eyes).
 """
-PAYMENT = CommandPolicy(
-    risk=RiskClass.IRREVERSIBLE,
-    confirmation=ConfirmationRequirement.CONFIRM,
-    claim_mode=ClaimMode.EXTERNAL_STATUS,
-)
+PAYMENT = confirm(RiskClass.IRREVERSIBLE, claim_mode=ClaimMode.EXTERNAL_STATUS)
 """Paying: irreversible and external; the reply claims only the status reached (I19)."""
 
-OPERATIONS: tuple[OperationSpec, ...] = (
-    OperationSpec(
-        key=CreateReport.OPERATION,
-        workflow=WORKFLOW,
-        summary="Open a new expense report.",
+TABLE: tuple[Op, ...] = (
+    Op(
+        CreateReport,
+        "Open a new expense report.",
         summaries={"pt-PT": "Abrir um novo relatório de despesas."},
         creates_case=True,
         policy=_LOW,
-        arguments=(
-            _arg(
-                "title",
-                "título",
-                required=True,
-                names_record=True,
-                description="what the report is called",
-            ),
-            _arg(
-                "currency",
-                "moeda",
-                ArgumentKind.CHOICE,
-                choices=tuple(c.lower() for c in CURRENCIES),  # the runtime lower-cases words
-                description="the ISO 4217 currency of every line (default EUR)",
-            ),
-        ),
     ),
-    OperationSpec(
-        key=AddLine.OPERATION,
-        workflow=WORKFLOW,
-        summary="Add a line item to the expense report.",
+    Op(
+        AddLine,
+        "Add a line item to the expense report.",
         summaries={"pt-PT": "Acrescentar uma linha ao relatório de despesas."},
         policy=MONETARY_CONFIRMED,
-        arguments=(
-            _arg("description", "descrição", required=True, description="what was paid for"),
-            _arg(
-                "amount",
-                "montante",
-                ArgumentKind.AMOUNT,
-                required=True,
-                description="how much was spent, in the report's currency",
-            ),
-        ),
     ),
-    OperationSpec(
-        key=RemoveLine.OPERATION,
-        workflow=WORKFLOW,
-        summary="Remove a line item from the expense report.",
+    Op(
+        RemoveLine,
+        "Remove a line item from the expense report.",
         summaries={"pt-PT": "Retirar uma linha do relatório de despesas."},
-        policy=CommandPolicy(risk=RiskClass.REVERSIBLE),
-        arguments=(
-            _arg(
-                "line",
-                "linha",
-                ArgumentKind.PART,
-                required=True,
-                description="the line item, by its description or id (L1)",
-            ),
-        ),
+        policy=REVERSIBLE,
     ),
-    OperationSpec(
-        key=SubmitReport.OPERATION,
-        workflow=WORKFLOW,
-        summary="Submit the expense report for a manager's approval.",
+    Op(
+        SubmitReport,
+        "Submit the expense report for a manager's approval.",
         summaries={"pt-PT": "Submeter o relatório de despesas à aprovação de um gestor."},
         submission=True,
         policy=REVIEWED,
     ),
-    OperationSpec(
-        key=PayReport.OPERATION,
-        workflow=WORKFLOW,
-        summary="Pay the approved expense report through the payments service.",
+    Op(
+        PayReport,
+        "Pay the approved expense report through the payments service.",
         summaries={"pt-PT": "Pagar o relatório de despesas aprovado pelo serviço de pagamentos."},
         submission=True,
         policy=PAYMENT,
     ),
+)
+"""The kit's operation table; the commands' argument fields give the specs' arguments."""
+
+_COMPUTED: dict[str, tuple[ArgumentSpec, ...]] = {
+    CreateReport.OPERATION: (
+        _arg(
+            "currency",
+            "moeda",
+            ArgumentKind.CHOICE,
+            choices=tuple(c.lower() for c in CURRENCIES),  # the runtime lower-cases words
+            description="the ISO 4217 currency of every line (default EUR)",
+        ),
+    ),
+    AddLine.OPERATION: (
+        _arg(
+            "amount",
+            "montante",
+            ArgumentKind.AMOUNT,
+            required=True,
+            description="how much was spent, in the report's currency",
+        ),
+    ),
+}
+"""The arguments a command reads into computed fields (the currency upper-cased, the
+amount's two-place value and its currency), which no field's type can declare."""
+
+OPERATIONS: tuple[OperationSpec, ...] = tuple(
+    replace(spec, arguments=(*spec.arguments, *_COMPUTED.get(spec.key, ())))
+    for spec in (row.spec() for row in TABLE)
 )
 """The five operations (the closed vocabulary, docs/invariants.md I2)."""

@@ -1,7 +1,8 @@
 """The words of receipts and cards, from committed events and commands only (I15, ADR 0003).
 
-:func:`receipt_text` renders a committed event in a locale from its data alone: a queued
-payment is never called paid and an external status is named exactly (I19).
+:data:`RECEIPTS` holds the receipt templates (the kit's table) and :func:`receipt_params`
+what they interpolate, from a committed event's data alone: a queued payment is never
+called paid and an external status is named exactly (I19).
 :func:`card_text` words a proposed command for a Confirm or Review card with every
 argument shown, amounts as the locale writes them
 (docs/adr/0013-cards-show-what-they-do.md).
@@ -24,14 +25,31 @@ from turnframe.samples.expenses.model import (
 )
 from turnframe.samples.expenses.rules import as_command
 
-__all__ = ["card_text", "receipt_text"]
+__all__ = ["RECEIPTS", "RECEIPT_EVENTS", "card_text", "receipt_params"]
 
 
-def receipt_text(event: DomainEvent, locale: str) -> str | None:
-    """Return the receipt for ``event`` in ``locale``, or ``None`` for an unknown type.
+RECEIPT_EVENTS: tuple[str, ...] = (
+    "created",
+    "line_added",
+    "line_removed",
+    "approved",
+    "payment_pending",
+    "status_changed",
+)
+"""The events with a receipt (``expense_report.<kind>``); the copy key is the kind."""
 
-    ``payment_pending`` says the payment is queued, never that it was paid;
-    ``status_changed`` names the exact external status, ``outcome_unknown`` as unknown.
+RECEIPTS: dict[str, dict[str, str]] = {
+    locale: {f"{WORKFLOW}.{kind}": copy.template(locale, kind) for kind in RECEIPT_EVENTS}
+    for locale in copy.LOCALES
+}
+"""The kit's receipt table: locale → event type → the copy's template (I15)."""
+
+
+def receipt_params(event: DomainEvent, locale: str) -> dict[str, object]:
+    """Return what a receipt of ``event`` interpolates in ``locale``, from its data alone.
+
+    Amounts as the locale writes them, the approver, the exact external status named
+    (I19): ``payment_pending`` says the payment is queued, never that it was paid.
     """
     data = event.data
     kind = event.type.removeprefix(f"{WORKFLOW}.")
@@ -51,13 +69,8 @@ def receipt_text(event: DomainEvent, locale: str) -> str | None:
     elif kind == "approved":
         params["approver"] = data.get("approver")
     elif kind == "status_changed":
-        status = str(data.get("status"))
-        if status == "outcome_unknown":
-            return copy.text(locale, "outcome_unknown", **params)
-        params["status"] = copy.status_name(locale, status)
-    if not copy.has(kind):
-        return None
-    return copy.text(locale, kind, **params)
+        params["status"] = copy.status_name(locale, str(data.get("status")))
+    return params
 
 
 def card_text(state: ReportState | None, command: Command, locale: str) -> CommandText:

@@ -24,13 +24,14 @@ from turnframe.core import (
     ExecutionContext,
     JSONObject,
     OutboxDraft,
+    Part,
     Refusal,
+    Refused,
     UsageError,
 )
 from turnframe.samples.expenses import copy
 from turnframe.samples.expenses.model import (
     EXTERNAL_STATUSES,
-    OPERATIONS,
     WORKFLOW,
     AddLine,
     CreateReport,
@@ -47,7 +48,6 @@ __all__ = [
     "EDITS",
     "PAYMENT_TOPIC",
     "PAY_ROLE",
-    "POLICIES",
     "REVIEW_ROLE",
     "TERMINAL",
     "Rejected",
@@ -81,22 +81,14 @@ _RANK = {
     "paid": 3,
     "payment_failed": 3,
 }
-POLICIES = {op.key: op.policy for op in OPERATIONS}
-"""Operation key → its declared policy (what ``policy`` returns; I17)."""
 
 
-class Rejected(Exception):
-    """A domain refusal inside a check; :func:`refusal` words it at the edge.
+class Rejected(Refused):
+    """A domain refusal inside a check (the kit's :class:`~turnframe.core.Refused`).
 
-    Args:
-        code: the refusal code (copy key ``refusal.<code>``).
-        params: server data the sentence interpolates.
+    ``Rejected(code, **params)``: :func:`refusal` words it at the edge by the copy key
+    ``refusal.<code>``, interpolating ``params`` (server data).
     """
-
-    def __init__(self, code: str, **params: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
 
 
 class TransitionRefused(ValueError):
@@ -111,7 +103,7 @@ class TransitionRefused(ValueError):
         self.refusal = refusal
 
 
-def refusal(rejected: Rejected, locale: str) -> Refusal:
+def refusal(rejected: Refused, locale: str) -> Refusal:
     """Return ``rejected`` worded in ``locale``, statuses named as the locale names them."""
     params = dict(rejected.params)
     for key in ("status", "from_status"):
@@ -282,7 +274,7 @@ def command_for(request: CompileRequest[ReportState]) -> ExpenseCommand:
             currency=amount.currency or state.currency,
         )
     if key == RemoveLine.OPERATION:
-        return RemoveLine(line=str(value_of(values, "line")))
+        return RemoveLine(line=Part(str(value_of(values, "line"))))
     if key == SubmitReport.OPERATION:
         return SubmitReport(total=state.total, currency=state.currency)
     if key == PayReport.OPERATION:

@@ -17,13 +17,10 @@ from dataclasses import replace
 from datetime import date
 
 from turnframe.core import (
-    Actor,
     ArgumentSpec,
     CaseRef,
     Command,
-    CommandPolicy,
     CommandText,
-    Compiled,
     CompileRequest,
     DomainEvent,
     Execution,
@@ -31,35 +28,35 @@ from turnframe.core import (
     JSONObject,
     Notice,
     Obligation,
+    Offer,
     OperationSpec,
-    Outcome,
     PartCandidate,
     Refusal,
+    Refused,
+    Workflow,
     WorkflowView,
 )
 from turnframe.samples.expenses import copy
 from turnframe.samples.expenses.model import (
     EXTERNAL_STATUSES,
     OPERATIONS,
+    TABLE,
     WORKFLOW,
     PayReport,
     ReportState,
     SubmitReport,
-    dump_report,
     load_report,
 )
-from turnframe.samples.expenses.receipts import card_text, receipt_text
+from turnframe.samples.expenses.receipts import RECEIPTS, card_text, receipt_params
 from turnframe.samples.expenses.rules import (
     EDITS,
     PAY_ROLE,
     PAYMENT_TOPIC,
-    POLICIES,
     REVIEW_ROLE,
     TERMINAL,
     Rejected,
     TransitionRefused,
     as_command,
-    check,
     command_for,
     event_draft,
     external_allowed,
@@ -67,6 +64,7 @@ from turnframe.samples.expenses.rules import (
     transition,
     words_of,
 )
+from turnframe.samples.expenses.rules import check as check_rules
 
 __all__ = [
     "PAYMENT_TOPIC",
@@ -91,8 +89,16 @@ _BRIEFINGS = {
 }
 
 
-class ExpenseReportWorkflow:
-    """The ``expense_report`` workflow; implements ``WorkflowDefinition[ReportState]``.
+class ExpenseReportWorkflow(Workflow[ReportState]):
+    """The ``expense_report`` workflow on the authoring kit (docs/authoring.md).
+
+    The kit's base supplies compilation (replay, check, no-op), validation, the
+    view's phase and outcome, the offers, the terminal phases, the table's policies
+    (the submitter excluded from the review, :meth:`excluded_reviewers`) and the
+    registration checks. Written here: the commands built from the replayed report
+    (:meth:`build`), the checks and their locale-aware wording, the transitions, the
+    external update, receipts and cards with amounts in the locale, candidate labels,
+    lines as parts and the questions, all worded by :mod:`~turnframe.samples.expenses.copy`.
 
     Pure and synchronous (docs/architecture.md). Refusal codes: ``not_created``,
     ``report_locked``, ``no_lines``, ``not_draft``, ``not_approved``,
@@ -101,34 +107,39 @@ class ExpenseReportWorkflow:
     (:class:`TransitionRefused`).
     """
 
-    locales: tuple[str, ...] = copy.LOCALES
-    """Every code-written sentence exists in these (registration checks the operations)."""
+    name = WORKFLOW
+    version = "expense_report/1"
+    state_type = ReportState
+    locales = copy.LOCALES
+    table = TABLE
+    offers = {
+        "draft": (*EDITS, SubmitReport.OPERATION),
+        "approved": (Offer(PayReport.OPERATION, PAY_ROLE),),
+    }
+    terminal = TERMINAL
+    receipts = RECEIPTS
+    extra_events = (f"{WORKFLOW}.status_changed",)
     timeout_status: str = "outcome_unknown"
     """The status a payment whose transmission timed out moves to (I19)."""
     external_source: str = "payments"
     """The external system whose updates :meth:`external_update` applies."""
 
-    @property
-    def name(self) -> str:
-        """``"expense_report"``."""
-        return WORKFLOW
-
-    @property
-    def version(self) -> str:
-        """The projection version."""
-        return "expense_report/1"
-
     def operations(self) -> tuple[OperationSpec, ...]:
-        """Return the five operations (docs/invariants.md I2)."""
+        """Return the five operations, the table's specs with two arguments added (I2).
+
+        The arguments the commands read into computed fields (model ``_COMPUTED``).
+        """
         return OPERATIONS
 
-    def registration_problems(self, locales: tuple[str, ...]) -> tuple[str, ...]:
-        """Return what registration must refuse: a served locale the sample's copy lacks.
+    def registration_problems(self, locales: tuple[str, ...] = ()) -> list[str]:
+        """Return what registration must refuse: the kit's checks, and locales the copy lacks.
 
-        One problem per locale naming the first missing copy keys and the fix (the
-        registration-check hook; ``expenses_application`` also asks it).
+        The kit checks the table against the specs (two arguments there are written by
+        hand, model ``_COMPUTED``), the policies (I17) and the labels per declared locale; a served locale the sample's copy lacks is one
+        problem naming the first missing copy keys and the fix (``expenses_application``
+        also asks it).
         """
-        problems = []
+        problems = super().registration_problems(tuple(x for x in locales if x in self.locales))
         for locale in locales:
             gone = copy.missing(locale)
             if gone:
@@ -136,93 +147,51 @@ class ExpenseReportWorkflow:
                     f"copy of locale {locale!r} lacks {len(gone)} sentence(s) "
                     f"(first {gone[0]!r}); add them to turnframe/samples/expenses/copy.py"
                 )
-        return tuple(problems)
+        return problems
 
     def load_state(self, data: JSONObject) -> ReportState:
         """Return the typed state; raises ``ValueError`` when ``data`` is malformed."""
         return load_report(data)
-
-    def dump_state(self, state: ReportState) -> JSONObject:
-        """Return ``state`` as JSON; ``load_state(dump_state(s)) == s``."""
-        return dump_report(state)
 
     def project(self, state: ReportState | None, today: date) -> WorkflowView:
         """Return the view: phase = status, outcome only when paid or failed (I3, I19).
 
         Notice ``expense_report.reconciliation_pending`` in ``outcome_unknown``.
         """
-        if state is None:
-            return WorkflowView(workflow=WORKFLOW, version=self.version, phase="new", exists=False)
-        notices = (
-            (Notice(code=f"{WORKFLOW}.reconciliation_pending"),)
-            if state.status == "outcome_unknown"
-            else ()
-        )
-        outcome = Outcome(code=state.status) if state.status in TERMINAL else None
-        return WorkflowView(
-            workflow=WORKFLOW,
-            version=self.version,
-            phase=state.status,
-            notices=notices,
-            outcome=outcome,
-        )
+        view = super().project(state, today)
+        if state is None or state.status != "outcome_unknown":
+            return view
+        return replace(view, notices=(Notice(code=f"{WORKFLOW}.reconciliation_pending"),))
 
-    def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
-        """Return line edits and submit on a draft; pay on an approved report to ``finance``."""
-        if view.phase == "draft":
-            return (*EDITS, SubmitReport.OPERATION)
-        if view.phase == "approved" and actor.has_role(PAY_ROLE):
-            return (PayReport.OPERATION,)
-        return ()
+    def build(self, request: CompileRequest[ReportState]) -> Command:
+        """Return the command the act asks for, built from the report as the turn left it.
 
-    def terminal_phases(self) -> tuple[str, ...]:
-        """Return ``paid`` and ``payment_failed``: never a mutation's target."""
-        return TERMINAL
-
-    def compile(self, request: CompileRequest[ReportState]) -> Compiled | Refusal:
-        """Compile an act into at most one command, or refuse it in ``request.locale``.
-
-        Commands planned earlier in the turn (``request.prior``) are applied first, so a
-        second line is checked against the report with the first. Removing a line that
-        is already gone compiles to no command.
+        Commands planned earlier in the turn (``request.prior``) are applied first
+        (:meth:`replay`), so ``submit`` binds the total with a line added in the same
+        turn and a second line is checked against the report with the first.
 
         Raises:
+            Rejected: for a missing or malformed value, or an absent report.
             UsageError: for an operation the workflow does not register.
         """
-        state = request.state
-        try:
-            for prior in request.prior:
-                state = transition(state, as_command(prior), None).state
-            command = command_for(replace(request, state=state))
-            check(state, command)
-        except Rejected as rejected:
-            return refusal(rejected, request.locale)
-        if not transition(state, command, None).events:
-            return Compiled()
-        return Compiled(commands=(command,))
+        return command_for(replace(request, state=self.replay(request)))
 
-    def policy(self, state: ReportState | None, command: Command) -> CommandPolicy:
-        """Return the operation's declared policy (registration checked it, I17).
+    def check(self, state: ReportState | None, command: Command, today: date) -> None:
+        """Raise :class:`Rejected` when ``command`` may not apply to ``state`` now (the rules)."""
+        check_rules(state, as_command(command))
+
+    def refusal(self, refused: Refused, locale: str) -> Refusal:
+        """Return ``refused`` worded by the sample's copy in ``locale`` (statuses named)."""
+        return refusal(refused, locale)
+
+    def excluded_reviewers(self, state: ReportState, command: Command) -> tuple[str, ...]:
+        """Return the submitter: they never resolve their own report's Review card (four eyes).
 
         ``add_line``: monetary + Confirm; ``submit``: monetary + Confirm + a ``manager``
-        review by someone other than the submitter (four eyes: the report's
-        ``submitter`` is an excluded reviewer); ``pay``: irreversible + Confirm, claiming
-        only the external status.
+        review by someone other than the submitter; ``pay``: irreversible + Confirm,
+        claiming only the external status (the table's policies, I17).
         """
-        declared = POLICIES[command.operation]
-        if declared.review_role and state is not None and state.submitter:
-            return replace(declared, excluded_reviewers=(state.submitter,))
-        return declared
-
-    def validate(
-        self, state: ReportState | None, command: Command, today: date, locale: str = copy.EN
-    ) -> Refusal | None:
-        """Re-check ``command`` against ``state`` now, worded in ``locale``."""
-        try:
-            check(state, as_command(command))
-        except Rejected as rejected:
-            return refusal(rejected, locale)
-        return None
+        return (state.submitter,)
 
     def execute(
         self, state: ReportState | None, command: Command, ctx: ExecutionContext
@@ -278,8 +247,23 @@ class ExpenseReportWorkflow:
     def render_receipt(
         self, event: DomainEvent, state: ReportState | None, locale: str
     ) -> str | None:
-        """Return the receipt for a committed event in ``locale``, from its data (I15, I19)."""
-        return receipt_text(event, locale)
+        """Return the receipt for a committed event in ``locale``, from its data (I15, I19).
+
+        The templates are the kit's (:data:`receipts`); a status change to
+        ``outcome_unknown`` has its own sentence (a timeout is never a status like the
+        others), which a template chosen by the event type alone cannot say.
+        """
+        if event.type == f"{WORKFLOW}.status_changed" and event.data.get("status") == (
+            "outcome_unknown"
+        ):
+            return copy.text(locale, "outcome_unknown", **receipt_params(event, locale))
+        return super().render_receipt(event, state, locale)
+
+    def receipt_params(
+        self, event: DomainEvent, state: ReportState | None, locale: str
+    ) -> dict[str, object]:
+        """Return the event's data with amounts and statuses as ``locale`` words them."""
+        return receipt_params(event, locale)
 
     def candidate_label(self, case: CaseRef, state: ReportState | None, locale: str) -> str:
         """Return ``"Lisbon offsite · 2 lines, EUR 120.00 · draft"`` (tells homonyms apart)."""
