@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,15 @@ HELPDESK = "helpdesk.app:application"
 
 
 @pytest.fixture(autouse=True)
-def _helpdesk_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+def _helpdesk_on_path(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The example on the path for the test only; its modules are forgotten afterwards
+    (``turnframe new helpdesk`` refuses a name that is already importable)."""
+    before = set(sys.modules)
     monkeypatch.syspath_prepend(str(ROOT / "examples" / "helpdesk" / "src"))
+    yield
+    for name in set(sys.modules) - before:
+        if name.split(".")[0] in ("helpdesk", "desk_without_tour", "desk_bad_tour"):
+            del sys.modules[name]
 
 
 def _chat(
