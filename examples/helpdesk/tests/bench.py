@@ -79,7 +79,7 @@ def words(result: Any) -> str:
     """Return every text of a turn's reply blocks, joined."""
     texts = []
     for block in result.blocks:
-        texts.append(block.receipt.text if block.kind == "receipt" else getattr(block, "text", ""))
+        texts.append(block.text)
         if block.kind == "interaction":
-            texts += [block.prompt, *(option.label for option in block.options)]
+            texts += [option.label for option in block.options]
     return " ".join(t for t in texts if t)

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 import anyio
 
 from turnframe.cli.chat_screen import DEFAULT_MAX_MESSAGE_BYTES, MODEL_HELP, NO_MODEL
+from turnframe.cli.chat_seed import seed_chat
 from turnframe.cli.chat_session import ChatSession, inspect_record, model_unreachable, render
 from turnframe.cli.models import EXIT_UNREACHABLE, fetch_exit_code, prefetch
 from turnframe.core import Actor
@@ -81,6 +82,12 @@ def add_commands(sub: Any) -> None:
     chat.add_argument("--db", help="SQLite file (default: chat.db under the user data dir)")
     chat.add_argument("--effort", choices=("low", "medium", "high"), default="medium")
     chat.add_argument("--locale", default="en")
+    chat.add_argument(
+        "--no-seed",
+        dest="seed",
+        action="store_false",
+        help="start a new database empty (default: seed it from the app's tour records)",
+    )
     chat.add_argument(
         "--max-message-bytes",
         type=_message_limit,
@@ -231,16 +238,13 @@ async def _chat(
             clock=FixedClock(CHAT_TODAY) if travel else None,
             narration=NarrationConfig(steps=True),
         )
-        if travel and not await store.list_cases(ACTOR.account):
-            from turnframe.samples.travel import DEMO_RECORDS, seed_all
-
-            for _key, case, state in seed_all(DEMO_RECORDS):
-                await runtime.seed(ACTOR.account, case.workflow, state, case_id=case.case_id)
+        records = await seed_chat(app, runtime, store, ACTOR, seed=getattr(args, "seed", True))
         day = f" · today {CHAT_TODAY}" if travel else ""
         session = ChatSession(
             runtime, ACTOR, reader, out, locale=args.locale, max_message_bytes=limit
         )
         session.show(f"Turnframe chat · {app.name}{day} · /help for commands, /quit to leave")
+        session.show(records)
         for line in intro:
             session.show(line)
         await session.run(stdin)

@@ -39,24 +39,17 @@ Reader = Callable[[str], "tuple[Any, Any] | str"]
 """Given a message, the ``(understander, reply_writer)`` to read it with, or a refusal."""
 
 
+_MARKS = {"receipt": "✔ ", "notice": "! ", "interaction": "? "}
+"""What the chat prints before a block's words, by kind (none for answers and the rest)."""
+
+
 def render(blocks: tuple[ReplyBlock, ...] | list[ReplyBlock]) -> list[str]:
-    """Return the reply's lines: receipts, notices, answers, and cards with numbered options."""
+    """Return the reply's lines: each block's ``text`` marked by kind; a card's options numbered."""
     lines: list[str] = []
     for block in blocks:
-        match block.kind:
-            case "receipt":
-                lines.append(f"✔ {block.receipt.text}")
-            case "notice":
-                lines.append(f"! {block.text}")
-            case "answer":
-                lines.append(block.text)
-            case "interaction":
-                lines.append(f"? {block.prompt}")
-                lines.extend(f"   {n}. {o.label}" for n, o in enumerate(block.options, start=1))
-            case "transition":
-                lines.append(block.text)
-            case _:
-                lines.append(getattr(block, "text", ""))
+        lines.append(_MARKS.get(block.kind, "") + block.text)
+        if block.kind == "interaction":
+            lines.extend(f"   {n}. {o.label}" for n, o in enumerate(block.options, start=1))
     return lines
 
 

@@ -362,27 +362,21 @@ class _Tour:
             self.say(f"    {line}")
 
 
+_TAGS = {"answer": "[answer]", "notice": "[notice]", "transition": "[next]"}
+"""The tour's tag before a block's words, by kind (a receipt and a card add their ids)."""
+
+
 def render_blocks(result: TurnResult) -> Sequence[str]:
     """Return a turn's reply blocks as the tour prints them, one line per block or option."""
     lines: list[str] = []
     for block in result.blocks:
-        match block.kind:
-            case "receipt":
-                lines.append(
-                    f"[receipt] {block.receipt.text}  (events {', '.join(block.receipt.event_ids)})"
-                )
-            case "interaction":
-                lines.append(
-                    f"[card {block.interaction_kind} {block.interaction_id}] {block.prompt}"
-                )
-                for n, option in enumerate(block.options, start=1):
-                    lines.append(f"    {n}. {option.label}  (option {option.id})")
-            case "answer":
-                lines.append(f"[answer] {block.text}")
-            case "notice":
-                lines.append(f"[notice] {block.text}")
-            case "transition":
-                lines.append(f"[next] {block.text}")
-            case _:
-                lines.append(f"[{block.kind}]")
+        if block.kind == "receipt":
+            events = ", ".join(block.receipt.event_ids)
+            lines.append(f"[receipt] {block.text}  (events {events})")
+        elif block.kind == "interaction":
+            lines.append(f"[card {block.interaction_kind} {block.interaction_id}] {block.text}")
+            for n, option in enumerate(block.options, start=1):
+                lines.append(f"    {n}. {option.label}  (option {option.id})")
+        else:
+            lines.append(f"{_TAGS.get(block.kind, f'[{block.kind}]')} {block.text}")
     return lines

@@ -1,6 +1,8 @@
 """The reply: an ordered list of typed blocks, persisted exactly as returned.
 
-See docs/architecture.md "Claims".
+Every block kind has ``text``, its words as a plain-text channel shows them (a receipt's
+sentence, a card's question; the others hold theirs as a field), so a reader never
+branches on ``kind`` for the words. See docs/architecture.md "Claims".
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ class ReceiptBlock:
     kind: Literal["receipt"] = "receipt"
 
     @property
+    def text(self) -> str:
+        """The receipt's sentence (rendered from its committed events)."""
+        return self.receipt.text
+
+    @property
     def claims(self) -> tuple[Claim, ...]:
         """The receipt's claim: its operation on its case, citing its event ids."""
         r = self.receipt
@@ -148,6 +155,11 @@ class InteractionBlock:
     options: tuple[OptionView, ...]
     expected_revision: int | None = None
     kind: Literal["interaction"] = "interaction"
+
+    @property
+    def text(self) -> str:
+        """The card's question (its options' labels are in ``options``)."""
+        return self.prompt
 
     @property
     def claims(self) -> tuple[Claim, ...]:

@@ -5,6 +5,7 @@ The adopter API is :class:`Runtime` with an :class:`Application`; the determinis
 ``turnframe.runtime.reduce`` holds the pure whole-turn reducer.
 """
 
+from turnframe.runtime.amounts import NotANumber, format_amount, read_amount, read_number
 from turnframe.runtime.app import (
     Application,
     BriefLimits,
@@ -49,6 +50,10 @@ __all__ = [
     "ExecutorFactory",
     "RecordSeeder",
     "application_names",
+    "format_amount",
+    "NotANumber",
+    "read_amount",
+    "read_number",
     "load_application",
     "Application",
     "BriefLimits",

@@ -1,9 +1,10 @@
-"""Read the user's words for a number or an amount in the turn's locale (docs/adr/0015-values-in-the-turns-locale.md).
+"""Read and write a number or an amount in the turn's locale (docs/adr/0015-values-in-the-turns-locale.md).
 
 Pure. The locale's CLDR decimal symbol (via Babel) decides where a fraction starts, so
 ``"1.250,50"`` is 1250.50 in pt-PT and no number in en, and ``"1,250"`` is 1250 in en
 and 1.25 in pt-PT. Grouping symbols are those the language's locales use (pt-PT accepts
 CLDR's no-break space and the ``"."`` people also write); a group must hold three digits.
+:func:`format_amount` writes an amount the way :func:`read_amount` reads it back.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from turnframe.core.workflow import Amount
-from turnframe.runtime.locale_data import NumberData, fold, number_data
+from babel.numbers import format_currency, format_decimal
 
-__all__ = ["NotANumber", "read_amount", "read_number"]
+from turnframe.core.errors import UsageError
+from turnframe.core.workflow import Amount
+from turnframe.runtime.locale_data import NumberData, fold, locale_of, number_data
+
+__all__ = ["NotANumber", "format_amount", "read_amount", "read_number"]
 
 _MINUS = ("-", "\u2212")
 
@@ -97,3 +101,48 @@ def read_amount(words: str, locale: str) -> Amount:
         if currency is None:
             raise NotANumber(f"{named!r} is not a currency in {locale}")
     return Amount(value=_number(sign + number, data), currency=currency)
+
+
+def format_amount(value: Decimal, currency: str | None, locale: str) -> str:
+    """Return ``value`` in ``currency`` written in ``locale`` (``"€1,250.50"``, ``"1250,50 €"``).
+
+    The CLDR currency pattern of the locale (via Babel), its grouping and decimal symbols;
+    never rounded (``Decimal("0.125")`` keeps three places; a currency's minor digits are
+    the least shown). The currency is the locale's symbol when the reader takes it back to this
+    currency there (a symbol two currencies share is not), else its ISO code, so :func:`read_amount` reads the words back to the
+    same value and currency in the same locale. ``currency=None`` writes the number alone.
+
+    Args:
+        value: a finite amount.
+        currency: an ISO 4217 code (``"EUR"``) or ``None``.
+        locale: a BCP 47 tag (``"en"``, ``"pt-PT"``); an unknown one writes English, as
+            the readers read it.
+
+    Raises:
+        UsageError: ``value`` is not finite, or ``currency`` is not a currency code the
+            locale knows (or no form of it reads back there).
+    """
+    if not isinstance(value, Decimal) or not value.is_finite():
+        raise UsageError(f"format_amount needs a finite Decimal, not {value!r}")
+    babel_locale = locale_of(locale)
+    if currency is None:
+        return format_decimal(value, locale=babel_locale, decimal_quantization=False)
+    data = number_data(locale)
+    if data.currencies.get(fold(currency)) != currency:
+        raise UsageError(
+            f"{currency!r} is not a currency code in {locale} (write an ISO 4217 code, e.g. 'EUR')"
+        )
+    pattern = babel_locale.currency_formats["standard"].pattern
+    # The symbol when the reader takes it back to this currency (it may be shared, or
+    # end in punctuation the reader drops), else the ISO code (CLDR's "¤¤").
+    for form in (pattern, pattern.replace("¤", "¤¤")):
+        words = format_currency(
+            value, currency, format=form, locale=babel_locale, decimal_quantization=False
+        )
+        try:
+            back = read_amount(words, locale)
+        except NotANumber:
+            continue
+        if back.currency == currency and back.value == value:
+            return words
+    raise UsageError(f"{currency!r} cannot be written so that it reads back in {locale}")

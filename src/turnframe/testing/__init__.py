@@ -1,5 +1,8 @@
 """Turnframe's test kit: scenario runner, scripted understanding and helpers.
 
+``ScriptedUnderstanding`` entries are functions of a :class:`Brief`; :func:`open_store`
+opens a store of each kind for the same test.
+
 No pytest import here: the pytest plugin lives in ``turnframe.testing.pytest_plugin`` and
 the store conformance suite in ``turnframe.store.conformance``.
 """
@@ -13,15 +16,20 @@ from turnframe.testing.scenario import (
     run_scenario,
     run_scenario_file,
 )
-from turnframe.understand import ScriptedUnderstanding
+from turnframe.testing.stores import STORE_KINDS, StoreKind, open_store
+from turnframe.understand import Brief, ScriptedUnderstanding
 
 __all__ = [
+    "STORE_KINDS",
+    "Brief",
     "Failure",
     "ScenarioFileError",
     "ScenarioOutcome",
     "ScriptedUnderstanding",
+    "StoreKind",
     "discover",
     "load_scenario",
+    "open_store",
     "run_scenario",
     "run_scenario_file",
 ]

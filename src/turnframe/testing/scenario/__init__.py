@@ -10,6 +10,7 @@ from turnframe.testing.scenario.runner import (
     prepare_scenario,
     run_scenario,
     run_scenario_file,
+    seed_records,
 )
 from turnframe.testing.scenario.seeding import GenericSeeder, SeedError
 
@@ -26,5 +27,6 @@ __all__ = [
     "prepare_scenario",
     "run_scenario",
     "run_scenario_file",
+    "seed_records",
     "seeder_for",
 ]

@@ -42,6 +42,7 @@ from turnframe.core.turn import Effort, InteractionResponse, TurnInput
 from turnframe.runtime import (
     Application,
     FixedClock,
+    RecordSeeder,
     Runtime,
     SequentialIds,
     TurnInterrupted,
@@ -70,6 +71,7 @@ __all__ = [
     "load_scenario",
     "run_scenario",
     "run_scenario_file",
+    "seed_records",
 ]
 
 _STORES = ("memory", "sqlite", "postgres")
@@ -209,6 +211,63 @@ def prepare_scenario(
     application = _application(model, app, str(path))
     _check_names(model, str(path), application)
     return model, application
+
+
+async def seed_records(
+    runtime: Runtime,
+    seeder: RecordSeeder,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    account: str,
+    file: str,
+) -> dict[str, CaseRef]:
+    """Seed a scenario's ``records:`` through ``runtime`` in the seeder's order.
+
+    The runner's own seeding (docs/scenario-format.md "Records"), shared with
+    ``turnframe chat``, which seeds a new database from an application's tour.
+
+    Args:
+        runtime: the application's runtime (its ``seed`` writes each record).
+        seeder: the application's seeder (:func:`seeder_for`).
+        records: the file's records, as read.
+        account: the account of a record without its own ``account``.
+        file: the scenario file, for errors.
+
+    Returns:
+        Each record's key → the case it became.
+
+    Raises:
+        ScenarioFileError: a record the seeder refuses (its YAML path named).
+    """
+    refs: dict[str, CaseRef] = {}
+    positions = {str(r.get("key", "")): i for i, r in enumerate(records)}
+    try:
+        ordered = seeder.seed_order(records)
+    except SeedError as exc:
+        at = "records" + (f"[{exc.index}]" if exc.index is not None else "")
+        raise ScenarioFileError(
+            file, at + (f".{exc.where}" if exc.where else ""), str(exc)
+        ) from exc
+    except ValueError as exc:  # an application's own seeder names the record itself
+        raise ScenarioFileError(file, "records", str(exc)) from exc
+    for record in ordered:
+        key = str(record.get("key", ""))
+        index = positions.get(key, 0)
+        try:
+            workflow, state = seeder.seed_state(record, refs)
+        except SeedError as exc:
+            at = f"records[{index}]" + (f".{exc.where}" if exc.where else "")
+            raise ScenarioFileError(file, at, str(exc)) from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ScenarioFileError(file, f"records[{index}]", str(exc)) from exc
+        case_id = record.get("id")
+        refs[key] = await runtime.seed(
+            str(record.get("account", account)),
+            workflow,
+            state,
+            case_id=str(case_id) if case_id is not None else key.lower() or None,
+        )
+    return refs
 
 
 def _application(model: ScenarioModel, app: AppChoice, path: str) -> Application:
@@ -502,36 +561,15 @@ class _Run:
         return ScenarioOutcome(file=self.file, name=self.model.name, failures=tuple(self.failures))
 
     async def _seed(self) -> None:
-        positions = {str(r.get("key", "")): i for i, r in enumerate(self.model.records)}
-        try:
-            ordered = self.seeder.seed_order(self.model.records)
-        except SeedError as exc:
-            at = "records" + (f"[{exc.index}]" if exc.index is not None else "")
-            raise ScenarioFileError(
-                self.file, at + (f".{exc.where}" if exc.where else ""), str(exc)
-            ) from exc
-        except ValueError as exc:  # an application's own seeder names the record itself
-            raise ScenarioFileError(self.file, "records", str(exc)) from exc
-        for record in ordered:
-            key = str(record.get("key", ""))
-            index = positions.get(key, 0)
-            try:
-                workflow, state = self.seeder.seed_state(record, self.refs)
-            except SeedError as exc:
-                at = f"records[{index}]" + (f".{exc.where}" if exc.where else "")
-                raise ScenarioFileError(self.file, at, str(exc)) from exc
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ScenarioFileError(self.file, f"records[{index}]", str(exc)) from exc
-            account = str(record.get("account", self.actor.account))
-            case_id = record.get("id")
-            case = await self.runtime.seed(
-                account,
-                workflow,
-                state,
-                case_id=str(case_id) if case_id is not None else key.lower() or None,
-            )
-            self.refs[key] = case
-            self.keys[case] = key
+        refs = await seed_records(
+            self.runtime,
+            self.seeder,
+            self.model.records,
+            account=self.actor.account,
+            file=self.file,
+        )
+        self.refs.update(refs)
+        self.keys.update({case: key for key, case in refs.items()})
 
     def _in_view(self, turn: TurnModel | None = None) -> list[CaseRef] | None:
         keys = turn.in_view if turn is not None and turn.in_view is not None else None
