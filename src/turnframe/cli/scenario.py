@@ -12,6 +12,7 @@ from typing import Any
 
 from turnframe.core.errors import UsageError
 from turnframe.runtime.loading import load_application
+from turnframe.store.errors import StoreError
 from turnframe.testing.scenario import ScenarioFileError, discover, run_scenario_file
 
 __all__ = ["print_schema", "run_scenarios"]
@@ -84,6 +85,8 @@ def run_scenarios(
             else:
                 print(f"invalid: {exc}")
             continue
+        except (UsageError, StoreError):
+            raise  # the run's own settings (the store, its DSN): one `error:` line, exit 2
         except Exception as exc:  # the run of this file broke; the others still run
             counts["failed"] += 1
             error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
