@@ -76,7 +76,8 @@ def test_a_broken_app_is_one_line_exit_2_in_every_command(
     monkeypatch.setenv("TURNFRAME_MODEL", "scripted:example")
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     argv = [
-        part.format(spec=spec, scenario=scenario, db=tmp_path / "x.db", evaldir=tmp_path) for part in command
+        part.format(spec=spec, scenario=scenario, db=tmp_path / "x.db", evaldir=tmp_path)
+        for part in command
     ]
     assert main(argv) == 2
     captured = capsys.readouterr()
@@ -104,7 +105,9 @@ _EXCEPTIONS = st.sampled_from(
 )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     where=st.sampled_from(["import", "factory"]),
     kind=_EXCEPTIONS,
@@ -119,11 +122,7 @@ def test_any_exception_on_import_or_in_the_factory_is_one_named_usage_error(
 ) -> None:
     home = tmp_path_factory.mktemp("gen")
     raise_line = f"raise {kind.__name__}({message!r})"
-    source = (
-        f"{raise_line}\n"
-        if where == "import"
-        else f"def application():\n    {raise_line}\n"
-    )
+    source = f"{raise_line}\n" if where == "import" else f"def application():\n    {raise_line}\n"
     (home / "genapp.py").write_text(source, encoding="utf-8")
     sys.path.insert(0, str(home))
     sys.modules.pop("genapp", None)

@@ -60,9 +60,7 @@ async def _comment(field: str, bad: Any, text: str) -> tuple[Any, InMemoryStore,
     app = Application(name="poison", registry=WorkflowRegistry([PoisoningTickets(field, bad)]))
     store = InMemoryStore()
     script = ScriptedUnderstanding()
-    runtime = Runtime(
-        app, store, script, clock=FixedClock(date(2026, 5, 4)), ids=SequentialIds()
-    )
+    runtime = Runtime(app, store, script, clock=FixedClock(date(2026, 5, 4)), ids=SequentialIds())
     case = await runtime.seed(ACTOR.account, "ticket", {"title": "VPN down", "requester": "Rui"})
 
     def read(brief: Any) -> Understanding:

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HELPDESK_SRC = ROOT / "examples" / "helpdesk" / "src"
 HELPDESK_SCENARIOS = ROOT / "examples" / "helpdesk" / "scenarios"
 
-FLAKY = '''
+FLAKY = """
 from helpdesk.commands import Comment
 from helpdesk.workflow import TicketWorkflow
 from turnframe.core import WorkflowRegistry
@@ -46,7 +46,7 @@ class Flaky(TicketWorkflow):
 
 def application():
     return Application(name="flakydesk", registry=WorkflowRegistry([Flaky()]))
-'''
+"""
 
 BOOM_TURN = """name: a comment the application cannot apply
 today: 2026-05-04
@@ -176,7 +176,9 @@ def test_an_app_that_cannot_load_is_said_once(
     assert out.splitlines()[-1] == "0 passed, 0 failed, 2 invalid"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     text=st.text(
         alphabet=st.sampled_from(list("ab: -[]{}'\"\n\t&*!|>%@`,?#")), min_size=1, max_size=30
