@@ -9,13 +9,16 @@ stays loadable (docs/invariants.md, I11).
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,30 +37,47 @@ from turnframe.store import InMemoryStore
 from turnframe.understand import ScriptedUnderstanding
 
 HELPDESK = Path(__file__).resolve().parents[2] / "examples" / "helpdesk" / "src"
-if str(HELPDESK) not in sys.path:
-    sys.path.insert(0, str(HELPDESK))
-
-from helpdesk.commands import Comment  # noqa: E402
-from helpdesk.workflow import TicketWorkflow  # noqa: E402
-
 ACTOR = Actor(account="acme", user="agent1", roles=frozenset({"agent"}))
 
 
-class PoisoningTickets(TicketWorkflow):
+@pytest.fixture(scope="module", autouse=True)
+def _helpdesk() -> Iterator[None]:
+    """Import the helpdesk example from its source for this module's tests, then forget it.
+
+    sys.path and sys.modules are restored afterwards, so no other test sees a
+    ``helpdesk`` module (``turnframe new helpdesk`` would refuse the name).
+    """
+    sys.path.insert(0, str(HELPDESK))
+    try:
+        HELPDESK_MODULES["commands"] = importlib.import_module("helpdesk.commands")
+        HELPDESK_MODULES["workflow"] = importlib.import_module("helpdesk.workflow")
+        yield
+    finally:
+        sys.path.remove(str(HELPDESK))
+        HELPDESK_MODULES.clear()
+        for name in [m for m in sys.modules if m.partition(".")[0] == "helpdesk"]:
+            del sys.modules[name]
+
+
+HELPDESK_MODULES: dict[str, Any] = {}
+
+
+def _poisoning(field: str, bad: Any) -> Any:
     """The helpdesk's tickets, except that a comment ``poison`` writes ``bad`` into ``field``."""
+    comment = HELPDESK_MODULES["commands"].Comment
+    base: Any = HELPDESK_MODULES["workflow"].TicketWorkflow
 
-    def __init__(self, field: str, bad: Any) -> None:
-        super().__init__()
-        self.field, self.bad = field, bad
+    class PoisoningTickets(base):  # type: ignore[misc, valid-type]
+        def execute(self, state: Any, command: Any, ctx: Any) -> Any:
+            if isinstance(command, comment) and command.text == "poison":
+                return self.emit(replace(state, **{field: bad}), command)
+            return super().execute(state, command, ctx)
 
-    def execute(self, state: Any, command: Any, ctx: Any) -> Any:
-        if isinstance(command, Comment) and command.text == "poison":
-            return self.emit(replace(state, **{self.field: self.bad}), command)
-        return super().execute(state, command, ctx)
+    return PoisoningTickets()
 
 
 async def _comment(field: str, bad: Any, text: str) -> tuple[Any, InMemoryStore, Any]:
-    app = Application(name="poison", registry=WorkflowRegistry([PoisoningTickets(field, bad)]))
+    app = Application(name="poison", registry=WorkflowRegistry([_poisoning(field, bad)]))
     store = InMemoryStore()
     script = ScriptedUnderstanding()
     runtime = Runtime(app, store, script, clock=FixedClock(date(2026, 5, 4)), ids=SequentialIds())
@@ -124,6 +144,6 @@ def test_no_ill_typed_state_is_ever_committed(field_and_value: tuple[str, Any]) 
         assert f"Ticket.{field}" in str(result)
         row = await store.load_case(case)
         assert row is not None and row.revision == 1
-        TicketWorkflow().load_state(dict(row.state))  # still loadable
+        _poisoning(field, bad).load_state(dict(row.state))  # still loadable
 
     anyio.run(main)
