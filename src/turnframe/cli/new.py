@@ -42,7 +42,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Render and write the package; print what was made and the next commands.
 
     Returns 0. Raises ``UsageError`` (exit 2, one line, nothing written) for an invalid
-    NAME or ``--record``, or a target that exists and is not an empty directory.
+    NAME or ``--record``, a target that exists and is not an empty directory, or one that
+    cannot be written (``--dir /proc/nope``).
     """
     app = render_app(str(args.name), record=str(args.record))
     target = Path(args.dir) if args.dir else Path(str(args.name))

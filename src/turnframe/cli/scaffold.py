@@ -191,19 +191,33 @@ def write_app(app: AppFiles, target: Path) -> list[Path]:
     Nothing is written when it is refused.
 
     Raises:
-        UsageError: ``target`` is a file, or a directory that is not empty.
+        UsageError: ``target`` is a file, a directory that is not empty, or a place
+            that cannot be written (``/proc/nope``, a path under a file, no permission,
+            a full disk): one line naming the path and the system's reason.
     """
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"{target} exists and is not a directory; give another --dir")
-    if target.is_dir() and any(target.iterdir()):
-        raise UsageError(
-            f"{target} is not empty; turnframe new writes only into a new or empty "
-            "directory (give another --dir, or move it away)"
-        )
+    try:
+        if target.exists() and not target.is_dir():
+            raise UsageError(f"{target} exists and is not a directory; give another --dir")
+        if target.is_dir() and any(target.iterdir()):
+            raise UsageError(
+                f"{target} is not empty; turnframe new writes only into a new or empty "
+                "directory (give another --dir, or move it away)"
+            )
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(_cannot_write(target, exc)) from exc
     written = []
     for relative, text in sorted(app.files.items()):
         path = target.joinpath(*relative.split("/"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(_cannot_write(path, exc)) from exc
         written.append(path)
     return written
+
+
+def _cannot_write(path: Path, exc: OSError) -> str:
+    reason = exc.strerror or type(exc).__name__
+    return f"cannot write {path}: {reason}; give a --dir you can write to"

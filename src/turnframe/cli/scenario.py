@@ -10,6 +10,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from turnframe.core.errors import UsageError
+from turnframe.runtime.loading import load_application
+from turnframe.store.errors import StoreError
 from turnframe.testing.scenario import ScenarioFileError, discover, run_scenario_file
 
 __all__ = ["print_schema", "run_scenarios"]
@@ -21,8 +24,12 @@ def run_scenarios(
     """Run every scenario file under ``paths`` and print the outcome.
 
     Prints one line per failed expectation (file, turn, expectation, expected, actual),
-    one ``invalid: FILE at PATH: message`` line per invalid file, and a closing
-    ``N passed, N failed, N invalid`` line. With ``as_json``, one JSON object per file
+    one ``invalid: FILE at PATH: message`` line per invalid file, one ``failed: FILE:
+    ErrorType: message`` line for a file whose run raised something unexpected (the
+    other files still run), and a closing ``N passed, N failed, N invalid`` line. An
+    ``--app`` that cannot be loaded is one ``error:`` line before any file runs; a
+    ``sample:`` application that cannot be loaded is spelled out for the first file
+    naming it and referred to for the others. With ``as_json``, one JSON object per file
     (``file``, ``status`` ``passed``/``failed``/``invalid``, ``passed``, ``failures``, and
     for an invalid file ``error`` and ``where``), then one ``{"summary": {...}}`` object
     with the three counts.
@@ -35,7 +42,8 @@ def run_scenarios(
 
     Returns:
         0 when every scenario passed; 2 when a path is missing, a directory holds no
-        scenario file, or any file is invalid; otherwise 1 when one failed.
+        scenario file, ``app`` cannot be loaded, or any file is invalid; otherwise 1
+        when one failed.
     """
     try:
         files = discover(paths)
@@ -45,12 +53,22 @@ def run_scenarios(
     if not files:
         print("error: no scenario files given", file=sys.stderr)
         return 2
+    if app is not None:
+        try:
+            load_application(app)  # an application error is the run's, said once
+        except UsageError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     counts = {"passed": 0, "failed": 0, "invalid": 0}
+    app_errors: dict[str, str] = {}  # an application's load error -> the first file
     for path in files:
         try:
             outcome = run_scenario_file(path, store=store, app=app)
         except ScenarioFileError as exc:
             counts["invalid"] += 1
+            first = app_errors.get(exc.message) if exc.where == "sample" else None
+            if exc.where == "sample" and first is None:
+                app_errors[exc.message] = str(path)
             if as_json:
                 _json_line(
                     {
@@ -62,8 +80,28 @@ def run_scenarios(
                         "failures": [],
                     }
                 )
+            elif first is not None:
+                print(f"invalid: {path} at sample: the same error as {first}")
             else:
                 print(f"invalid: {exc}")
+            continue
+        except (UsageError, StoreError):
+            raise  # the run's own settings (the store, its DSN): one `error:` line, exit 2
+        except Exception as exc:  # the run of this file broke; the others still run
+            counts["failed"] += 1
+            error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+            if as_json:
+                _json_line(
+                    {
+                        "file": str(path),
+                        "status": "failed",
+                        "passed": False,
+                        "error": error,
+                        "failures": [],
+                    }
+                )
+            else:
+                print(f"failed: {path}: {error}")
             continue
         status = "passed" if outcome.passed else "failed"
         counts[status] += 1

@@ -21,7 +21,13 @@ from turnframe.runtime.callbacks import (
     verify_callback,
 )
 from turnframe.runtime.claims import guard_claims
-from turnframe.runtime.errors import CommandRejected, TurnIdReused, TurnInterrupted, UnknownTurn
+from turnframe.runtime.errors import (
+    CommandRejected,
+    StateDoesNotLoad,
+    TurnIdReused,
+    TurnInterrupted,
+    UnknownTurn,
+)
 from turnframe.runtime.executor import (
     StoredCaseDirectory,
     StoredStateExecutor,
@@ -66,6 +72,7 @@ __all__ = [
     "SignedCallback",
     "Clock",
     "CommandRejected",
+    "StateDoesNotLoad",
     "FixedClock",
     "IdSource",
     "InMemoryMetrics",

@@ -8,14 +8,22 @@
     │   └── TurnIdReused           run_turn() named a turn of this account it cannot return
     └── TurnFailure
         ├── CommandRejected        a command no longer validates at execution time
+        ├── DomainError
+        │   └── StateDoesNotLoad   a command made a state its workflow cannot load back
         └── TurnInterrupted        a store boundary failed mid-turn; recover() resumes it
 """
 
 from __future__ import annotations
 
-from turnframe.core.errors import FailureClass, TurnFailure, UsageError
+from turnframe.core.errors import DomainError, FailureClass, TurnFailure, UsageError
 
-__all__ = ["CommandRejected", "TurnIdReused", "TurnInterrupted", "UnknownTurn"]
+__all__ = [
+    "CommandRejected",
+    "StateDoesNotLoad",
+    "TurnIdReused",
+    "TurnInterrupted",
+    "UnknownTurn",
+]
 
 
 class UnknownTurn(UsageError):
@@ -58,6 +66,36 @@ class CommandRejected(TurnFailure):
         super().__init__(f"{code}: {sentence}")
         self.code = code
         self.sentence = sentence
+
+
+class StateDoesNotLoad(DomainError):
+    """A command's ``execute`` made a state its own ``load_state`` refuses; nothing was committed.
+
+    Raised by :func:`turnframe.runtime.apply_commands` before the commit, so a record is
+    never stored in a shape that cannot be read again (docs/invariants.md, I11: the
+    domain's fault is the domain's, named, and loses nothing). The turn fails with it,
+    as for any other :class:`DomainError` of ``execute``: the record keeps its revision.
+
+    Args:
+        workflow: the workflow's name (``"ticket"``).
+        operation: the operation whose ``execute`` made the state (``"ticket.escalate"``).
+        cause: what ``load_state`` raised; its message names the field
+            (``Ticket.level: 3 is not a str``).
+
+    Attributes:
+        workflow: as given.
+        method: ``"execute"``.
+        operation: as given.
+    """
+
+    def __init__(self, workflow: str, operation: str, cause: BaseException) -> None:
+        super().__init__(workflow, "execute", cause)
+        self.operation = operation
+        self.args = (
+            f"workflow {workflow!r}: {operation} made a state its load_state refuses "
+            f"({type(cause).__name__}: {cause}); nothing was committed; fix: give each "
+            "field of the new state the type the state declares",
+        )
 
 
 class TurnInterrupted(TurnFailure):

@@ -44,9 +44,13 @@ def load_application(spec: str) -> Application:
         spec: ``module:attribute`` or an installed application's name.
 
     Raises:
-        UsageError: when nothing by that name is found, the module cannot be imported,
-            the attribute is missing, or it is (or returns) something other than an
-            :class:`Application`; the message names the spec and the fix.
+        UsageError: when nothing by that name is found, the module cannot be imported
+            (missing, or it raised while importing: any exception, a ``SyntaxError``, a
+            ``ModuleNotFoundError`` for a module *it* imports, which is named), the
+            attribute is missing, a factory raised when called (a missing argument
+            too), or it is (or returns) something other than an :class:`Application`.
+            The message is one line naming the spec, the exception's type and message,
+            and the fix.
     """
     spec = spec.strip()
     if not spec:
@@ -60,17 +64,14 @@ def load_application(spec: str) -> Application:
                 target = ep.load()
             except Exception as exc:
                 raise UsageError(
-                    f"app {spec!r}: its entry point {ep.value!r} failed to load: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"--app {spec!r}: its entry point {ep.value!r} failed to load: "
+                    f"{type(exc).__name__}: {_one_line(str(exc))}"
                 ) from exc
             return _resolve(spec, target, None)
     if spec.isidentifier():
         if str(Path.cwd()) not in sys.path and "" not in sys.path:
             sys.path.insert(0, str(Path.cwd()))
-        try:
-            module = importlib.import_module(spec)
-        except ModuleNotFoundError:
-            module = None
+        module = _import_bare(spec)
         if module is not None:
             return _resolve(spec, module, "application")
     known = ", ".join(application_names()) or "none installed"
@@ -86,10 +87,57 @@ def _import(spec: str, module_name: str) -> object:
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
+        if not _names_itself(exc, module_name):
+            raise _import_failed(spec, module_name, exc) from exc
         raise UsageError(
             f"--app {spec!r}: cannot import module {module_name!r} ({exc}); is its package "
             "installed (pip install -e .) or on PYTHONPATH?"
         ) from exc
+    except Exception as exc:  # SyntaxError, or whatever the module raises on import
+        raise _import_failed(spec, module_name, exc) from exc
+
+
+def _import_bare(spec: str) -> object | None:
+    """Import the module a bare name names; ``None`` when no module has that name."""
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as exc:
+        if _names_itself(exc, spec):
+            return None
+        raise _import_failed(spec, spec, exc) from exc
+    except Exception as exc:
+        raise _import_failed(spec, spec, exc) from exc
+
+
+def _names_itself(exc: ModuleNotFoundError, module_name: str) -> bool:
+    """Whether ``exc`` says ``module_name`` (or a package above it) is missing, not a module it imports."""
+    missing = exc.name or ""
+    return bool(missing) and (module_name == missing or module_name.startswith(missing + "."))
+
+
+def _import_failed(spec: str, module_name: str, exc: BaseException) -> UsageError:
+    """The one-line error for a module that exists but raised while it was imported."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return UsageError(
+            f"--app {spec!r}: importing module {module_name!r} failed: it imports "
+            f"{exc.name!r}, which is not installed ({type(exc).__name__}: {exc}); install it "
+            "or fix the import"
+        )
+    where = ""
+    if isinstance(exc, SyntaxError):
+        where = f" ({exc.filename}, line {exc.lineno})" if exc.filename else ""
+        message = exc.msg
+    else:
+        message = str(exc)
+    return UsageError(
+        f"--app {spec!r}: importing module {module_name!r} raised "
+        f"{type(exc).__name__}: {_one_line(message)}{where}"
+    )
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks folded, for a one-line error."""
+    return " ".join(str(text).split()) or "(no message)"
 
 
 def _resolve(spec: str, target: object, attribute: str | None) -> Application:
@@ -109,13 +157,25 @@ def _resolve(spec: str, target: object, attribute: str | None) -> Application:
     if isinstance(target, Application):
         return target
     if callable(target):
-        made = target()
+        try:
+            made = target()
+        except Exception as exc:
+            raise UsageError(
+                f"--app {spec!r}: calling {getattr(target, '__name__', 'it')}() raised "
+                f"{type(exc).__name__}: {_one_line(str(exc))}; an application factory takes "
+                "no argument and returns an Application"
+            ) from exc
         if isinstance(made, Application):
             return made
         raise UsageError(
-            f"--app {spec!r}: calling it returned {type(made).__name__}, not an Application"
+            f"--app {spec!r}: calling it returned {_article(type(made).__name__)}, not an Application"
         )
     raise UsageError(
-        f"--app {spec!r} is a {type(target).__name__}, not an Application or a callable "
+        f"--app {spec!r} is {_article(type(target).__name__)}, not an Application or a callable "
         "returning one"
     )
+
+
+def _article(noun: str) -> str:
+    """``noun`` with ``a`` or ``an`` before it (``an int``, ``a str``)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

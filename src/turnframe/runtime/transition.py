@@ -13,11 +13,11 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.commands import CommandEnvelope
-from turnframe.core.errors import InvariantBroken
+from turnframe.core.errors import DomainError, InvariantBroken
 from turnframe.core.events import EventDraft
 from turnframe.core.ports import LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
-from turnframe.runtime.errors import CommandRejected
+from turnframe.runtime.errors import CommandRejected, StateDoesNotLoad
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.store.base import CommitRequest, CommitResult, TurnStore
 
@@ -61,7 +61,10 @@ def apply_commands(
     What :meth:`StoredStateExecutor.apply` does, for an adopter executor to reuse: every
     envelope's origin is checked against its policy (I4, I17), each command is validated
     against the state it would apply to (a refusal in ``locale``) and executed. The
-    result carries the new state's search text (``search_text_of``).
+    result carries the new state's search text (``search_text_of``). The new state's JSON
+    must load back with the workflow's ``load_state`` (one load per batch), so a command
+    that writes a value of the wrong type (an ``int`` into a ``str`` field) fails here,
+    before anything is committed, instead of leaving a record that cannot be read again.
 
     Args:
         registry: the workflows.
@@ -74,6 +77,9 @@ def apply_commands(
 
     Raises:
         CommandRejected: when a command does not validate against the state.
+        StateDoesNotLoad: when the new state does not load back; it names the workflow,
+            the first operation whose state does not, and the field (``load_state``'s
+            message). The turn fails; the record keeps its revision.
         InvariantBroken: when an envelope's origin does not satisfy its policy, an
             envelope targets another case, or the batch produced no event.
     """
@@ -82,6 +88,7 @@ def apply_commands(
     state = workflow.typed(loaded.state) if typed is _UNTYPED else typed
     events: list[EventDraft] = []
     outbox: list[OutboxDraft] = []
+    made: list[tuple[str, Any]] = []
     for envelope in commands:
         if envelope.case != loaded.case:
             raise InvariantBroken(f"envelope for {envelope.case} applied to {loaded.case}")
@@ -95,16 +102,44 @@ def apply_commands(
         ctx = ExecutionContext(case=loaded.case, actor=envelope.actor, today=today, turn_id=turn_id)
         execution = definition.execute(state, envelope.command, ctx)
         state = execution.state
+        made.append((envelope.operation, state))
         events.extend(execution.events)
         outbox.extend(execution.outbox)
     if not events:
         raise InvariantBroken(f"{loaded.case}: commands produced no event")
+    dumped = definition.dump_state(state)
+    if dumped is not None:
+        _check_loads_back(workflow.name, definition, dumped, made)
     return IndexedTransition(
-        state=definition.dump_state(state),
+        state=dumped,
         events=tuple(events),
         outbox=tuple(outbox),
         search_text=None if state is None else definition.search_text(state),
     )
+
+
+def _check_loads_back(
+    name: str, definition: Any, dumped: Any, made: Sequence[tuple[str, Any]]
+) -> None:
+    """Raise :class:`StateDoesNotLoad` unless ``dumped`` loads back with ``load_state``.
+
+    On a refusal, the states ``made`` (operation, state after it) are tried in order to
+    name the first operation whose state does not load; its ``load_state`` message names
+    the field.
+    """
+    try:
+        definition.load_state(dumped)
+        return
+    except DomainError as exc:
+        refusal: BaseException = exc.__cause__ or exc
+    for operation, state in made:
+        if state is None:
+            continue
+        try:
+            definition.load_state(definition.dump_state(state))
+        except DomainError as exc:
+            raise StateDoesNotLoad(name, operation, exc.__cause__ or exc) from exc
+    raise StateDoesNotLoad(name, made[-1][0], refusal)
 
 
 async def journal_commit(store: TurnStore, request: CommitRequest) -> CommitResult:

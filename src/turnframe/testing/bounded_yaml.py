@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_YAML_DEPTH", "YAMLTooDeep", "load_yaml"]
+__all__ = ["MAX_YAML_DEPTH", "YAMLTooDeep", "load_yaml", "yaml_error_line"]
 
 MAX_YAML_DEPTH = 64
 """The deepest nesting of mappings and lists read (a scenario file nests about 8)."""
@@ -58,3 +58,20 @@ def load_yaml(text: str, *, max_depth: int = MAX_YAML_DEPTH) -> Any:
         return loader.get_single_data()
     finally:
         loader.dispose()
+
+
+def yaml_error_line(exc: BaseException) -> str:
+    """Return a YAML reading error as one line: the problem and its line and column.
+
+    PyYAML's ``str()`` of a marked error is several lines naming ``<unicode string>``
+    (the text was read from a string); the caller puts its file's path before this line.
+    Any other exception is its ``str()`` with the line breaks folded.
+    """
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        parts = [p for p in (exc.context, exc.problem) if p]
+        text = ", ".join(parts) or type(exc).__name__
+        if mark is not None:
+            text += f" (line {mark.line + 1}, column {mark.column + 1})"
+        return text
+    return " ".join(str(exc).split())

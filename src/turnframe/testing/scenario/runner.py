@@ -50,7 +50,7 @@ from turnframe.runtime import (
 )
 from turnframe.store import FaultInjectingStore, FaultPlan, InMemoryStore, TurnStore
 from turnframe.store.base import BOUNDARIES
-from turnframe.testing.bounded_yaml import load_yaml
+from turnframe.testing.bounded_yaml import load_yaml, yaml_error_line
 from turnframe.testing.scenario.apps import AppChoice, application_for, seeder_for
 from turnframe.testing.scenario.model import (
     ActorModel,
@@ -84,6 +84,11 @@ class ScenarioFileError(UsageError):
         path: the file.
         where: the YAML path of the bad field (``turns[2].expect.results``), or ``""``.
         message: what is wrong.
+
+    Attributes:
+        path: as given.
+        where: as given.
+        message: as given (without the path).
     """
 
     def __init__(self, path: str, where: str, message: str) -> None:
@@ -91,6 +96,7 @@ class ScenarioFileError(UsageError):
         super().__init__(f"{path}{location}: {message}")
         self.path = path
         self.where = where
+        self.message = message
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -289,7 +295,7 @@ def _read_model(path: str | Path) -> ScenarioModel:
         raise ScenarioFileError(str(path), "", "not UTF-8 text") from exc
     except (OSError, yaml.YAMLError, ValueError) as exc:
         # PyYAML's timestamp reader raises a plain ValueError for dates like 2026-13-45.
-        raise ScenarioFileError(str(path), "", f"cannot read YAML: {exc}") from exc
+        raise ScenarioFileError(str(path), "", f"cannot read YAML: {yaml_error_line(exc)}") from exc
     if not isinstance(raw, dict):
         raise ScenarioFileError(str(path), "", "a scenario is a YAML mapping")
     try:
@@ -557,7 +563,28 @@ class _Run:
     async def run(self) -> ScenarioOutcome:
         await self._seed()
         for number, turn in enumerate(self.model.turns, start=1):
-            await self._turn(number, turn)
+            try:
+                await self._turn(number, turn)
+            except ScenarioFileError as exc:
+                if not self.failures:
+                    raise
+                # A step an earlier failure made impossible (a click on `last` when the
+                # turn that should have made the card failed): the earlier failure is
+                # the cause, reported first; this step is not run, nor any after it.
+                self._fail(
+                    number,
+                    exc.where or f"turns[{number - 1}]",
+                    "a step that can run",
+                    f"not run after the failures above: {exc.message}",
+                )
+                break
+            except UsageError as exc:
+                raise ScenarioFileError(self.file, f"turns[{number - 1}]", str(exc)) from exc
+            except TurnframeError as exc:
+                # The application or its store failed (a DomainError, a record that no
+                # longer loads): a failure of this file, which stops here.
+                self._fail(number, "turn", "the turn to run", f"{type(exc).__name__}: {exc}")
+                break
         return ScenarioOutcome(file=self.file, name=self.model.name, failures=tuple(self.failures))
 
     async def _seed(self) -> None:
