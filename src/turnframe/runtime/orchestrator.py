@@ -16,8 +16,11 @@ claim guard → persist the reply exactly as returned.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
+
+import anyio
 
 from turnframe.core.errors import UsageError
 from turnframe.core.ids import Actor, CaseRef, JSONObject
@@ -105,18 +108,26 @@ class Runtime:
         self.metrics: Metrics = metrics or InMemoryMetrics()
         self._listeners: list[Callable[[TurnEvent], None]] = []
 
-    def _parts(self) -> RuntimeParts:
+    def _parts(
+        self,
+        *,
+        understander: Understander | None = None,
+        reply_writer: ReplyWriter | None = None,
+        listener: Callable[[TurnEvent], None] | None = None,
+    ) -> RuntimeParts:
         """Return the runtime's parts as they are now (read once per turn by every step).
 
         Built on each call, so an attribute set after construction (``reply_writer``,
         ``understander``, ``narration``, ``store``) is what the next turn runs with.
+        ``understander`` / ``reply_writer`` replace the runtime's for this turn only;
+        ``listener`` hears this turn's events only (besides every subscriber).
         """
         return RuntimeParts(
             app=self.app,
             registry=self.registry,
             store=self.store,
-            understander=self.understander,
-            reply_writer=self.reply_writer,
+            understander=understander or self.understander,
+            reply_writer=reply_writer or self.reply_writer,
             narration=self.narration,
             clock=self.clock,
             ids=self.ids,
@@ -124,6 +135,7 @@ class Runtime:
             metrics=self.metrics,
             listeners=self._listeners,
             executor=self.executor,
+            turn_listener=listener,
         )
 
     async def seed(
@@ -174,6 +186,9 @@ class Runtime:
         *,
         in_view: Sequence[CaseRef] | None = None,
         turn_id: str | None = None,
+        understander: Understander | None = None,
+        reply_writer: ReplyWriter | None = None,
+        on_event: Callable[[TurnEvent], None] | None = None,
     ) -> TurnResult:
         """Run one turn through the whole pipeline and return what it did.
 
@@ -198,6 +213,13 @@ class Runtime:
                 the account (docs/adr/0020-what-a-brief-shows.md).
             turn_id: the turn's id (a client's retry key, or a crashed turn's id that was
                 never persisted); default: mint one.
+            understander: reads this turn's text instead of the runtime's understander
+                (a server choosing one per message runs turns concurrently, so it must
+                not set the attribute).
+            reply_writer: writes this turn's words instead of the runtime's writer.
+            on_event: called with this turn's :data:`~turnframe.core.turn.TurnEvent`
+                phases and steps as they happen, and with no other turn's (a server
+                streaming several turns at once); it must not block.
 
         Raises:
             TurnInterrupted: a store boundary failed; ``recover(turn_id)`` resumes it.
@@ -207,7 +229,29 @@ class Runtime:
                 an iterable of ``CaseRef`` (a ``str``, or an item of another type:
                 refused before anything is stored, never read as "nothing in view").
         """
-        if turn.text and self.understander is None:
+        return await self._run(
+            actor,
+            conversation_id,
+            turn,
+            in_view=in_view,
+            turn_id=turn_id,
+            parts=self._parts(
+                understander=understander, reply_writer=reply_writer, listener=on_event
+            ),
+        )
+
+    async def _run(
+        self,
+        actor: Actor,
+        conversation_id: str,
+        turn: TurnInput,
+        *,
+        in_view: Sequence[CaseRef] | None,
+        turn_id: str | None,
+        parts: RuntimeParts,
+    ) -> TurnResult:
+        """Check the request and run it with ``parts`` (:meth:`run_turn`'s body)."""
+        if turn.text and parts.understander is None:
             raise UsageError("a text turn needs an understander; pass one to Runtime")
         request = pipeline.TurnRequest(
             actor=actor,
@@ -217,7 +261,7 @@ class Runtime:
             turn_id=turn_id or self.ids.new_id("turn"),
             given_by_caller=turn_id is not None,
         )
-        return await pipeline.run_turn(self._parts(), request)
+        return await pipeline.run_turn(parts, request)
 
     async def stream_turn(
         self,
@@ -226,20 +270,47 @@ class Runtime:
         turn: TurnInput,
         *,
         in_view: Sequence[CaseRef] | None = None,
+        turn_id: str | None = None,
+        understander: Understander | None = None,
+        reply_writer: ReplyWriter | None = None,
     ) -> AsyncIterator[TurnEvent]:
-        """Run a turn and yield its events: phases, then the blocks after commit, then the end.
+        """Run a turn and yield its events as they happen (docs/architecture.md "One turn").
+
+        Order: :class:`~turnframe.core.turn.TurnPhaseChanged` and
+        :class:`~turnframe.core.turn.TurnStep` events while the turn runs, then one
+        :class:`~turnframe.core.turn.TurnBlocks` with the reply exactly as persisted
+        (only after commit, I15), then :class:`~turnframe.core.turn.TurnFinished`. Only
+        this turn's events are yielded, however many turns run at once. The arguments
+        are :meth:`run_turn`'s. Leaving the iteration early cancels the turn (recovery
+        resumes it from its persisted phase, docs/architecture.md "Failures").
 
         Raises:
-            The errors of :meth:`run_turn`.
+            The errors of :meth:`run_turn`, after the events yielded before them.
         """
-        seen: list[TurnEvent] = []
-        self._listeners.append(seen.append)
-        try:
-            result = await self.run_turn(actor, conversation_id, turn, in_view=in_view)
-        finally:
-            self._listeners.remove(seen.append)
-        for event in seen:
-            yield event
+        send, receive = anyio.create_memory_object_stream[TurnEvent](math.inf)
+        parts = self._parts(
+            understander=understander, reply_writer=reply_writer, listener=send.send_nowait
+        )
+        outcome: list[TurnResult] = []
+
+        async def run() -> None:
+            async with send:
+                outcome.append(
+                    await self._run(
+                        actor,
+                        conversation_id,
+                        turn,
+                        in_view=in_view,
+                        turn_id=turn_id,
+                        parts=parts,
+                    )
+                )
+
+        async with anyio.create_task_group() as group, receive:
+            group.start_soon(run)
+            async for event in receive:
+                yield event
+        result = outcome[0]
         yield TurnBlocks(turn_id=result.turn_id, blocks=result.blocks)
         yield TurnFinished(turn_id=result.turn_id)
 

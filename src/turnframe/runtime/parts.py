@@ -73,6 +73,8 @@ class RuntimeParts:
         metrics: counters sink.
         listeners: called with every :data:`~turnframe.core.turn.TurnEvent` (the
             runtime's own list, so a subscription made during a turn is honoured).
+        turn_listener: called with this turn's events only, after ``listeners``
+            (``Runtime.stream_turn``'s queue), or ``None``.
     """
 
     app: Application
@@ -87,6 +89,7 @@ class RuntimeParts:
     metrics: Metrics
     listeners: list[Callable[[TurnEvent], None]]
     executor: WorkflowExecutor | None = None
+    turn_listener: Callable[[TurnEvent], None] | None = None
 
     async def load_row(self, case: CaseRef) -> CaseRow | None:
         """Return ``case``'s current row: the store's, or the adopter executor's ``load``.
@@ -102,9 +105,14 @@ class RuntimeParts:
         return row_of(await self.executor.load(case))
 
     def emit(self, event: TurnEvent) -> None:
-        """Call every listener with ``event`` (a copy of the list: one may unsubscribe)."""
+        """Call every listener with ``event``, then this turn's own listener.
+
+        The list is copied first: a listener may unsubscribe.
+        """
         for listener in list(self.listeners):
             listener(event)
+        if self.turn_listener is not None:
+            self.turn_listener(event)
 
     async def snapshot(self, case: CaseRef, today: date, locale: str) -> CaseSnapshot:
         """Read ``case`` from the store and return its projected snapshot.
