@@ -40,6 +40,7 @@ async def served(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """Serve the travel tour on a fresh SQLite file; yield a client (lifespan entered)."""
     app_model = load_application("travel")
+    tmp_path.mkdir(parents=True, exist_ok=True)
     store = await seeded_store(tmp_path / "serve.db")
     reader = options.pop("reader", tour_reader(app_model))
     app = create_app(

@@ -190,25 +190,56 @@ class RuntimeTurnService:
             problem_ = known.problem
             if problem_ is None or problem_.problem.code != "turn_interrupted":
                 return _found(known)
+        # Registered before the first await: a concurrent retry attaches to this turn.
+        live = BufferedTurn(turn_id, conversation_id, fingerprint=fingerprint, actor_key=who)
+        self._remember(live)
+        try:
+            reading = await self._prepare(actor, conversation_id, turn, live, idempotency_key)
+        except Exception as exc:
+            error = problem_for(exc)
+            live.fail(error)
+            if self._turns.get(turn_id) is live:
+                del self._turns[turn_id]
+            raise error from exc
+        if live.done:  # a notice: the message was not read, nothing runs
+            return live
+        recover = known is not None  # an interrupted turn of this process: resume it
+        self._spawn(self._drive, live, actor, turn, reading, recover)
+        return live
+
+    async def _prepare(
+        self,
+        actor: Actor,
+        conversation_id: str,
+        turn: TurnInput,
+        live: BufferedTurn,
+        idempotency_key: str | None,
+    ) -> tuple[Any, Any] | None:
+        """Check what the turn needs before it runs; a refused message finishes ``live``.
+
+        Returns:
+            The message's ``(understander, reply_writer)``, or ``None`` for a click.
+        """
+        if self._group is None:
+            raise problem(
+                503, "not_ready", "Not ready", "The server is starting or stopping; retry.",
+                headers={"Retry-After": RETRY_AFTER},
+            )  # fmt: skip
         if turn.interaction_response is not None:
             await self._require_card(actor, conversation_id, turn.interaction_response)
         reading: tuple[Any, Any] | None = None
         if turn.text:
             chosen = self.reader(turn.text) if self.reader is not None else NO_MODEL_NOTICE
             if isinstance(chosen, str):
-                return self._notice(turn_id, conversation_id, chosen, fingerprint, who)
+                code = "no_model" if chosen == NO_MODEL_NOTICE else "not_understood"
+                notice = NoticeBlock(code=code, text=chosen)
+                live.finish(_view(live.turn_id, conversation_id, [notice]))
+                return None
             reading = chosen
-        created = known is None and idempotency_key is None
-        if idempotency_key is not None and known is None:
-            created = await self._is_new(actor, turn_id)
-        live = BufferedTurn(
-            turn_id, conversation_id, fingerprint=fingerprint, actor_key=who, created=created
-        )
-        self._admit(who)
-        recover = known is not None  # an interrupted turn of this process: resume it
-        self._remember(live)
-        self._spawn(self._drive, live, actor, turn, reading, recover)
-        return live
+        if idempotency_key is not None:
+            live.created = await self._stored_record(actor, live.turn_id) is None
+        self._admit(live.actor_key)
+        return reading
 
     def _turn_input(self, body: TurnRequestBody) -> TurnInput:
         app = self.runtime.app
@@ -245,20 +276,11 @@ class RuntimeTurnService:
     async def _require_card(
         self, actor: Actor, conversation_id: str, click: InteractionResponse
     ) -> None:
-        try:
-            card = await self.runtime.store.get_interaction(
-                actor.account, conversation_id, click.interaction_id
-            )
-        except Exception as exc:
-            raise problem_for(exc) from exc
+        card = await self.runtime.store.get_interaction(
+            actor.account, conversation_id, click.interaction_id
+        )
         if card is None:
             raise not_found()
-
-    async def _is_new(self, actor: Actor, turn_id: str) -> bool:
-        try:
-            return await self._stored_record(actor, turn_id) is None
-        except Exception as exc:
-            raise problem_for(exc) from exc
 
     def _admit(self, who: tuple[str, str]) -> None:
         running = self._running.get(who, 0)
@@ -279,20 +301,6 @@ class RuntimeTurnService:
             self._running[who] = left
         else:
             self._running.pop(who, None)
-
-    def _notice(
-        self,
-        turn_id: str,
-        conversation_id: str,
-        text: str,
-        fingerprint: str,
-        who: tuple[str, str],
-    ) -> BufferedTurn:
-        live = BufferedTurn(turn_id, conversation_id, fingerprint=fingerprint, actor_key=who)
-        code = "no_model" if text == NO_MODEL_NOTICE else "not_understood"
-        live.finish(_view(turn_id, conversation_id, [NoticeBlock(code=code, text=text)]))
-        self._remember(live)
-        return live
 
     def _remember(self, live: BufferedTurn) -> None:
         self._turns[live.turn_id] = live
