@@ -36,16 +36,17 @@ async def seeded_store(path: Path) -> SqliteStore:
 
 @asynccontextmanager
 async def served(
-    tmp_path: Path, *, config: ServeConfig | None = None, **options: Any
+    tmp_path: Path, *, config: ServeConfig | None = None, tcp: bool = False, **options: Any
 ) -> AsyncIterator[httpx.AsyncClient]:
     """Serve the travel tour on a fresh SQLite file; yield a client (lifespan entered)."""
     app_model = load_application("travel")
     tmp_path.mkdir(parents=True, exist_ok=True)
     store = await seeded_store(tmp_path / "serve.db")
     reader = options.pop("reader", tour_reader(app_model))
+    wrap = options.pop("wrap", None)
     app = create_app(
         app_model,
-        store,
+        wrap(store) if wrap is not None else store,
         reader=reader,
         clock=FixedClock(TODAY),
         config=config or ServeConfig(),
@@ -54,12 +55,43 @@ async def served(
     )
     try:
         async with app.router.lifespan_context(app):
+            if tcp:
+                async with on_loopback(app) as base:
+                    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+                        client.app = app  # type: ignore[attr-defined]
+                        yield client
+                return
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
                 client.app = app  # type: ignore[attr-defined]
                 yield client
     finally:
         await store.close()
+
+
+@asynccontextmanager
+async def on_loopback(app: Any) -> AsyncIterator[str]:
+    """Serve ``app`` (lifespan already entered) with uvicorn on a free loopback port.
+
+    httpx's ASGITransport buffers a whole response, so a test that reads a stream as it
+    arrives (or leaves it early) talks to a real server.
+    """
+    import anyio
+    import uvicorn
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+    server = uvicorn.Server(config)
+    sock = config.bind_socket()
+    port = sock.getsockname()[1]
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.serve, [sock])
+        with anyio.fail_after(10):
+            while not server.started:
+                await anyio.sleep(0.01)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
 
 
 def parse_sse(text: str) -> list[dict[str, Any]]:

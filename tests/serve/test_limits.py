@@ -1,0 +1,222 @@
+"""Limits and failures: sizes, encodings, content types, per-actor bound, the store down."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from turnframe.serve.state import ServeConfig
+from turnframe.store.errors import StoreUnavailable
+from turnframe.understand import ScriptedUnderstanding
+
+pytestmark = pytest.mark.anyio
+
+URL = "/v1/conversations/c1/turns"
+LISBON = "Add a seat to the Lisbon trip."
+
+
+async def test_a_message_over_the_limit_is_413(tmp_path: Path, serve: Any) -> None:
+    async with serve(tmp_path, config=ServeConfig(max_message_bytes=10)) as client:
+        ok = await client.post(URL, json={"text": "é" * 5})  # 10 bytes of UTF-8
+        assert ok.status_code == 201
+        over = await client.post(URL, json={"text": "é" * 5 + "x"})
+        assert over.status_code == 413 and over.json()["code"] == "message_too_large"
+
+
+async def test_a_body_over_the_limit_is_413_by_length_or_by_bytes(
+    tmp_path: Path, serve: Any
+) -> None:
+    async with serve(tmp_path, config=ServeConfig(max_body_bytes=100)) as client:
+        big = b'{"text": "' + b"x" * 200 + b'"}'
+        declared = await client.post(URL, content=big, headers={"Content-Type": "application/json"})
+        assert declared.status_code == 413 and declared.json()["code"] == "body_too_large"
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for _ in range(10):
+                yield b"x" * 20
+
+        streamed = await client.post(
+            URL, content=chunks(), headers={"Content-Type": "application/json"}
+        )
+        assert "content-length" not in streamed.request.headers
+        assert streamed.status_code == 413 and streamed.json()["code"] == "body_too_large"
+
+
+async def test_bad_bodies_get_their_codes(tmp_path: Path, serve: Any) -> None:
+    async with serve(tmp_path) as client:
+        json_type = {"Content-Type": "application/json"}
+        not_utf8 = await client.post(URL, content=b'{"text": "\xff\xfe"}', headers=json_type)
+        assert not_utf8.status_code == 400 and not_utf8.json()["code"] == "message_not_utf8"
+        form = await client.post(URL, data={"text": "hi"})
+        assert form.status_code == 415 and form.json()["code"] == "unsupported_media_type"
+        unknown = await client.post(URL, json={"text": LISBON, "sneaky": 1})
+        assert unknown.status_code == 422 and unknown.json()["code"] == "invalid_request"
+        assert "sneaky" in unknown.json()["detail"]
+        broken = await client.post(URL, content=b"{not json", headers=json_type)
+        assert broken.status_code == 422 and broken.json()["code"] == "invalid_request"
+        empty = await client.post(URL, json={})
+        assert empty.status_code == 422 and "text, a click" in empty.json()["detail"]
+        locale = await client.post(URL, json={"text": LISBON, "locale": "xx"})
+        assert locale.status_code == 422 and "pt-PT" in locale.json()["detail"]
+        pt = await client.post(URL, json={"text": LISBON, "locale": "pt-PT"})
+        assert pt.status_code == 201
+
+
+async def test_a_message_the_reader_refuses_is_a_notice_and_nothing_runs(
+    tmp_path: Path, serve: Any
+) -> None:
+    async with serve(tmp_path) as client:
+        response = await client.post(URL, json={"text": "Something else entirely"})
+        assert response.status_code == 201
+        [block] = response.json()["blocks"]
+        assert block["kind"] == "notice" and block["code"] == "not_understood"
+        assert LISBON in block["text"]
+        assert (await client.get("/v1/conversations/c1")).status_code == 404
+    async with serve(tmp_path / "none", reader=None) as client:
+        response = await client.post(URL, json={"text": LISBON})
+        [block] = response.json()["blocks"]
+        assert block["code"] == "no_model" and "--model" in block["text"]
+
+
+class _Gate:
+    """A reader whose understanding waits until the gate opens (turns held running)."""
+
+    def __init__(self) -> None:
+        self.opened = anyio.Event()
+        self.started = 0
+
+    def __call__(self, text: str) -> tuple[Any, Any]:
+        from turnframe.core import Understanding
+
+        gate = self
+
+        class Held(ScriptedUnderstanding):
+            async def understand(self, brief: Any) -> Any:
+                gate.started += 1
+                await gate.opened.wait()
+                return await super().understand(brief)
+
+        return Held([Understanding()]), None
+
+
+async def test_turns_per_actor_are_bounded_with_429(tmp_path: Path, serve: Any) -> None:
+    gate = _Gate()
+    config = ServeConfig(max_turns_per_actor=2)
+    async with serve(tmp_path, config=config, reader=gate) as client:
+        streams: list[httpx.Response] = []
+
+        async def hold(n: int) -> None:
+            streams.append(await client.post(URL, json={"text": f"hello {n}"}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(hold, 1)
+            group.start_soon(hold, 2)
+            with anyio.fail_after(5):
+                while gate.started < 2:
+                    await anyio.sleep(0.01)
+            third = await client.post(URL, json={"text": "hello 3"})
+            assert third.status_code == 429 and third.json()["code"] == "too_many_turns"
+            assert third.headers["retry-after"] == "1"
+            gate.opened.set()
+        assert [r.status_code for r in streams] == [201, 201]
+        again = await client.post(URL, json={"text": "hello 4"})
+        assert again.status_code == 201
+
+
+async def test_a_client_that_disconnects_never_cancels_its_turn(
+    tmp_path: Path, serve: Any, sse: Any
+) -> None:
+    gate = _Gate()
+    async with serve(tmp_path, reader=gate, tcp=True) as client:
+        async with client.stream(
+            "POST", URL, json={"text": "hi"}, headers={"Accept": "text/event-stream"}
+        ) as response:
+            turn_id = response.headers["x-turn-id"]
+            async for _line in response.aiter_lines():
+                break  # the first frame arrived; the client goes away
+        gate.opened.set()
+        with anyio.fail_after(5):
+            while True:
+                view = await client.get(f"/v1/turns/{turn_id}")
+                if view.status_code == 200:
+                    break
+                assert view.json()["code"] == "turn_in_progress"
+                await anyio.sleep(0.02)
+        rest = sse((await client.get(f"/v1/turns/{turn_id}/events")).text)
+        assert [f["event"] for f in rest][-2:] == ["blocks", "finished"]
+
+
+class _Down:
+    """A store whose every call fails as unreachable while ``down`` is set."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.down = False
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self.inner, name)
+        if not callable(found):
+            return found
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            if self.down:
+                raise StoreUnavailable("connection refused (127.0.0.1:9)")
+            return await found(*args, **kwargs)
+
+        call.__signature__ = __import__("inspect").signature(found)  # type: ignore[attr-defined]
+        return call
+
+
+async def test_an_unreachable_store_is_503_store_unavailable(tmp_path: Path, serve: Any) -> None:
+    held: list[_Down] = []
+
+    def wrap(store: Any) -> Any:
+        held.append(_Down(store))
+        return held[0]
+
+    async with serve(tmp_path, wrap=wrap) as client:
+        held[0].down = True
+        answers = [
+            await client.post(URL, json={"text": LISBON}),
+            await client.post(URL, json={"click": {"interaction_id": "c", "option_id": "o"}}),
+            await client.get("/v1/conversations/c1"),
+            await client.get("/v1/conversations/c1/cards"),
+            await client.get("/v1/turns/turn-x"),
+        ]
+        for answer in answers:
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["code"] == "store_unavailable"
+            assert answer.headers["retry-after"] == "1"
+        held[0].down = False
+        assert (await client.post(URL, json={"text": LISBON})).status_code == 201
+
+
+async def test_an_interrupted_turn_is_503_and_a_retry_finishes_it(
+    tmp_path: Path, serve: Any
+) -> None:
+    from turnframe.store.faults import FaultInjectingStore, FaultPlan
+
+    plan = FaultPlan()
+    async with serve(tmp_path, wrap=lambda store: FaultInjectingStore(store, plan)) as client:
+        view = (
+            await client.post(URL, json={"text": "Book Hotel Avenida for 3 nights in June."})
+        ).json()
+        card = next(b for b in view["blocks"] if b["kind"] == "interaction")
+        click = {"click": {"interaction_id": card["interaction_id"], "option_id": "confirm",
+                           "expected_revision": card["expected_revision"]}}  # fmt: skip
+        plan.arm("save_reply")
+        first = await client.post(URL, json=click, headers={"Idempotency-Key": "crash-1"})
+        assert first.status_code == 503 and first.json()["code"] == "turn_interrupted"
+        again = await client.post(URL, json=click, headers={"Idempotency-Key": "crash-1"})
+        assert again.status_code == 200, again.text
+        assert [b["kind"] for b in again.json()["blocks"]].count("receipt") == 1
+        store = client.app.state.turnframe.service.runtime.store  # type: ignore[attr-defined]
+        from turnframe.core.ids import CaseRef
+
+        booked = [e for e in await store.case_events(CaseRef("trip", "T2"))]
+        assert len([e for e in booked if "hotel" in e.type]) == 1
