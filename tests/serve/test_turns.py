@@ -72,3 +72,38 @@ async def test_the_stream_orders_phases_steps_then_blocks_then_finished(
         assert any(b["kind"] == "receipt" for b in clicked.json()["blocks"])
         assert clicked.json()["model_calls"] == 0
         assert (await client.get("/v1/conversations/c1/cards")).json()["cards"] == []
+
+
+async def test_a_turn_this_process_does_not_hold_is_served_from_the_store(
+    tmp_path: Path, serve: Any, sse: Any
+) -> None:
+    from turnframe.serve.state import ServeConfig
+    from turnframe.store.base import TurnRecord
+
+    async with serve(tmp_path, config=ServeConfig(turn_wait_seconds=0.2)) as client:
+        view = (await post_turn(client, {"text": MULTI})).json()
+        service = client.app.state.turnframe.service  # type: ignore[attr-defined]
+        service._turns.clear()  # as after a restart, or in another worker
+        frames = sse((await client.get(f"/v1/turns/{view['turn_id']}/events")).text)
+        assert [f["event"] for f in frames] == ["blocks", "finished"]
+        assert frames[0]["data"]["blocks"] == view["blocks"]
+        assert frames[1]["data"]["blocks"] == view["blocks"]
+        # a turn another worker has begun and not replied: waited for, then turn_in_progress
+        await service.runtime.store.begin_turn(
+            TurnRecord(turn_id="turn-elsewhere", account="acme", conversation_id="c1")
+        )
+        frames = sse((await client.get("/v1/turns/turn-elsewhere/events")).text)
+        assert [f["event"] for f in frames] == ["error"]
+        assert frames[0]["data"]["code"] == "turn_in_progress"
+        stored = await client.get("/v1/turns/turn-elsewhere")
+        assert stored.status_code == 409 and stored.json()["code"] == "turn_in_progress"
+
+
+async def test_healthz_and_pages(tmp_path: Path, serve: Any) -> None:
+    async with serve(tmp_path) as client:
+        assert (await client.get("/healthz")).json() == {"status": "ok"}
+        page = await client.get("/")
+        # the page is slice C's package data; without it the one 404
+        assert page.status_code in (200, 404)
+        if page.status_code == 200:
+            assert page.headers["content-type"].startswith("text/html")

@@ -1,0 +1,101 @@
+"""``turnframe serve`` and ``turnframe demo --web`` on a real uvicorn (docs/serving.md)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+import turnframe
+from turnframe.cli import main
+
+SRC = str(Path(turnframe.__file__).resolve().parent.parent)
+LINE = re.compile(r"^serving (\S+) on (http://127\.0\.0\.1:(\d+)/) \(store (\w+)")
+
+
+@contextmanager
+def running(
+    *args: str, env: dict[str, str] | None = None, log: Path | None = None
+) -> Iterator[tuple[str, str]]:
+    """Run ``turnframe ARGS`` until its ``serving …`` line; yield (base URL, that line).
+
+    The process is stopped (SIGTERM, then SIGKILL) when the block ends.
+    """
+    environment = {**os.environ, **(env or {})}
+    environment["PYTHONPATH"] = SRC + os.pathsep + environment.get("PYTHONPATH", "")
+    errors = log or Path(os.devnull)
+    with errors.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "turnframe.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=environment,
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline().strip()
+            found = LINE.match(line)
+            if found is None:
+                process.kill()
+                raise AssertionError(f"no serving line: {line!r} (stderr in {log})")
+            yield found.group(2).rstrip("/"), line
+        finally:
+            process.terminate()
+            try:
+                process.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate(timeout=5)
+
+
+def test_serve_prints_its_line_and_answers(tmp_path: Path) -> None:
+    db = tmp_path / "serve.db"
+    with running("serve", "--db", str(db), "--port", "0", log=tmp_path / "err") as (base, line):
+        assert "model tour" in line and str(db) in line
+        assert httpx.get(f"{base}/healthz", timeout=10).json() == {"status": "ok"}
+        turn = httpx.post(
+            f"{base}/v1/conversations/c1/turns",
+            json={"text": "Add a seat to the Lisbon trip."},
+            headers={"Accept": "text/event-stream", "Idempotency-Key": "cli-1"},
+            timeout=20,
+        )
+        assert "event: blocks" in turn.text and "event: finished" in turn.text
+
+
+def test_demo_web_serves_the_tour_with_its_suggestions(tmp_path: Path) -> None:
+    with running("demo", "--web", "--port", "0", "--db", str(tmp_path / "d.db")) as (base, _):
+        session = httpx.get(f"{base}/v1/session", timeout=10).json()
+        assert len(session["suggestions"]) == 6 and session["actor"]["user"] == "maria"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--workers", "2"], "--workers > 1 needs --store postgres"),
+        (["--host", "0.0.0.0"], "loopback"),
+        (["--auth", "no_such_module:x"], "--auth"),
+        (["--app", "no_such_app_xyz"], "no_such_app_xyz"),
+        (["--locale", "xx"], "--locale"),
+        (["--store", "postgres"], "--dsn"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    args: list[str],
+    says: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TURNFRAME_POSTGRES_DSN", raising=False)
+    code = main(["serve", "--db", str(tmp_path / "x.db"), *args])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: ") and says in err and err.count("\n") == 1
