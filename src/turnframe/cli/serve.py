@@ -308,6 +308,7 @@ def _serve(settings: ServeSettings, records: str, out: Any) -> int:
             file=sys.stderr,
         )
         return 2
+    sock.listen(config.backlog)  # connections queue from now on, before the workers accept
     port = sock.getsockname()[1]
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     where = settings.db if settings.store == "sqlite" else f"postgres schema {settings.schema}"
@@ -328,8 +329,7 @@ def _serve(settings: ServeSettings, records: str, out: Any) -> int:
     if settings.workers > 1:
         from uvicorn.supervisors import Multiprocess
 
-        server = uvicorn.Server(config)
-        Multiprocess(config, target=server.run, sockets=[sock]).run()
+        Multiprocess(config, sockets=[sock]).run()
     else:
         uvicorn.Server(config).run(sockets=[sock])
     return 0
