@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,8 @@ from turnframe.store.sqlite import SqliteStore
 
 TODAY = __import__("datetime").date(2026, 5, 1)
 BASE = "http://127.0.0.1"
+SRC = str(Path(__import__("turnframe").__file__).resolve().parent.parent)
+LINE = re.compile(r"^serving (\S+) on (http://127\.0\.0\.1:(\d+)/) \(store (\w+)")
 
 
 async def seeded_store(path: Path) -> SqliteStore:
@@ -125,3 +131,45 @@ def serve() -> Any:
 def sse() -> Any:
     """Return :func:`parse_sse`."""
     return parse_sse
+
+
+@contextmanager
+def running(
+    *args: str, env: dict[str, str] | None = None, log: Path | None = None
+) -> Iterator[tuple[str, str]]:
+    """Run ``turnframe ARGS`` until its ``serving …`` line; yield (base URL, that line).
+
+    The process is stopped (SIGTERM, then SIGKILL) when the block ends.
+    """
+    environment = {**os.environ, **(env or {})}
+    environment["PYTHONPATH"] = SRC + os.pathsep + environment.get("PYTHONPATH", "")
+    errors = log or Path(os.devnull)
+    with errors.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "turnframe.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=environment,
+        )
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline().strip()
+            found = LINE.match(line)
+            if found is None:
+                process.kill()
+                raise AssertionError(f"no serving line: {line!r} (stderr in {log})")
+            yield found.group(2).rstrip("/"), line
+        finally:
+            process.terminate()
+            try:
+                process.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate(timeout=5)
+
+
+@pytest.fixture(name="running")
+def running_fixture() -> Any:
+    """Return :func:`running` (``turnframe ARGS`` in a subprocess until its serving line)."""
+    return running

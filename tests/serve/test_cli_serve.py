@@ -2,61 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-import turnframe
 from turnframe.cli import main
 
-SRC = str(Path(turnframe.__file__).resolve().parent.parent)
-LINE = re.compile(r"^serving (\S+) on (http://127\.0\.0\.1:(\d+)/) \(store (\w+)")
 
-
-@contextmanager
-def running(
-    *args: str, env: dict[str, str] | None = None, log: Path | None = None
-) -> Iterator[tuple[str, str]]:
-    """Run ``turnframe ARGS`` until its ``serving …`` line; yield (base URL, that line).
-
-    The process is stopped (SIGTERM, then SIGKILL) when the block ends.
-    """
-    environment = {**os.environ, **(env or {})}
-    environment["PYTHONPATH"] = SRC + os.pathsep + environment.get("PYTHONPATH", "")
-    errors = log or Path(os.devnull)
-    with errors.open("w") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "turnframe.cli", *args],
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
-            env=environment,
-        )
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline().strip()
-            found = LINE.match(line)
-            if found is None:
-                process.kill()
-                raise AssertionError(f"no serving line: {line!r} (stderr in {log})")
-            yield found.group(2).rstrip("/"), line
-        finally:
-            process.terminate()
-            try:
-                process.communicate(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.communicate(timeout=5)
-
-
-def test_serve_prints_its_line_and_answers(tmp_path: Path) -> None:
+def test_serve_prints_its_line_and_answers(tmp_path: Path, running: Any) -> None:
     db = tmp_path / "serve.db"
     with running("serve", "--db", str(db), "--port", "0", log=tmp_path / "err") as (base, line):
         assert "model tour" in line and str(db) in line
@@ -70,7 +25,7 @@ def test_serve_prints_its_line_and_answers(tmp_path: Path) -> None:
         assert "event: blocks" in turn.text and "event: finished" in turn.text
 
 
-def test_demo_web_serves_the_tour_with_its_suggestions(tmp_path: Path) -> None:
+def test_demo_web_serves_the_tour_with_its_suggestions(tmp_path: Path, running: Any) -> None:
     with running("demo", "--web", "--port", "0", "--db", str(tmp_path / "d.db")) as (base, _):
         session = httpx.get(f"{base}/v1/session", timeout=10).json()
         assert len(session["suggestions"]) == 6 and session["actor"]["user"] == "maria"

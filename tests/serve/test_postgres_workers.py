@@ -14,7 +14,6 @@ import anyio
 import httpx
 import pytest
 
-from tests.serve.test_cli_serve import running
 from turnframe.core.ids import CaseRef
 
 DSN = os.environ.get("TURNFRAME_TEST_POSTGRES_DSN")
@@ -57,7 +56,9 @@ async def _many(base: str, body: dict[str, Any], key: str, n: int) -> list[httpx
     return answers
 
 
-def test_a_key_retried_across_workers_is_one_turn_and_one_effect(tmp_path: Path) -> None:
+def test_a_key_retried_across_workers_is_one_turn_and_one_effect(
+    tmp_path: Path, running: Any
+) -> None:
     from turnframe.testing.postgres import drop_schema, new_schema_name
 
     assert DSN is not None
