@@ -347,8 +347,14 @@ class RuntimeTurnService:
                         raise
                     live.created = False
                     await self._await_replied(actor, live.turn_id)
+                    # replied now: the stored result, or another input's 409 (nothing runs)
                     result = await self.runtime.run_turn(
-                        actor, live.conversation_id, turn, turn_id=live.turn_id
+                        actor,
+                        live.conversation_id,
+                        turn,
+                        turn_id=live.turn_id,
+                        understander=understander,
+                        reply_writer=writer,
                     )
             live.finish(_result_view(result))
         except Exception as exc:
