@@ -58,7 +58,7 @@ from turnframe.runtime.replay import recorded_understanding
 from turnframe.runtime.steps.accept import alias
 from turnframe.store.base import TurnRecord, TurnStore
 
-__all__ = ["InspectionView", "ReplayView", "inspection_for", "replay_view"]
+__all__ = ["InspectionView", "ReplayView", "inspection_for", "replay_for", "replay_view"]
 
 _BLOCKS: TypeAdapter[list[ReplyBlock]] = TypeAdapter(list[ReplyBlock])
 
@@ -89,10 +89,7 @@ async def inspection_for(
         StoreError: a read failed (``StoreUnavailable`` when the store is unreachable).
     """
     del registry  # the view reads records only; replay_view takes it
-    key, turn = turn_id, await store.get_turn(account, turn_id)
-    if turn is None:
-        key = alias(account, turn_id)
-        turn = await store.get_turn(account, key)
+    key, turn = await _find(store, account, turn_id)
     if turn is None:
         return None
     notes: list[str] = []
@@ -107,6 +104,33 @@ async def inspection_for(
         notes.append(f"{NO_REPLY} (phase {turn.phase})")
     shown = _BLOCKS.dump_python(list(blocks or ()), mode="json")
     return await _view(store, account, turn_id, key, turn, rec, shown, notes)
+
+
+async def replay_for(
+    store: TurnStore, registry: WorkflowRegistry, account: str, turn_id: str
+) -> ReplayView | None:
+    """Return ``account``'s turn ``turn_id`` replayed (:func:`replay_view`), or ``None``.
+
+    ``None`` exactly when :func:`inspection_for` is ``None`` (absent, or another
+    account's); a turn without a replay record replays to ``same=None`` with a reason.
+
+    Raises:
+        StoreError: a read failed.
+    """
+    key, turn = await _find(store, account, turn_id)
+    if turn is None:
+        return None
+    record = await store.load_replay(account, key)
+    return replay_view(dict(record or {}), registry, turn_id)
+
+
+async def _find(store: TurnStore, account: str, turn_id: str) -> tuple[str, TurnRecord | None]:
+    """Return the id the account's turn is stored under and its record (``None``: none)."""
+    turn = await store.get_turn(account, turn_id)
+    if turn is not None:
+        return turn_id, turn
+    key = alias(account, turn_id)
+    return key, await store.get_turn(account, key)
 
 
 async def _view(

@@ -24,6 +24,9 @@ __all__ = ["plan_diff", "pointer", "replay_view"]
 NO_REDUCTION = "the turn did not reduce (a refused or unreadable message records no reduction)"
 """The reason given for a record without a reduction."""
 
+NO_RECORD = "no replay record is stored: the turn did not reach its commit, or predates them"
+"""The reason given when there is no record at all."""
+
 _MISSING = object()
 
 
@@ -75,6 +78,8 @@ def replay_view(record: JSONObject, registry: WorkflowRegistry, turn_id: str = "
         for a bad record.
     """
     name = turn_id or str(record.get("turn_id") or "")
+    if not record:
+        return ReplayView(turn_id=name, same=None, reason=NO_RECORD)
     reduction = record.get("reduction")
     if not isinstance(reduction, dict) or "input" not in reduction or "plan" not in reduction:
         return ReplayView(turn_id=name, same=None, reason=NO_REDUCTION)
