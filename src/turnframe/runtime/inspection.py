@@ -54,7 +54,6 @@ from turnframe.runtime.inspection_reply import (
     reduction_of,
 )
 from turnframe.runtime.inspection_trace import ReplayView
-from turnframe.runtime.replay import recorded_understanding
 from turnframe.runtime.steps.accept import alias
 from turnframe.store.base import TurnRecord, TurnStore
 
@@ -147,8 +146,13 @@ async def _view(
     text = raw_text if isinstance(raw_text, str) else None
     locale = str(turn.input.get("locale") or "en")
     response = as_dict(turn.input.get("interaction_response"))
-    understanding = as_dict(recorded_understanding(rec))
     reduction = as_dict(rec.get("reduction"))
+    # recorded_understanding's two shapes, read defensively (a damaged record is shown).
+    understanding = as_dict(
+        rec["understanding"]
+        if "understanding" in rec
+        else as_dict(reduction.get("input")).get("understanding")
+    )
     if rec and not reduction:
         notes.append(NO_REDUCTION)
     inp, plan = as_dict(reduction.get("input")), as_dict(reduction.get("plan"))

@@ -86,7 +86,15 @@ def replay_view(record: JSONObject, registry: WorkflowRegistry, turn_id: str = "
     recorded = reduction["plan"]
     try:
         _, again = replay_reduction(reduction, registry)
-    except (KeyError, TypeError, ValueError, ValidationError, TurnframeError) as exc:
+    except (
+        AttributeError,
+        IndexError,
+        KeyError,
+        TypeError,
+        ValueError,
+        ValidationError,
+        TurnframeError,
+    ) as exc:
         reason = f"the recorded reduction could not be re-run: {type(exc).__name__}: {exc}"
         return ReplayView(turn_id=name, same=None, reason=reason, recorded_plan=recorded)
     diff = plan_diff(recorded, again)
