@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from turnframe.core.canonical import digest
 from turnframe.core.events import DomainEvent
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.workflow import WorkflowRegistry
@@ -54,10 +55,16 @@ from turnframe.runtime.inspection_reply import (
     reduction_of,
 )
 from turnframe.runtime.inspection_trace import ReplayView
-from turnframe.runtime.steps.accept import alias
 from turnframe.store.base import TurnRecord, TurnStore
 
-__all__ = ["InspectionView", "ReplayView", "inspection_for", "replay_for", "replay_view"]
+__all__ = [
+    "InspectionView",
+    "ReplayView",
+    "inspection_for",
+    "replay_for",
+    "replay_view",
+    "turn_alias",
+]
 
 _BLOCKS: TypeAdapter[list[ReplyBlock]] = TypeAdapter(list[ReplyBlock])
 
@@ -74,7 +81,7 @@ async def inspection_for(
     """Return the inspection of ``account``'s turn ``turn_id``, or ``None`` when it has none.
 
     The turn is looked up under its id, then under the account-scoped alias a turn is
-    stored under when another account holds the id (``steps/accept.py`` ``alias``); an
+    stored under when another account holds the id (:func:`turn_alias`); an
     absent turn and another account's turn are both ``None`` (docs/adr/0016-races-and-turn-ids.md).
 
     Args:
@@ -123,12 +130,22 @@ async def replay_for(
     return replay_view(dict(record or {}), registry, turn_id)
 
 
+def turn_alias(account: str, turn_id: str) -> str:
+    """Return the account-scoped id a turn is stored under when another account holds ``turn_id``.
+
+    The same function as ``steps/accept.py`` ``alias`` (which only the pipeline may
+    import; ``tests/runtime/test_inspection.py`` checks the two agree):
+    docs/adr/0016-races-and-turn-ids.md.
+    """
+    return "turn-" + digest(("turn_id", account, turn_id))[:24]
+
+
 async def _find(store: TurnStore, account: str, turn_id: str) -> tuple[str, TurnRecord | None]:
     """Return the id the account's turn is stored under and its record (``None``: none)."""
     turn = await store.get_turn(account, turn_id)
     if turn is not None:
         return turn_id, turn
-    key = alias(account, turn_id)
+    key = turn_alias(account, turn_id)
     return key, await store.get_turn(account, key)
 
 
