@@ -21,13 +21,18 @@ from turnframe.cli.chat_script import load_script
 from turnframe.core import (
     Actor,
     CaseRef,
+    Constraint,
+    ConstraintKind,
+    ConstraintScope,
     InteractionResponse,
+    Link,
     ProposedTarget,
     Question,
     SemanticAct,
     TurnInput,
     Understanding,
 )
+from turnframe.providers import ScriptedProvider
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, TurnResult
 from turnframe.runtime.inspection import (
     InspectionView,
@@ -329,6 +334,120 @@ def test_a_model_chain_turn_shows_its_calls_and_pointed_words() -> None:
         assert act.result is not None and act.result.status == "committed"
         assert act.receipts and act.events
         assert not any("no model call" in n for n in view.notes)
+
+    run(go)
+
+
+UNIT = {"id": "u1", "kind": "request", "from": 0, "to": 6, "hypothetical": False, "continues": None}
+ROUTE = {"unit": "u1", "operations": ["trip.rename"], "topic": None, "constraint": None}
+
+
+def test_a_repaired_answer_is_shown_with_the_words_it_pointed_at() -> None:
+    table = {
+        "segment": {"units": [UNIT]},
+        "route": {"routes": [{**ROUTE, "card": None, "corrects": None, "cancels": None}]},
+        "locate": [{"handles": [], "find": {"from": 1, "to": 3, "copy": "the Porto trip"}}],
+        "extract": [
+            {"values": [{"argument": "name", "from": 4, "to": 6, "copy": "Summer Offsite"}]},
+            {"values": [{"argument": "name", "from": 5, "to": 6, "copy": "Summer Offsite"}]},
+        ],
+        "verify": {"verdict": "ok", "grounding": "user", "findings": []},
+    }
+
+    async def go() -> None:
+        t = Travel()
+        await t.seed()
+        provider = ScriptedProvider(table)
+        model = ModelUnderstanding(provider, merge=script_merge(provider))
+        await t.text(RENAME, "t-repair", model=model)
+        view = await t.inspect("t-repair")
+        extracts = [c for c in view.model.calls if c.task == "extract"]
+        assert [c.attempt for c in extracts] == ["first", "repair"]
+        assert extracts[0].verdict.startswith("invalid:") and extracts[1].verdict == "ok"
+        assert view.model.repairs == 1
+        name = spans(view, "a1")["name"]
+        assert name.match == "pointer" and (name.start, name.end) == (25, 39)
+
+    run(go)
+
+
+def test_an_unreadable_message_says_why() -> None:
+    async def go() -> None:
+        t = Travel()
+        await t.seed()
+        provider = ScriptedProvider({"segment": [{"bad": 1}] * 6})
+        model = ModelUnderstanding(provider, merge=script_merge(provider))
+        await t.text("Rename the Porto trip", "t-unread", model=model)
+        view = await t.inspect("t-unread")
+        assert view.acts == [] and view.model.errors
+        notice = next(n for n in view.notices if n.code.startswith("unreadable"))
+        assert notice.why and "units" in notice.why
+        assert all(c.verdict.startswith("invalid:") for c in view.model.calls)
+
+    run(go)
+
+
+def test_a_refusal_a_standing_constraint_and_a_cancellation_are_explained() -> None:
+    async def go() -> None:
+        t = Travel()
+        await t.seed()
+
+        def validate(b: Brief) -> Understanding:
+            return Understanding(
+                acts=(
+                    SemanticAct(
+                        id="a1",
+                        operation="manifest.validate",
+                        target=ProposedTarget(handles=(t.h(b, "D1"),)),
+                    ),
+                ),
+                constraints=(
+                    Constraint(
+                        id="c1", kind=ConstraintKind.DO_NOT_SUBMIT, scope=ConstraintScope.STANDING
+                    ),
+                ),
+            )
+
+        def submit(b: Brief) -> Understanding:
+            target = ProposedTarget(handles=(t.h(b, "D1"),))
+            return Understanding(
+                acts=(SemanticAct(id="a1", operation="manifest.submit", target=target),)
+            )
+
+        def cancel(b: Brief) -> Understanding:
+            porto = ProposedTarget(handles=(t.h(b, "T3"),))
+            return Understanding(
+                acts=(
+                    SemanticAct(
+                        id="a1",
+                        operation="trip.rename",
+                        target=porto,
+                        args={"name": "Oporto"},
+                        evidence={"name": "Oporto"},
+                    ),
+                    SemanticAct(id="a2", operation=None, target=porto),
+                ),
+                links=(Link(act="a2", cancels="a1"),),
+            )
+
+        await t.text("Validate the TP manifest, but don't submit anything yet.", "t-v", validate)
+        await t.text("Send the manifest.", "t-send", submit)
+        sent = await t.inspect("t-send")
+        refused = sent.acts[0]
+        assert refused.result is not None and refused.result.label == "rejected:do_not_submit"
+        assert refused.commands == [] and refused.events == []
+        why = {n.code: n.why for n in sent.notices}
+        assert "rejected:do_not_submit" in str(why["do_not_submit"])
+        assert "standing" in str(why["standing_do_not_submit"])
+
+        text = "Rename the Porto trip to Oporto... actually, leave it as it was."
+        await t.text(text, "t-cancel", cancel)
+        view = await t.inspect("t-cancel")
+        a1, a2 = view.acts
+        assert a1.result is not None and a1.result.status == "superseded" and a1.commands == []
+        assert a2.operation is None and a2.result is not None
+        oporto = spans(view, "a1")["name"]
+        assert text[oporto.start : oporto.end] == "Oporto"  # type: ignore[misc]
 
     run(go)
 

@@ -220,7 +220,7 @@ async def _view(
         click=await _click(store, account, turn, response, click, inp) if response else None,
         acts=acts,
         questions=questions_of(understanding, results, blocks),
-        notices=notices_of(blocks, plan, model.errors, model.error, results),
+        notices=notices_of(blocks, plan, inp, model.errors, model.error, results),
         cards=[card_of(b) for b in blocks if b.get("kind") == "interaction"],
         blocks=blocks,
         model=model,

@@ -76,17 +76,31 @@ def questions_of(
     return out
 
 
+STANDING = "a standing “do not submit” holds on this conversation (ADR 0002)"
+"""Why the standing notice is shown."""
+
+
 def notices_of(
     blocks: list[dict[str, Any]],
     plan: dict[str, Any],
+    inp: dict[str, Any],
     errors: list[dict[str, str]],
     error: str | None,
     results: dict[str, ResultView],
 ) -> list[NoticeView]:
-    """Return the reply's notices, each with what the records say caused it."""
+    """Return the reply's notices, each with what the records say caused it.
+
+    *Why*: the error that ended the reading (``model_unreachable:*``,
+    ``budget_exceeded``), the failed steps' exact errors (``unreadable*``), the standing
+    constraint in the reduction (``standing_do_not_submit``), the item's result, or that
+    the plan carries it; ``None`` when the records say nothing more.
+    """
     planned = {
-        (str(n[0]), n[2]): str(n[1]) for n in as_list(plan.get("notices")) if isinstance(n, list)
+        (str(n[0]), n[2])
+        for n in as_list(plan.get("notices"))
+        if isinstance(n, list) and len(n) > 2
     }
+    standing = bool(inp.get("standing_do_not_submit")) or plan.get("standing_do_not_submit") is True
     out = []
     for block in blocks:
         if block.get("kind") != "notice":
@@ -97,11 +111,13 @@ def notices_of(
             why = error
         elif code.startswith("unreadable") and errors:
             why = "; ".join(f"{e['step']}: {e['error']}" for e in errors)
+        elif code == "standing_do_not_submit" and standing:
+            why = STANDING
         elif isinstance(item, str) and item in results:
             r = results[item]
-            why = f"{item} {r.operation or ''} → {r.label}".replace("  ", " ")
+            why = " ".join(x for x in (item, r.operation, "→", r.label) if x)
         elif (code, item) in planned:
-            why = "planned by the reducer"
+            why = "the reducer's plan carries it"
         out.append(
             NoticeView(
                 code=code,
