@@ -240,6 +240,7 @@ def test_a_multi_act_message_shows_each_acts_chain() -> None:
         assert MULTI[s1["traveler"].start : s1["traveler"].end] == "Rui"  # type: ignore[misc]
         assert MULTI[s2["end"].start : s2["end"].end] == "6 July"  # type: ignore[misc]
         assert {s.match for s in view.message.evidence} == {"exact"}
+        assert s1["target"].source == "target" and s1["traveler"].source == "evidence"
         # The question, its result and its answer.
         assert [q.id for q in view.questions] == ["q1"]
         assert view.questions[0].result is not None
@@ -306,6 +307,41 @@ def test_a_confirmation_card_and_its_confirmed_command() -> None:
         assert command.expected_revision == card.spec.bound_revision
         assert done.acts[0].receipts and done.acts[0].events
         assert done.click is not None and done.click.interaction_kind == "confirm"
+
+    run(go)
+
+
+def test_values_stand_in_for_evidence_a_script_did_not_record() -> None:
+    async def go() -> None:
+        t = Travel()
+        await t.seed()
+
+        def script(b: Brief) -> Understanding:
+            return Understanding(
+                acts=(
+                    SemanticAct(
+                        id="a1",
+                        operation="trip.change_dates",
+                        target=ProposedTarget(handles=(t.h(b, "T2"),)),
+                        args={"start": "2026-06-04", "end": "6 June"},
+                    ),
+                    SemanticAct(
+                        id="a2",
+                        operation="trip.add_traveler",
+                        target=ProposedTarget(handles=(t.h(b, "T2"),)),
+                        args={"traveler": t.h(b, "P4")},
+                    ),
+                )
+            )
+
+        text = "Move the June trip to 4 to 6 June and add Rui"
+        await t.text(text, "t-values", script)
+        view = await t.inspect("t-values")
+        shown = {(s.act, s.argument): s for s in view.message.evidence}
+        # A normalised value the message does not hold and a handle are not shown.
+        assert set(shown) == {("a1", "end")}
+        end = shown[("a1", "end")]
+        assert end.source == "value" and text[end.start : end.end] == "6 June"  # type: ignore[misc]
 
     run(go)
 

@@ -24,6 +24,7 @@ from turnframe.runtime.inspection_models import (
     ResultView,
 )
 from turnframe.runtime.inspection_spans import char_range, locate
+from turnframe.runtime.records import HANDLE
 from turnframe.understand.words import Words
 
 __all__ = [
@@ -118,10 +119,11 @@ def evidence_of(
 ) -> list[EvidenceSpan]:
     """Return the act's evidence words (and its target's words) located in ``text``.
 
-    Each argument's recorded evidence (``SemanticAct.evidence``, else its value when the
-    act records no evidence for it and the value is not a handle) is placed by
-    :func:`~turnframe.runtime.inspection_spans.locate`, with the accepted answer's word
-    pointer and the act's unit as hints. ``[]`` for a turn without text.
+    The target's words first (``source="target"``), then each argument's recorded
+    evidence (``SemanticAct.evidence``), else its value when the act records no evidence
+    for it, the value is not a handle and the message has it (``source="value"``); each
+    placed by :func:`~turnframe.runtime.inspection_spans.locate`, with the accepted
+    answer's word pointer and the act's unit as hints. ``[]`` for a turn without text.
     """
     if not text:
         return []
@@ -139,17 +141,23 @@ def evidence_of(
     if isinstance(said, str) and said.strip():
         hint = pointers.target
         at = (hint[1], hint[2]) if hint is not None and hint[0].strip() else None
-        out.append(locate(text, act_id, "target", said, pointer=at, within=within))
-    evidence = _strings(act.get("evidence"))
-    for name in _strings(act.get("args")):
-        said = evidence.get(name)
-        if said is None:
-            continue
+        span = locate(text, act_id, "target", said, pointer=at, within=within)
+        out.append(span.model_copy(update={"source": "target"}))
+    evidence, args = _strings(act.get("evidence")), _strings(act.get("args"))
+    for name, value in args.items():
         hint = pointers.values.get(name)
         at = (hint[1], hint[2]) if hint is not None else None
-        out.append(locate(text, act_id, name, said, pointer=at, within=within))
+        said = evidence.get(name)
+        if said is not None:
+            out.append(locate(text, act_id, name, said, pointer=at, within=within))
+        elif not HANDLE.match(value.strip()):
+            # No evidence recorded (a scripted act): the value is the user's words when
+            # the message has them; a handle or a normalised value ("2026-07-02") is not.
+            span = locate(text, act_id, name, value, pointer=at, within=within)
+            if span.match != "absent":
+                out.append(span.model_copy(update={"source": "value"}))
     for name, said in evidence.items():
-        if name not in _strings(act.get("args")):
+        if name not in args:
             out.append(locate(text, act_id, name, said, within=within))
     return out
 

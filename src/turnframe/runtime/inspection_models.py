@@ -57,6 +57,10 @@ class EvidenceSpan(View):
     """How the span was found: the model's word pointer (``pointer``), the words verbatim
     (``exact``), the words up to case, accents and edge punctuation (``loose``), or not at
     all (``absent``)."""
+    source: Literal["evidence", "value", "target"] = "evidence"
+    """Where the words come from: the act's recorded evidence, the argument's value (the
+    act records no evidence for it; shown only when the message has it), or the words the
+    act's target was named by (``ProposedTarget.mention``, else ``find``)."""
 
 
 class MessageView(View):

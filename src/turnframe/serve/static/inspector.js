@@ -33,6 +33,7 @@
     },
     none: "—",
     noneRecorded: "none",
+    wordSource: { target: "names the record", value: "its value (no evidence recorded)", evidence: "" },
     match: { pointer: "model's pointer", exact: "verbatim", loose: "loosely", absent: "not in the message" },
     handles: "handles",
     mention: "mention",
@@ -248,9 +249,10 @@
   function wordsOf(act) {
     if (!act.evidence.length) { return el("p", { class: "empty" }, T.noneRecorded); }
     return el("ul", { class: "words" }, act.evidence.map(function (s) {
-      return el("li", { "data-match": s.match }, el("span", { class: "argument" }, s.argument), ": ",
+      return el("li", { "data-match": s.match, "data-source": s.source }, el("span", { class: "argument" }, s.argument), ": ",
         el("mark", { class: "evidence-word", "data-act": s.act }, s.words), " ",
         el("span", { class: "tag" }, T.match[s.match] || s.match),
+        T.wordSource[s.source] ? el("span", { class: "tag" }, T.wordSource[s.source]) : null,
         s.start !== null ? el("span", { class: "meta" }, " [" + s.start + "–" + s.end + ")") : null);
     }));
   }
