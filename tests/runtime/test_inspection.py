@@ -224,6 +224,7 @@ def test_a_multi_act_message_shows_each_acts_chain() -> None:
             assert act.result.status == result.results[act.id].status.value
         a1 = view.acts[0]
         assert a1.result is not None and a1.result.status == "committed"
+        assert a1.summary == "Add a traveler to the trip."
         assert len(a1.commands) == 1
         command = a1.commands[0]
         assert command.operation == "trip.add_traveler" and command.case == "trip/t3"
@@ -276,7 +277,7 @@ def test_an_ambiguity_card_then_its_click() -> None:
         assert clicked.click.interaction_id == card.id and clicked.click.option_id == june.id
         assert clicked.click.interaction_kind == "select_target"
         assert clicked.click.option_label == june.label
-        assert clicked.click.status == "resolved"
+        assert clicked.click.status == "resolved" and clicked.click.card_turn_id == "t-amb"
         resumed = clicked.acts[0]
         assert resumed.source == "click" and resumed.id == "a1"
         assert resumed.resolution is not None and resumed.resolution.case == "trip/t2"

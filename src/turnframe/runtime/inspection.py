@@ -86,15 +86,14 @@ async def inspection_for(
 
     Args:
         store: the store the turn ran on.
-        registry: the application's workflows (kept for callers that replay; the view
-            itself reads records only).
+        registry: the application's workflows (each act's operation summary in the
+            turn's locale).
         account: the asking actor's account.
         turn_id: the turn's id as the caller knows it.
 
     Raises:
         StoreError: a read failed (``StoreUnavailable`` when the store is unreachable).
     """
-    del registry  # the view reads records only; replay_view takes it
     key, turn = await _find(store, account, turn_id)
     if turn is None:
         return None
@@ -109,7 +108,8 @@ async def inspection_for(
     elif blocks is None:
         notes.append(f"{NO_REPLY} (phase {turn.phase})")
     shown = _BLOCKS.dump_python(list(blocks or ()), mode="json")
-    return await _view(store, account, turn_id, key, turn, rec, shown, notes)
+    view = await _view(store, account, turn_id, key, turn, rec, shown, notes)
+    return _summarised(view, registry)
 
 
 async def replay_for(
@@ -138,6 +138,16 @@ def turn_alias(account: str, turn_id: str) -> str:
     docs/adr/0016-races-and-turn-ids.md.
     """
     return "turn-" + digest(("turn_id", account, turn_id))[:24]
+
+
+def _summarised(view: InspectionView, registry: WorkflowRegistry) -> InspectionView:
+    """Return ``view`` with each act's operation summary in the turn's locale."""
+    acts = []
+    for act in view.acts:
+        spec = registry.operation(act.operation) if act.operation else None
+        summary = spec.summary_in(view.message.locale) if spec is not None else None
+        acts.append(act.model_copy(update={"summary": summary}) if summary else act)
+    return view.model_copy(update={"acts": acts})
 
 
 async def _find(store: TurnStore, account: str, turn_id: str) -> tuple[str, TurnRecord | None]:
@@ -350,4 +360,5 @@ async def _click(
         or (str(stored.spec.case) if stored is not None and stored.spec.case else None),
         case_revision=revision if isinstance(revision, int) else None,
         status=stored.status.value if stored is not None else None,
+        card_turn_id=str(card.get("turn_id") or "") or (stored.turn_id if stored else None),
     )

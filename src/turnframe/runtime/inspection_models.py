@@ -99,6 +99,8 @@ class ClickView(View):
     """The case's revision when the click was reduced."""
     status: str | None = None
     """The card's status now (``open``, ``resolved``, ``stale``...)."""
+    card_turn_id: str | None = None
+    """The turn that showed the card: its message holds the resumed acts' words."""
 
 
 class CandidateView(View):
@@ -233,6 +235,9 @@ class ActView(View):
     """Where the act comes from: this message, the clicked card, or a carried act."""
     operation: str | None = None
     """Its operation (``None``: a pure cancellation)."""
+    summary: str | None = None
+    """The operation's summary in the turn's locale (``OperationSpec.summary_in``), when
+    the application still registers it."""
     args: dict[str, str] = Field(default_factory=dict)
     """Argument → the value read."""
     evidence: list[EvidenceSpan] = Field(default_factory=list)

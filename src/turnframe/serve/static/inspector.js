@@ -22,6 +22,8 @@
     clickOption: "option",
     clickNotFound: "The card is not one of this conversation's (unknown or foreign id): nothing ran.",
     clickStatus: "card status now",
+    cardTurn: "shown by turn",
+    clickWords: "The words are in the message of the turn that showed the card: ",
     source: { message: "from the message", click: "from the clicked card", waiting: "carried from an earlier reply" },
     steps: {
       words: "Evidence words",
@@ -232,7 +234,8 @@
           c.prompt ? el("q", { class: "card-prompt" }, c.prompt) : null, " → ", T.clickOption + " ",
           code(c.option_id), c.option_label ? el("span", { class: "option-label" }, " “" + c.option_label + "”") : null,
           dl([[T.expectedRevision, c.expected_revision === null ? null : String(c.expected_revision)],
-            [T.case, c.case], [T.clickStatus, c.status], ["value", c.value]])]);
+            [T.case, c.case], [T.clickStatus, c.status], ["value", c.value],
+            [T.cardTurn, c.card_turn_id ? turnLink(c.card_turn_id) : null]])]);
       } else {
         add(box, [el("strong", null, T.clickAnswered + " "), code(c.interaction_id), " → ", code(c.option_id), el("p", null, T.clickNotFound)]);
       }
@@ -246,7 +249,14 @@
     return el("li", { class: "step " + cls }, el("h4", null, title), body);
   }
 
-  function wordsOf(act) {
+  function turnLink(id) {
+    return el("a", { class: "turn-link", href: "/turns/" + encodeURIComponent(id) }, id);
+  }
+
+  function wordsOf(act, view) {
+    if (!act.evidence.length && act.source === "click" && view.click && view.click.card_turn_id) {
+      return el("p", { class: "empty" }, T.clickWords, turnLink(view.click.card_turn_id));
+    }
     if (!act.evidence.length) { return el("p", { class: "empty" }, T.noneRecorded); }
     return el("ul", { class: "words" }, act.evidence.map(function (s) {
       return el("li", { "data-match": s.match, "data-source": s.source }, el("span", { class: "argument" }, s.argument), ": ",
@@ -305,9 +315,10 @@
     view.acts.forEach(function (act) {
       box.appendChild(el("article", { class: "act", id: "act-" + act.id, "data-act": act.id },
         el("h3", null, code(act.id), " ", act.operation || "—", " ", el("span", { class: "tag source" }, T.source[act.source] || act.source),
+          act.summary ? el("span", { class: "summary" }, " " + act.summary) : null,
           act.hypothetical ? el("span", { class: "tag" }, "hypothetical") : null),
         el("ol", { class: "chain" },
-          step("words", T.steps.words, wordsOf(act)),
+          step("words", T.steps.words, wordsOf(act, view)),
           step("resolution", T.steps.resolution, resolutionOf(act.resolution)),
           step("result", T.steps.result, resultOf(act.result)),
           step("commands", T.steps.commands, commandsOf(act.commands)),
