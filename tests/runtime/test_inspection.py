@@ -51,7 +51,8 @@ from turnframe.samples.travel import (
     seed_state,
     travel_application,
 )
-from turnframe.store import InMemoryStore
+from turnframe.runtime.errors import TurnInterrupted
+from turnframe.store import BOUNDARIES, FaultInjectingStore, FaultPlan, InMemoryStore
 from turnframe.store.base import TurnRecord
 from turnframe.understand import Brief, ModelUnderstanding, ScriptedUnderstanding
 from turnframe.understand.merged import script_merge
@@ -69,9 +70,9 @@ RENAME = "Rename the Porto trip to Summer Offsite"
 class Travel:
     """A travel runtime over the demo records in memory, and the turns it ran."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Any = None) -> None:
         self.understanding = ScriptedUnderstanding()
-        self.store = InMemoryStore()
+        self.store = store if store is not None else InMemoryStore()
         self.runtime = Runtime(
             travel_application(),
             self.store,
@@ -489,6 +490,33 @@ def test_a_refusal_a_standing_constraint_and_a_cancellation_are_explained() -> N
     run(go)
 
 
+def test_the_same_view_from_sqlite(tmp_path: Any) -> None:
+    """The view reads the store protocol only: SQLite (``turnframe serve``'s default) gives it whole."""
+    from turnframe.store.sqlite import SqliteStore
+
+    async def go() -> None:
+        store = await SqliteStore.open(tmp_path / "inspect.db")
+        try:
+            t = Travel(store)
+            await t.seed()
+            first = await t.text(HOTEL, "t-hotel", hotel(t))
+            await t.click(first.interactions_created[0], "confirm", "t-confirm")
+            await t.text(RENAME, "t-model", model=model_chain(RENAME))
+            done = await t.inspect("t-confirm")
+            act = done.acts[0]
+            assert act.commands[0].origin["kind"] == "confirmed_interaction"
+            assert act.commands[0].journal is not None and act.events and act.receipts
+            model = await t.inspect("t-model")
+            assert model.model.calls and spans(model, "a1")["name"].match == "pointer"
+            for turn_id in ("t-hotel", "t-confirm", "t-model"):
+                replay = await replay_for(store, t.runtime.registry, "acme", turn_id)
+                assert replay is not None and replay.same is True, turn_id
+        finally:
+            await store.close()
+
+    run(go)
+
+
 def test_another_accounts_turn_and_an_unknown_one_are_none() -> None:
     async def go() -> None:
         t = Travel()
@@ -556,6 +584,35 @@ def test_an_old_or_partial_record_gives_a_view_with_notes(record: Any) -> None:
             assert view.notes
         replay = replay_view(record or {}, t.runtime.registry)
         assert replay.same is None and replay.reason
+
+    run(go)
+
+
+@pytest.mark.parametrize("boundary", [b for b in BOUNDARIES if b != "begin_turn"])
+def test_a_turn_interrupted_at_any_boundary_is_inspected_then_and_after_recovery(
+    boundary: str,
+) -> None:
+    async def go() -> None:
+        plan = FaultPlan()
+        t = Travel(FaultInjectingStore(InMemoryStore(), plan))
+        await t.seed()
+        plan.arm(boundary)
+        interrupted = False
+        try:
+            await t.text(MULTI, "t-fault", multi_act(t))
+        except TurnInterrupted:
+            interrupted = True
+        plan.disarm(boundary)
+        view = await t.inspect("t-fault")
+        assert view.message.text == MULTI
+        if interrupted and view.phase != "replied":
+            assert view.notes  # what the turn had not written yet is said
+        t.understanding.push(multi_act(t))
+        await t.runtime.recover(ACTOR, "t-fault")
+        after = await t.inspect("t-fault")
+        assert after.phase == "replied" and [a.id for a in after.acts] == ["a1", "a2"]
+        assert all(a.result is not None for a in after.acts)
+        assert after.acts[0].receipts and after.acts[0].events
 
     run(go)
 
