@@ -34,6 +34,7 @@ from turnframe.core import (
 )
 from turnframe.providers import ScriptedProvider
 from turnframe.runtime import FixedClock, Runtime, SequentialIds, TurnResult
+from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.inspection import (
     InspectionView,
     ReplayView,
@@ -51,7 +52,6 @@ from turnframe.samples.travel import (
     seed_state,
     travel_application,
 )
-from turnframe.runtime.errors import TurnInterrupted
 from turnframe.store import BOUNDARIES, FaultInjectingStore, FaultPlan, InMemoryStore
 from turnframe.store.base import TurnRecord
 from turnframe.understand import Brief, ModelUnderstanding, ScriptedUnderstanding
