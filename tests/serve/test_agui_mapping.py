@@ -31,7 +31,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 from test_agui_client import Conversation, body, check_run, parse_stream, read_reply
@@ -50,6 +49,7 @@ from turnframe.core.turn import TurnBlocks, TurnFinished, TurnPhase, TurnPhaseCh
 from turnframe.serve.agui import acceptable, agui_endpoint
 from turnframe.serve.agui_input import CardAnswer, turn_request
 from turnframe.serve.errors import ProblemError, not_found, problem
+from turnframe.serve.http import CsrfTokens
 from turnframe.serve.models import ClickBody, Problem, TurnRequestBody, TurnView
 from turnframe.serve.state import ServeConfig, ServeState, StreamEvent
 
@@ -173,23 +173,12 @@ async def _dev_actor(request: Request) -> Actor:
     return Actor(account=request.headers.get("x-account", ACTOR.account), user="maria")
 
 
-async def _problem(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ProblemError)
-    return JSONResponse(
-        exc.problem.model_dump(),
-        status_code=exc.problem.status,
-        media_type="application/problem+json",
-    )
-
-
 def make_client(service: FakeService, config: ServeConfig | None = None) -> TestClient:
-    app = Starlette(
-        routes=[Route("/v1/agui", agui_endpoint, methods=["POST"])],
-        exception_handlers={ProblemError: _problem},
-    )
+    app = Starlette(routes=[Route("/v1/agui", agui_endpoint, methods=["POST"])])
     app.state.turnframe = ServeState(
         service=service, authenticate=_dev_actor, config=config or ServeConfig()
     )  # type: ignore[arg-type]
+    app.state.turnframe_csrf = CsrfTokens(b"a test secret of 32 bytes......")
     return TestClient(app)
 
 
@@ -301,31 +290,23 @@ def test_typing_an_options_label_is_text_never_a_click() -> None:
 # --- what the endpoint refuses before any turn ---------------------------------------------
 
 
+JSON = "application/json"
+HI = '"messages": [{"id": "u", "role": "user", "content": "hi"}]'
+
+
 @pytest.mark.parametrize(
     ("payload", "content_type", "status", "code"),
     [
-        (b"{not json", "application/json", 422, "invalid_request"),
-        (b'{"threadId": "t", "runId": "r"}', "application/json", 422, "invalid_request"),
-        (
-            b'{"threadId": "", "runId": "r", "messages": []}',
-            "application/json",
-            422,
-            "invalid_request",
-        ),
-        (
-            b'{"threadId": "t", "runId": "r", "messages": []}',
-            "application/json",
-            422,
-            "invalid_request",
-        ),
-        (
-            b'{"threadId": "t", "runId": "r", "messages": []}',
-            "text/plain",
-            415,
-            "unsupported_media_type",
-        ),
+        (b"{not json", JSON, 422, "invalid_request"),
+        (b'{"threadId": "t", "runId": "r"}', JSON, 422, "invalid_request"),
+        (b'{"threadId": "", "runId": "r", ' + HI.encode() + b"}", JSON, 422, "invalid_request"),
+        (b'{"threadId": "t", "runId": "r\\n", ' + HI.encode() + b"}", JSON, 422, "invalid_request"),
+        (b'{"threadId": "t", "runId": "r", "messages": []}', JSON, 422, "invalid_request"),
+        (b'{"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "robot", "content": "x"}]}', JSON, 422, "invalid_request"),
+        (b"\xff\xfe", JSON, 400, "message_not_utf8"),
+        (b'{"threadId": "t", "runId": "r", ' + HI.encode() + b"}", "text/plain", 415, "unsupported_media_type"),
     ],
-)
+)  # fmt: skip
 def test_a_malformed_run_is_a_problem_and_starts_nothing(
     payload: bytes, content_type: str, status: int, code: str
 ) -> None:

@@ -19,17 +19,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from ag_ui.core import BaseEvent
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from turnframe.serve.agui_events import refused_run, run_events
-from turnframe.serve.agui_input import parse_run_input, turn_request
-from turnframe.serve.errors import ProblemError, problem
-from turnframe.serve.state import ServeState
+from turnframe.serve.agui_input import check_ids, turn_request
+from turnframe.serve.errors import problem
+from turnframe.serve.failures import problem_for
+from turnframe.serve.http import read_json, require_csrf
+from turnframe.serve.routes import api, authenticate, state_of, tokens_of
 
-__all__ = ["acceptable", "agui_endpoint", "read_body"]
+__all__ = ["acceptable", "agui_endpoint"]
 
 
 def acceptable(accept: str | None, media_type: str) -> bool:
@@ -58,42 +60,12 @@ def acceptable(accept: str | None, media_type: str) -> bool:
     return False
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """Return the request body of at most ``limit`` bytes.
-
-    Raises:
-        ProblemError: 415 ``unsupported_media_type`` (not ``application/json``);
-            413 ``body_too_large`` (over ``limit``; read no further than that).
-    """
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media != "application/json":
-        raise problem(
-            415,
-            "unsupported_media_type",
-            "Unsupported media type",
-            "Send the RunAgentInput as application/json.",
-        )
-    too_large = problem(
-        413, "body_too_large", "Body too large", f"A request body is at most {limit} bytes."
-    )
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 async def _encoded(encoder: EventEncoder, events: AsyncIterator[BaseEvent]) -> AsyncIterator[str]:
     async for event in events:
         yield encoder.encode(event)
 
 
+@api
 async def agui_endpoint(request: Request) -> Response:
     """Run one AG-UI run as a turn and stream it (docs/agui.md "The endpoint").
 
@@ -103,17 +75,17 @@ async def agui_endpoint(request: Request) -> Response:
 
     Returns:
         200 ``text/event-stream`` (the encoder's content type) of AG-UI events, from
-        ``RUN_STARTED`` to ``RUN_FINISHED`` or ``RUN_ERROR``.
-
-    Raises:
-        ProblemError: answered as problem-details JSON before any turn starts: the
-            authenticator's refusal (401/403); 415, 413 (:func:`read_body`); 422
-            ``invalid_request`` (not a ``RunAgentInput``, nothing new to run, a tool
-            message that is not a card answer); 413 ``message_too_large``; 406
-            ``not_acceptable`` (``Accept`` admits no ``text/event-stream``).
+        ``RUN_STARTED`` to ``RUN_FINISHED`` or ``RUN_ERROR``; or, for a request refused
+        before any turn starts, its problem-details JSON: the authenticator's refusal
+        (401/403), ``csrf_failed`` 403 (a browser's request without the session's
+        token), ``not_acceptable`` 406 (``Accept`` admits no ``text/event-stream``),
+        ``unsupported_media_type`` 415, ``body_too_large`` 413, ``message_not_utf8``
+        400, ``invalid_request`` 422 (not a ``RunAgentInput``, nothing new to run, a
+        tool message that is not a card answer), ``message_too_large`` 413.
     """
-    state: ServeState = request.app.state.turnframe
-    actor = await state.authenticate(request)
+    state = state_of(request)
+    actor = await authenticate(request)
+    require_csrf(request, tokens_of(request))
     accept = request.headers.get("accept")
     encoder = EventEncoder(accept=accept)  # type: ignore[arg-type]
     media_type = encoder.get_content_type()
@@ -124,8 +96,7 @@ async def agui_endpoint(request: Request) -> Response:
             "Not acceptable",
             f"This endpoint streams {media_type}; the Accept header admits none of it.",
         )
-    body = await read_body(request, state.config.max_body_bytes)
-    run = parse_run_input(body)
+    run = check_ids(await read_json(request, RunAgentInput, state.config.max_body_bytes))
     turn = turn_request(run, max_message_bytes=state.config.max_message_bytes)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     events: AsyncIterator[BaseEvent]
@@ -133,9 +104,10 @@ async def agui_endpoint(request: Request) -> Response:
         live = await state.service.start_turn(
             actor, run.thread_id, turn, idempotency_key=run.run_id
         )
-    except ProblemError as exc:
-        events = refused_run(run.thread_id, run.run_id, exc.problem)
-        headers.update(exc.headers)
+    except Exception as exc:
+        refusal = problem_for(exc)
+        events = refused_run(run.thread_id, run.run_id, refusal.problem)
+        headers.update(refusal.headers)
     else:
         events = run_events(live, thread_id=run.thread_id, run_id=run.run_id)
     return StreamingResponse(_encoded(encoder, events), media_type=media_type, headers=headers)

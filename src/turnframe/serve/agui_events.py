@@ -22,7 +22,6 @@ the same bytes.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -48,7 +47,7 @@ from pydantic import TypeAdapter
 
 from turnframe.core.reply import InteractionBlock, ReplyBlock
 from turnframe.core.turn import TurnBlocks, TurnPhaseChanged, TurnStep
-from turnframe.serve.errors import ProblemError
+from turnframe.serve.failures import problem_for
 from turnframe.serve.models import Problem, TurnView
 from turnframe.serve.state import LiveTurn
 
@@ -69,8 +68,6 @@ __all__ = [
     "run_started",
     "step_events",
 ]
-
-_log = logging.getLogger(__name__)
 
 CARD_TOOL_NAME = "turnframe_card"
 """The frontend tool a card is a call of: the client shows it and answers it with a click."""
@@ -241,22 +238,15 @@ async def refused_run(thread_id: str, run_id: str, problem: Problem) -> AsyncIte
     yield run_error(problem)
 
 
-_INTERNAL = Problem(
-    title="Internal error",
-    status=500,
-    code="internal_error",
-    detail="The turn's stream failed on the server; the turn itself may have replied.",
-)
-
-
 async def run_events(live: LiveTurn, *, thread_id: str, run_id: str) -> AsyncIterator[BaseEvent]:
     """Yield the AG-UI run of a started turn, from ``RUN_STARTED`` to its end.
 
     Reads ``live.events()`` from the start (a retried run streams the whole turn again),
     then ``live.result()`` for the ``RUN_FINISHED`` result. A :class:`Problem` in the
-    stream, or a :class:`ProblemError` from the result, ends the run with ``RUN_ERROR``;
-    an unexpected failure is logged and ends it with ``RUN_ERROR`` ``internal_error``
-    (the turn runs on the server regardless of its stream).
+    stream, or a failure of either, ends the run with ``RUN_ERROR`` carrying the
+    problem :func:`~turnframe.serve.failures.problem_for` gives it (``turn_interrupted``,
+    ``store_unavailable``, ``internal_error``...); the turn runs on the server
+    regardless of its stream.
     """
     yield run_started(thread_id, run_id, live.turn_id)
     pending: list[str] = []
@@ -280,11 +270,7 @@ async def run_events(live: LiveTurn, *, thread_id: str, run_id: str) -> AsyncIte
             else:
                 break
         view = await live.result()
-    except ProblemError as exc:
-        yield run_error(exc.problem)
-        return
-    except Exception:
-        _log.exception("AG-UI stream of turn %s failed", live.turn_id)
-        yield run_error(_INTERNAL)
+    except Exception as exc:
+        yield run_error(problem_for(exc).problem)
         return
     yield run_finished(thread_id, run_id, view, pending)

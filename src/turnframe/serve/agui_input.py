@@ -26,8 +26,8 @@ from turnframe.serve.models import ClickBody, TurnRequestBody
 __all__ = [
     "CardAnswer",
     "MAX_ID_CHARS",
+    "check_ids",
     "invalid",
-    "parse_run_input",
     "trailing_messages",
     "turn_request",
 ]
@@ -80,26 +80,19 @@ class _Props(BaseModel):
     locale: str | None = Field(default=None, min_length=1, max_length=35)
 
 
-def parse_run_input(body: bytes) -> RunAgentInput:
-    """Parse a request body as the SDK's ``RunAgentInput``.
-
-    Args:
-        body: the raw request body (JSON, UTF-8).
-
-    Returns:
-        The run's input, with ``threadId`` and ``runId`` of 1 to :data:`MAX_ID_CHARS`
-        characters.
+def check_ids(run: RunAgentInput) -> RunAgentInput:
+    """Return ``run`` once its ids fit: they name a conversation and an idempotency key.
 
     Raises:
-        ProblemError: 422 ``invalid_request`` naming the first fields that do not fit.
+        ProblemError: 422 ``invalid_request``: ``threadId`` is not 1 to
+            :data:`MAX_ID_CHARS` characters, or ``runId`` is not 1 to
+            :data:`MAX_ID_CHARS` printable ASCII characters (as an ``Idempotency-Key``).
     """
-    try:
-        run = RunAgentInput.model_validate_json(body)
-    except ValidationError as exc:
-        raise invalid(f"not an AG-UI RunAgentInput: {_summary(exc)}") from None
-    for name, value in (("threadId", run.thread_id), ("runId", run.run_id)):
-        if not 1 <= len(value) <= MAX_ID_CHARS:
-            raise invalid(f"{name} must be 1 to {MAX_ID_CHARS} characters")
+    if not 1 <= len(run.thread_id) <= MAX_ID_CHARS:
+        raise invalid(f"threadId must be 1 to {MAX_ID_CHARS} characters")
+    key = run.run_id
+    if not (1 <= len(key) <= MAX_ID_CHARS and key.isascii() and key.isprintable()):
+        raise invalid(f"runId must be 1 to {MAX_ID_CHARS} printable ASCII characters")
     return run
 
 
