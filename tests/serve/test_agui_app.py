@@ -247,3 +247,19 @@ async def test_a_read_message_streams_its_steps_then_its_receipt(tmp_path: Path)
         assert len(await store.events_by_id(receipt["receipt"]["event_ids"])) == 1
         assert await event_count(store) == before + 1
         assert isinstance(reply.last, RunFinishedEvent) and reply.last.result["model_calls"] > 0
+
+
+async def test_forwarded_props_locale_is_the_replys_locale(tmp_path: Path) -> None:
+    async with served(tmp_path) as (client, _store):
+        conv = Conversation(thread_id="agui-6")
+        _, first = await run(client, conv.say(SEAT))
+        conv.heard(first)
+        card = first.cards[0]
+        clicked = conv.click(card, card.arguments["options"][0]["label"])
+        pt = clicked.model_copy(update={"forwarded_props": {"locale": "pt-PT"}})
+        _, reply = await run(client, pt)
+        (receipt,) = [b for b in reply.blocks.values() if b["kind"] == "receipt"]
+        assert receipt["receipt"]["locale"] == "pt-PT"
+        unknown = conv.say("hello").model_copy(update={"forwarded_props": {"locale": "xx-XX"}})
+        _, refused = await run(client, unknown)
+        assert isinstance(refused.last, RunErrorEvent) and refused.last.code == "invalid_request"

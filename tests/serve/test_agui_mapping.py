@@ -519,3 +519,55 @@ def test_a_failed_turn_ends_with_run_error_carrying_its_code() -> None:
     )
     events = _events(live)
     assert isinstance(events[-1], RunErrorEvent) and events[-1].code == "store_unavailable"
+
+
+_words = st.text(max_size=30)
+_ids = st.text(min_size=1, max_size=12)
+_block = st.one_of(
+    st.builds(AnswerBlock, question_id=_ids, topic=_ids, text=_words),
+    st.builds(NoticeBlock, code=_ids, text=_words),
+    st.builds(
+        ReceiptBlock,
+        receipt=st.builds(
+            Receipt,
+            case=st.builds(CaseRef, _ids, _ids),
+            operation=_ids,
+            text=_words,
+            event_ids=st.tuples(_ids),
+        ),
+    ),
+    st.builds(
+        InteractionBlock,
+        interaction_id=_ids,
+        interaction_kind=st.sampled_from(["select_target", "confirm", "review", "choice"]),
+        prompt=_words,
+        options=st.lists(st.builds(OptionView, id=_ids, label=_words), min_size=1, max_size=3).map(
+            tuple
+        ),
+        expected_revision=st.one_of(st.none(), st.integers(0, 2**31)),
+    ),
+)
+
+
+@given(st.lists(_block, max_size=5))
+def test_any_reply_is_a_valid_run_whose_messages_and_cards_are_its_blocks(
+    blocks: list[ReplyBlock],
+) -> None:
+    """Whatever the blocks' words (newlines, quotes, any Unicode), the SSE frames parse back
+    to the same events, every message carries its block's text, every card its arguments."""
+    from test_agui_client import encode
+
+    events = _events(live_of("tu", "t", blocks))
+    wire = encode(events)
+    assert "\r" not in wire
+    assert parse_stream(wire) == events
+    reply = read_reply(events)
+    assert list(reply.texts.values()) == [b.text for b in blocks]
+    cards = [b for b in blocks if isinstance(b, InteractionBlock)]
+    assert [c.arguments["interaction_id"] for c in reply.cards] == [c.interaction_id for c in cards]
+    assert [[o["label"] for o in c.arguments["options"]] for c in reply.cards] == [
+        [o.label for o in c.options] for c in cards
+    ]
+    finished = reply.last
+    assert isinstance(finished, RunFinishedEvent) and finished.outcome is not None
+    assert finished.outcome.pending_tool_call_ids == ([c.call_id for c in reply.cards] or None)
