@@ -150,8 +150,18 @@ async def test_a_text_run_draws_a_card_and_a_click_run_commits_it(tmp_path: Path
         assert again == once
         assert await event_count(store) == after
 
+        conv.heard(second)  # clicking the answered card again, in a new run
+        _, twice = await run(client, conv.click(card, june))
+        assert isinstance(twice.last, RunFinishedEvent)
+        assert twice.last.result["turn_id"] != second.last.result["turn_id"]
+        assert [b["kind"] for b in twice.blocks.values()] == ["notice"]
+        assert await event_count(store) == after  # exactly one effect
+
         reload = (await client.get("/v1/conversations/agui-1")).json()["turns"]
-        assert [t["blocks"] for t in reload][-1] == second.last.result["blocks"]
+        assert [t["blocks"] for t in reload][-2:] == [
+            second.last.result["blocks"],
+            twice.last.result["blocks"],
+        ]
 
 
 async def test_a_foreign_or_unknown_card_is_run_error_not_found_and_nothing_commits(
