@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema
 import pytest
 from ag_ui.core import (
     CustomEvent,
@@ -46,7 +47,8 @@ from turnframe.core.reply import (
     ReplyBlock,
 )
 from turnframe.core.turn import TurnBlocks, TurnFinished, TurnPhase, TurnPhaseChanged, TurnStep
-from turnframe.serve.agui import acceptable, agui_endpoint
+from turnframe.serve.agui import MIN_BODY_BYTES, acceptable, agui_endpoint
+from turnframe.serve.agui_events import CARD_TOOL
 from turnframe.serve.agui_input import CardAnswer, turn_request
 from turnframe.serve.errors import ProblemError, not_found, problem
 from turnframe.serve.http import CsrfTokens
@@ -337,9 +339,16 @@ def test_the_body_and_the_message_are_size_limited() -> None:
     client = make_client(service, ServeConfig(max_message_bytes=10, max_body_bytes=2000))
     status, text, _ = post(client, Conversation(thread_id="t").say("é" * 6))
     assert status == 413 and json.loads(text)["code"] == "message_too_large"
-    status, text, _ = post(client, Conversation(thread_id="t").say("x" * 3000))
+    status, text, _ = post(client, Conversation(thread_id="t").say("x" * (MIN_BODY_BYTES + 1)))
     assert status == 413 and json.loads(text)["code"] == "body_too_large"
     assert service.started == []
+    # a long conversation (the whole history, every run) stays under the AG-UI floor
+    conv = Conversation(thread_id="long")
+    for n in range(300):
+        conv.say(f"message {n} " + "x" * 200)
+    assert 2000 < len(body(conv.next_run())) < MIN_BODY_BYTES
+    status, _, events = post(client, conv.say("hi"))
+    assert status == 200 and isinstance(events[-1], RunFinishedEvent)
 
 
 def test_an_accept_header_without_event_stream_is_refused() -> None:
@@ -568,6 +577,8 @@ def test_any_reply_is_a_valid_run_whose_messages_and_cards_are_its_blocks(
     assert [[o["label"] for o in c.arguments["options"]] for c in reply.cards] == [
         [o.label for o in c.options] for c in cards
     ]
+    for card in reply.cards:
+        jsonschema.validate(card.arguments, CARD_TOOL.parameters)
     finished = reply.last
     assert isinstance(finished, RunFinishedEvent) and finished.outcome is not None
     assert finished.outcome.pending_tool_call_ids == ([c.call_id for c in reply.cards] or None)

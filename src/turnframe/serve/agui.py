@@ -31,7 +31,16 @@ from turnframe.serve.failures import problem_for
 from turnframe.serve.http import read_json, require_csrf
 from turnframe.serve.routes import api, authenticate, state_of, tokens_of
 
-__all__ = ["acceptable", "agui_endpoint"]
+__all__ = ["MIN_BODY_BYTES", "acceptable", "agui_endpoint"]
+
+MIN_BODY_BYTES = 1024 * 1024
+"""The smallest body an AG-UI run may have, in bytes, whatever ``max_body_bytes`` says.
+
+An AG-UI client sends the whole conversation with every run, so its body grows with the
+conversation while a ``/v1`` turn's stays one message; the text read is still held to
+``max_message_bytes``. A client may send only the messages after the agent's last reply
+(they are all that is read) to stay far below it.
+"""
 
 
 def acceptable(accept: str | None, media_type: str) -> bool:
@@ -79,7 +88,8 @@ async def agui_endpoint(request: Request) -> Response:
         before any turn starts, its problem-details JSON: the authenticator's refusal
         (401/403), ``csrf_failed`` 403 (a browser's request without the session's
         token), ``not_acceptable`` 406 (``Accept`` admits no ``text/event-stream``),
-        ``unsupported_media_type`` 415, ``body_too_large`` 413, ``message_not_utf8``
+        ``unsupported_media_type`` 415, ``body_too_large`` 413 (over
+        :data:`MIN_BODY_BYTES` or the server's ``max_body_bytes``, the larger), ``message_not_utf8``
         400, ``invalid_request`` 422 (not a ``RunAgentInput``, nothing new to run, a
         tool message that is not a card answer), ``message_too_large`` 413.
     """
@@ -96,7 +106,8 @@ async def agui_endpoint(request: Request) -> Response:
             "Not acceptable",
             f"This endpoint streams {media_type}; the Accept header admits none of it.",
         )
-    run = check_ids(await read_json(request, RunAgentInput, state.config.max_body_bytes))
+    limit = max(state.config.max_body_bytes, MIN_BODY_BYTES)
+    run = check_ids(await read_json(request, RunAgentInput, limit))
     turn = turn_request(run, max_message_bytes=state.config.max_message_bytes)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     events: AsyncIterator[BaseEvent]

@@ -45,6 +45,7 @@ from ag_ui.core import (
 )
 from pydantic import TypeAdapter
 
+from turnframe.core.interactions import InteractionKind
 from turnframe.core.reply import InteractionBlock, ReplyBlock
 from turnframe.core.turn import TurnBlocks, TurnPhaseChanged, TurnStep
 from turnframe.serve.failures import problem_for
@@ -91,7 +92,7 @@ CARD_TOOL = Tool(
         "type": "object",
         "properties": {
             "interaction_id": {"type": "string"},
-            "kind": {"type": "string", "enum": ["select_target", "confirm", "review", "choice"]},
+            "kind": {"type": "string", "enum": [kind.value for kind in InteractionKind]},
             "prompt": {"type": "string"},
             "options": {
                 "type": "array",
