@@ -185,6 +185,9 @@ async def test_a_foreign_or_unknown_card_is_run_error_not_found_and_nothing_comm
         assert await event_count(store) == before
         cards = (await client.get("/v1/conversations/agui-2/cards")).json()["cards"]
         assert len(cards) == 1  # still open
+        # the refused answers stay in the client's history; the next run reads only its own
+        _, after = await run(client, conv.click(first.cards[0], label))
+        assert [b["kind"] for b in after.blocks.values()][0] == "receipt"
 
 
 async def test_typing_an_options_label_is_not_a_click(tmp_path: Path) -> None:

@@ -16,8 +16,10 @@ from typing import Any
 import jsonschema
 import pytest
 from ag_ui.core import (
+    AssistantMessage,
     CustomEvent,
     EventType,
+    ImagePart,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
@@ -26,6 +28,7 @@ from ag_ui.core import (
     StepStartedEvent,
     TextPart,
     ToolMessage,
+    UrlSource,
     UserMessage,
 )
 from hypothesis import given
@@ -375,9 +378,7 @@ def _answer(call: str = "c1", **fields: Any) -> ToolMessage:
     return ToolMessage(id=f"tm-{call}", tool_call_id=call, content=json.dumps(data))
 
 
-def test_only_the_trailing_messages_are_new_and_the_last_user_text_is_read() -> None:
-    from ag_ui.core import AssistantMessage
-
+def test_only_the_last_message_is_read() -> None:
     run = _run(
         UserMessage(id="1", content="old"),
         AssistantMessage(id="2", content="reply"),
@@ -388,16 +389,36 @@ def test_only_the_trailing_messages_are_new_and_the_last_user_text_is_read() -> 
     assert turn_request(run, max_message_bytes=100) == TurnRequestBody(
         text="new\nwords", locale="pt-PT"
     )
-
-
-def test_a_card_answer_and_text_make_one_turn_with_both() -> None:
-    run = _run(UserMessage(id="1", content="and rename it"), _answer())
+    # a text before the click (its run ended without a reply) is not read again
+    run = _run(UserMessage(id="1", content="add a seat"), _answer())
     assert turn_request(run, max_message_bytes=100) == TurnRequestBody(
-        text="and rename it",
-        click=ClickBody(interaction_id="i1", option_id="o1", expected_revision=4),
+        click=ClickBody(interaction_id="i1", option_id="o1", expected_revision=4)
     )
-    declined = ToolMessage(id="d", tool_call_id="c2", content="", error="dismissed")
-    assert turn_request(_run(declined, _answer()), max_message_bytes=100).click is not None
+    # nor a refused click before the text: it would refuse every later run
+    run = _run(_answer(interaction_id="not-mine"), UserMessage(id="2", content="hello"))
+    assert turn_request(run, max_message_bytes=100) == TurnRequestBody(text="hello")
+    turn = turn_request(_run(_answer("c1"), _answer("c2", option_id="o2")), max_message_bytes=100)
+    assert turn.click is not None and turn.click.option_id == "o2"
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [],
+        [AssistantMessage(id="a", content="hi")],
+        [UserMessage(id="u", content="  \n ")],
+        [_answer(), ToolMessage(id="d", tool_call_id="c2", content="", error="dismissed")],
+        [
+            UserMessage(
+                id="u", content=[ImagePart(source=UrlSource(value="http://127.0.0.1/x.png"))]
+            )
+        ],
+    ],
+)
+def test_a_run_with_nothing_to_read_is_refused(messages: list[Any]) -> None:
+    with pytest.raises(ProblemError) as caught:
+        turn_request(_run(*messages), max_message_bytes=100)
+    assert caught.value.problem.code == "invalid_request"
 
 
 @pytest.mark.parametrize(
@@ -414,17 +435,6 @@ def test_a_tool_message_that_is_not_a_card_answer_is_refused(message: ToolMessag
     with pytest.raises(ProblemError) as caught:
         turn_request(_run(message), max_message_bytes=100)
     assert caught.value.problem.code == "invalid_request"
-
-
-def test_of_two_trailing_card_answers_the_last_is_the_click() -> None:
-    """The earlier one was sent with a run that ended without a reply (it was tried)."""
-    turn = turn_request(_run(_answer("c1"), _answer("c2", option_id="o2")), max_message_bytes=100)
-    assert turn.click is not None and turn.click.option_id == "o2"
-    with pytest.raises(ProblemError):  # but every trailing tool message must be an answer
-        turn_request(
-            _run(ToolMessage(id="x", tool_call_id="c", content="no"), _answer()),
-            max_message_bytes=100,
-        )
 
 
 @given(st.text(max_size=40), st.one_of(st.none(), st.text(max_size=10)))

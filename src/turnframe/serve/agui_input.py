@@ -1,12 +1,11 @@
 """An AG-UI run's input read as one Turnframe turn (docs/agui.md "From AG-UI to a turn").
 
 An AG-UI client sends the whole conversation on every run; Turnframe keeps the
-conversation itself, so only what is new is read: the messages after the last one the
-agent wrote (the *trailing* user and tool messages). In them, the last user message is
-the turn's text and the last tool message answering a card's ``turnframe_card`` call is
-the turn's click, validated as :class:`CardAnswer`. A click is never read from text: a user
-who types an option's label sends text, which understanding reads like any other words
-(I7: a client sends only card id, option id, expected revision and a free value).
+conversation itself, so only what is new is read: the run's last message. A user
+message is the turn's text; a tool message answering a card's ``turnframe_card`` call
+is the turn's click, validated as :class:`CardAnswer`. A click is never read from text: a
+user who types an option's label sends text, which understanding reads like any other
+words (I7: a client sends only card id, option id, expected revision and a free value).
 
 Everything here is decided from the request alone, so every refusal is a
 :class:`~turnframe.serve.errors.ProblemError` answered before any turn starts.
@@ -28,7 +27,6 @@ __all__ = [
     "MAX_ID_CHARS",
     "check_ids",
     "invalid",
-    "trailing_messages",
     "turn_request",
 ]
 
@@ -105,21 +103,6 @@ def _summary(exc: ValidationError, shown: int = 3) -> str:
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
-def trailing_messages(run: RunAgentInput) -> list[UserMessage | ToolMessage]:
-    """Return the run's new messages: the user and tool messages after the last other one.
-
-    Any other message (the agent's, a system or developer message, an activity) closes
-    what came before it: that part of the conversation was already run.
-    """
-    out: list[UserMessage | ToolMessage] = []
-    for message in reversed(run.messages):
-        if not isinstance(message, UserMessage | ToolMessage):
-            break
-        out.append(message)
-    out.reverse()
-    return out
-
-
 def _text(message: UserMessage) -> str:
     if isinstance(message.content, str):
         return message.content
@@ -163,41 +146,47 @@ def _locale(run: RunAgentInput) -> str | None:
 def turn_request(run: RunAgentInput, *, max_message_bytes: int) -> TurnRequestBody:
     """Return the turn an AG-UI run asks for (docs/agui.md "From AG-UI to a turn").
 
+    A run reads one message, its last: a user message is the turn's text, a tool
+    message is the turn's click (its content validated as :class:`CardAnswer`). Every
+    message before it is either answered (an agent's message follows it) or was sent
+    with a run that ended without a reply and is not run again: re-reading it would
+    repeat a text's effects, or repeat a refused click and refuse every later run.
+
     Args:
         run: the parsed input.
         max_message_bytes: the longest text, in UTF-8 bytes.
 
     Returns:
-        The body of the turn: the text of the last trailing user message, the click of
-        the last trailing tool message that answers a card (a tool message with
-        ``error`` set answers nothing), and ``forwardedProps.locale``. Earlier trailing
-        messages were sent with runs that ended without a reply (refused or failed):
-        each was tried then, and is not run again.
+        The body of the turn, with ``forwardedProps.locale``.
 
     Raises:
-        ProblemError: 422 ``invalid_request`` (no new user or tool message, a trailing
-            tool message that is not a card answer, a non-text part);
-            413 ``message_too_large`` (the text is over ``max_message_bytes``).
+        ProblemError: 422 ``invalid_request`` (no message, a last message that is not the
+            user's nor a tool's, an empty text, a tool message with ``error`` set or
+            whose content is not a card answer, a non-text part); 413
+            ``message_too_large`` (the text is over ``max_message_bytes``).
     """
-    new = trailing_messages(run)
-    users = [m for m in new if isinstance(m, UserMessage)]
-    answers = [_answer(m) for m in new if isinstance(m, ToolMessage) and m.error is None]
-    if not users and not answers:
+    last = run.messages[-1] if run.messages else None
+    locale = _locale(run)
+    if isinstance(last, ToolMessage):
+        if last.error is not None:
+            raise invalid(
+                f"tool message {last.id!r} declines its call ({last.error!r}): it is no "
+                "click, and there is nothing else to run"
+            )
+        return TurnRequestBody(click=_answer(last).click(), locale=locale)
+    if not isinstance(last, UserMessage):
         raise invalid(
-            "the run carries nothing new: end messages with a user message or a tool "
+            "the run carries nothing new: its last message must be the user's, or a tool "
             "message answering a turnframe_card call"
         )
-    text = _text(users[-1]) if users else None
-    if text is not None and len(text.encode("utf-8")) > max_message_bytes:
+    text = _text(last)
+    if len(text.encode("utf-8")) > max_message_bytes:
         raise problem(
             413,
             "message_too_large",
             "Message too large",
             f"A message is at most {max_message_bytes} bytes of UTF-8.",
         )
-    if text is not None and not text.strip():
-        text = None
-        if not answers:
-            raise invalid("the new user message is empty")
-    click = answers[-1].click() if answers else None
-    return TurnRequestBody(text=text, click=click, locale=_locale(run))
+    if not text.strip():
+        raise invalid(f"user message {last.id!r} is empty")
+    return TurnRequestBody(text=text, locale=locale)
