@@ -2,8 +2,8 @@
 
 The body is the AG-UI SDK's ``RunAgentInput``: ``threadId`` names the conversation,
 ``runId`` is the turn's idempotency key (a retried run is the same turn, never a second),
-the new user message is the text and a tool message answering a ``turnframe_card`` call
-is the click (:mod:`turnframe.serve.agui_input`). Who acts comes only from the server's
+and the run's last message is what the turn reads: a user message is its text, a tool
+message answering a ``turnframe_card`` call its click (:mod:`turnframe.serve.agui_input`). Who acts comes only from the server's
 authenticator, never from the body. The response is the turn as AG-UI events
 (:mod:`turnframe.serve.agui_events`) encoded by the SDK's ``EventEncoder``.
 
@@ -38,8 +38,8 @@ MIN_BODY_BYTES = 1024 * 1024
 
 An AG-UI client sends the whole conversation with every run, so its body grows with the
 conversation while a ``/v1`` turn's stays one message; the text read is still held to
-``max_message_bytes``. A client may send only the messages after the agent's last reply
-(they are all that is read) to stay far below it.
+``max_message_bytes``. A client may send only the run's last message (all that is
+read) to stay far below it.
 """
 
 
