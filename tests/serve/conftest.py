@@ -29,11 +29,13 @@ SRC = str(Path(__import__("turnframe").__file__).resolve().parent.parent)
 LINE = re.compile(r"^serving (\S+) on (http://127\.0\.0\.1:(\d+)/) \(store (\w+)")
 
 
-async def seeded_store(path: Path) -> SqliteStore:
+async def seeded_store(path: Path, *, seed: bool = True) -> SqliteStore:
     """Return a SQLite store at ``path`` seeded with the travel demo records."""
     from turnframe.samples.travel import DEMO_RECORDS, seed_all
 
     store = await SqliteStore.open(path)
+    if not seed:
+        return store
     runtime = Runtime(load_application("travel"), store)
     for _key, case, state in seed_all(DEMO_RECORDS):
         await runtime.seed(DEVELOPMENT_ACTOR.account, case.workflow, state, case_id=case.case_id)
@@ -47,7 +49,7 @@ async def served(
     """Serve the travel tour on a fresh SQLite file; yield a client (lifespan entered)."""
     app_model = load_application("travel")
     tmp_path.mkdir(parents=True, exist_ok=True)
-    store = await seeded_store(tmp_path / "serve.db")
+    store = await seeded_store(tmp_path / "serve.db", seed=options.pop("seed", True))
     reader = options.pop("reader", tour_reader(app_model))
     wrap = options.pop("wrap", None)
     app = create_app(

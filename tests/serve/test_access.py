@@ -55,6 +55,7 @@ async def test_foreign_and_absent_are_the_same_404_byte_for_byte(
             ("/v1/conversations/c1", "/v1/conversations/nope"),
             (f"/v1/turns/{turn_id}", "/v1/turns/turn-nope"),
             (f"/v1/turns/{turn_id}/events", "/v1/turns/turn-nope/events"),
+            (f"/v1/turns/{turn_id}/inspection", "/v1/turns/turn-nope/inspection"),
             (
                 f"/v1/cards/{card['interaction_id']}?conversation_id=c1",
                 "/v1/cards/card-nope?conversation_id=c1",

@@ -112,3 +112,45 @@ async def test_an_invalid_key_is_422(tmp_path: Path, serve: Any) -> None:
     async with serve(tmp_path) as client:
         bad = await _turn(client, {"text": "Send the manifest."}, "x" * 201)
         assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
+
+
+async def test_a_text_retry_while_another_worker_runs_it_waits_for_its_reply(
+    tmp_path: Path, serve: Any
+) -> None:
+    """Two apps over one database (two workers): the retry waits, then the same reply."""
+    from turnframe.core import Understanding
+    from turnframe.understand import ScriptedUnderstanding
+
+    opened = anyio.Event()
+    started = anyio.Event()
+
+    class Held(ScriptedUnderstanding):
+        async def understand(self, brief: Any) -> Any:
+            started.set()
+            await opened.wait()
+            return await super().understand(brief)
+
+    def held(text: str) -> tuple[Any, Any]:
+        return Held([Understanding()]), None
+
+    async with serve(tmp_path, reader=held) as one, serve(tmp_path, seed=False) as two:
+        answers: dict[str, httpx.Response] = {}
+
+        async def first() -> None:
+            answers["one"] = await _turn(one, {"text": "Send the manifest."}, "k-text")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(first)
+            with anyio.fail_after(5):
+                await started.wait()
+
+            async def retry() -> None:
+                answers["two"] = await _turn(two, {"text": "Send the manifest."}, "k-text")
+
+            group.start_soon(retry)
+            await anyio.sleep(0.2)
+            assert "two" not in answers  # waiting for the other worker's turn
+            opened.set()
+        assert answers["one"].status_code == 201
+        assert answers["two"].status_code == 200, answers["two"].text
+        assert answers["two"].json()["blocks"] == answers["one"].json()["blocks"]

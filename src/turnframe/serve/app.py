@@ -23,7 +23,8 @@ from starlette.staticfiles import StaticFiles
 
 from turnframe.runtime import Application, NarrationConfig, Runtime
 from turnframe.runtime.ports import Clock
-from turnframe.serve import routes
+from turnframe.serve import inspect_routes, routes
+from turnframe.serve.agui import agui_endpoint
 from turnframe.serve.http import CsrfTokens
 from turnframe.serve.service import Reader, RuntimeTurnService
 from turnframe.serve.state import Authenticator, ServeConfig, ServeState
@@ -109,9 +110,24 @@ ROUTES: tuple[RouteSpec, ...] = (
         query=(("conversation_id", "the card's conversation", True),),
         problems=(401, 403, 404, 422, 503),
     ),
-    # ---- slice B (turnframe.runtime.inspection) and slice D (turnframe.serve.agui)
-    # are wired here at merge: GET /v1/turns/{turn_id}/inspection (InspectionView),
-    # POST /v1/turns/{turn_id}/replay (ReplayView), POST /v1/agui (AG-UI SSE).
+    RouteSpec(
+        method="GET", path="/v1/turns/{turn_id}/inspection", endpoint=inspect_routes.inspection,
+        response="InspectionView", summary="A turn as the framework saw it (docs/inspector.md)",
+        tag="inspection",
+    ),
+    RouteSpec(
+        method="POST", path="/v1/turns/{turn_id}/replay", endpoint=inspect_routes.replay,
+        response="ReplayView", summary="Re-run a turn's reduction from its record; the plan diff",
+        tag="inspection",
+        headers=(("X-CSRF-Token", "required from a browser: the token GET /v1/session gave"),),
+    ),
+    RouteSpec(
+        method="POST", path="/v1/agui", endpoint=agui_endpoint, request="RunAgentInput",
+        response="stream", summary="An AG-UI run: one turn, streamed as AG-UI events (docs/agui.md)",
+        tag="agui",
+        headers=(("X-CSRF-Token", "required from a browser: the token GET /v1/session gave"),),
+        problems=(400, 401, 403, 406, 413, 415, 422),
+    ),
     RouteSpec(
         method="GET", path="/healthz", endpoint=routes.healthz, response=None,
         summary="Liveness: {\"status\": \"ok\"}", tag="server", problems=(),

@@ -45,8 +45,16 @@ _TITLES = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: 
 
 
 def extra_schemas() -> dict[str, Any]:
-    """Return schemas of other modules' models to publish (name → pydantic model or adapter)."""
-    return {}
+    """Return the other modules' models the routes name (the inspector's, AG-UI's input)."""
+    from ag_ui.core import RunAgentInput
+
+    from turnframe.runtime.inspection import InspectionView, ReplayView
+
+    return {
+        "InspectionView": InspectionView,
+        "ReplayView": ReplayView,
+        "RunAgentInput": RunAgentInput,
+    }
 
 
 def _schemas(extra: dict[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,7 @@ __all__ = [
     "conversation",
     "healthz",
     "inspector_page",
+    "path_id",
     "problem_response",
     "session",
     "start_turn",
@@ -141,7 +142,7 @@ async def start_turn(request: Request) -> Response:
     state = state_of(request)
     actor = await authenticate(request)
     require_csrf(request, tokens_of(request))
-    conversation_id = _path_id(request, "conversation_id")
+    conversation_id = path_id(request, "conversation_id")
     key = request.headers.get("idempotency-key")
     if key is not None and not (0 < len(key) <= 200 and key.isprintable() and key.isascii()):
         raise problem(
@@ -198,7 +199,7 @@ async def turn_events(request: Request) -> Response:
     state = state_of(request)
     actor = await authenticate(request)
     after = _after(request)
-    live = await state.service.live_turn(actor, _path_id(request, "turn_id"))
+    live = await state.service.live_turn(actor, path_id(request, "turn_id"))
     return EventSourceResponse(frames(live, after), ping=15)
 
 
@@ -208,7 +209,7 @@ async def turn(request: Request) -> Response:
     state = state_of(request)
     actor = await authenticate(request)
     service: Any = state.service
-    view = await service.turn(actor, _path_id(request, "turn_id"))
+    view = await service.turn(actor, path_id(request, "turn_id"))
     return Response(view.model_dump_json(), media_type="application/json")
 
 
@@ -217,7 +218,7 @@ async def conversation(request: Request) -> Response:
     """``GET /v1/conversations/{conversation_id}`` → :class:`ConversationView`."""
     state = state_of(request)
     actor = await authenticate(request)
-    view = await state.service.conversation(actor, _path_id(request, "conversation_id"))
+    view = await state.service.conversation(actor, path_id(request, "conversation_id"))
     return Response(view.model_dump_json(), media_type="application/json")
 
 
@@ -226,7 +227,7 @@ async def cards(request: Request) -> Response:
     """``GET /v1/conversations/{conversation_id}/cards`` → :class:`CardsView` (open cards)."""
     state = state_of(request)
     actor = await authenticate(request)
-    found = await state.service.open_cards(actor, _path_id(request, "conversation_id"))
+    found = await state.service.open_cards(actor, path_id(request, "conversation_id"))
     return Response(CardsView(cards=found).model_dump_json(), media_type="application/json")
 
 
@@ -239,7 +240,7 @@ async def card(request: Request) -> Response:
     if not conversation_id:
         raise problem(422, "invalid_request", "Invalid request", "give ?conversation_id=")
     service: Any = state.service
-    view = await service.card(actor, _path_id(request, "interaction_id"), conversation_id)
+    view = await service.card(actor, path_id(request, "interaction_id"), conversation_id)
     return Response(view.model_dump_json(), media_type="application/json")
 
 
@@ -264,7 +265,8 @@ chat_page = _page("chat.html")
 inspector_page = _page("inspector.html")
 
 
-def _path_id(request: Request, name: str) -> str:
+def path_id(request: Request, name: str) -> str:
+    """Return the path parameter ``name`` (1–200 characters, else the one ``not_found``)."""
     value = str(request.path_params[name])
     if not 0 < len(value) <= 200:
         raise not_found()
