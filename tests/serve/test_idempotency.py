@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from turnframe.core.ids import Actor
-from turnframe.serve.service import turn_id_for_key
+from turnframe.serve.views import turn_id_for_key
 
 pytestmark = pytest.mark.anyio
 

@@ -124,10 +124,12 @@ class CsrfTokens:
         if not token or token.count(".") != 1:
             return False
         nonce, signature = token.split(".")
-        return hmac.compare_digest(signature, self._sign(nonce))
+        given = signature.encode("utf-8", "surrogatepass")
+        return hmac.compare_digest(given, self._sign(nonce).encode())
 
     def _sign(self, nonce: str) -> str:
-        return hmac.new(self._secret, nonce.encode(), hashlib.sha256).hexdigest()[:32]
+        raw = nonce.encode("utf-8", "surrogatepass")
+        return hmac.new(self._secret, raw, hashlib.sha256).hexdigest()[:32]
 
 
 def from_browser(request: Request) -> bool:
@@ -150,7 +152,9 @@ def require_csrf(request: Request, tokens: CsrfTokens) -> None:
     if (
         header is None
         or cookie is None
-        or not hmac.compare_digest(header.encode(), cookie.encode())
+        or not hmac.compare_digest(
+            header.encode("utf-8", "surrogatepass"), cookie.encode("utf-8", "surrogatepass")
+        )
         or not tokens.valid(header)
     ):
         raise problem(

@@ -17,7 +17,7 @@ from turnframe.serve.errors import ProblemError
 from turnframe.serve.models import Problem, TurnView
 from turnframe.serve.state import StreamEvent
 
-__all__ = ["BufferedTurn"]
+__all__ = ["BufferedTurn", "ReplayedTurn"]
 
 
 class BufferedTurn:
@@ -122,3 +122,21 @@ class BufferedTurn:
     def view(self) -> TurnView | None:
         """The reply once finished, else ``None``."""
         return self._view
+
+
+class ReplayedTurn:
+    """A known turn found again under its ``Idempotency-Key``: ``created`` is ``False`` (200)."""
+
+    def __init__(self, live: BufferedTurn) -> None:
+        self._live = live
+        self.turn_id = live.turn_id
+        self.conversation_id = live.conversation_id
+        self.created = False
+
+    def events(self, after: int = 0) -> AsyncIterator[StreamEvent]:
+        """Yield the turn's events after ``after`` (:meth:`BufferedTurn.events`)."""
+        return self._live.events(after)
+
+    async def result(self) -> TurnView:
+        """Wait for the turn and return its reply (:meth:`BufferedTurn.result`)."""
+        return await self._live.result()

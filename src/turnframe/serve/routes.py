@@ -24,8 +24,8 @@ from turnframe.serve.errors import ProblemError, not_found, problem
 from turnframe.serve.failures import problem_for
 from turnframe.serve.http import CSRF_COOKIE, CsrfTokens, read_json, require_csrf
 from turnframe.serve.models import ActorView, CardsView, Problem, SessionView, TurnRequestBody
-from turnframe.serve.service import served_locales
 from turnframe.serve.state import LiveTurn, ServeState
+from turnframe.serve.views import served_locales
 
 __all__ = [
     "STATIC_DIR",

@@ -12,36 +12,40 @@ docs/serving.md "Idempotency" and "Limits".
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 
-from turnframe.core.canonical import digest
 from turnframe.core.ids import Actor
-from turnframe.core.interactions import Interaction
-from turnframe.core.reply import NoticeBlock, ReplyBlock
+from turnframe.core.reply import NoticeBlock
 from turnframe.core.turn import InteractionResponse, TurnInput, TurnPhase
-from turnframe.runtime import Runtime, TurnResult
+from turnframe.runtime import Runtime
 from turnframe.runtime.errors import TurnIdReused
 from turnframe.serve.errors import ProblemError, not_found, problem
 from turnframe.serve.failures import RETRY_AFTER, problem_for, turn_in_progress
-from turnframe.serve.live import BufferedTurn
+from turnframe.serve.live import BufferedTurn, ReplayedTurn
 from turnframe.serve.models import (
-    CardOptionView,
     CardView,
     ConversationTurn,
     ConversationView,
     TurnRequestBody,
     TurnView,
 )
-from turnframe.serve.state import LiveTurn, ServeConfig, StreamEvent
+from turnframe.serve.state import LiveTurn, ServeConfig
+from turnframe.serve.views import (
+    alias,
+    card_view,
+    fingerprint,
+    result_view,
+    served_locales,
+    turn_id_for_key,
+    turn_view,
+)
 
-__all__ = ["NO_MODEL_NOTICE", "Reader", "RuntimeTurnService", "card_view", "turn_id_for_key"]
+__all__ = ["NO_MODEL_NOTICE", "Reader", "RuntimeTurnService", "served_locales", "turn_id_for_key"]
 
 Reader = Callable[[str], "tuple[Any, Any] | str"]
 """Given a message, the ``(understander, reply_writer)`` to read it with, or a refusal
@@ -54,77 +58,6 @@ NO_MODEL_NOTICE = (
 )
 
 _POLL_SECONDS = 0.05
-
-
-def turn_id_for_key(actor: Actor, key: str) -> str:
-    """Return the turn id an ``Idempotency-Key`` names for ``actor`` (docs/serving.md).
-
-    ``"turn-k"`` + 32 hex digits of SHA-256 over (account, user, key): the same key of the
-    same actor is the same turn in every worker; another actor's same key is another turn.
-    """
-    raw = "\0".join(("turnframe.serve.idempotency", actor.account, actor.user, key))
-    return "turn-k" + hashlib.sha256(raw.encode()).hexdigest()[:32]
-
-
-def served_locales(app: Any) -> tuple[str, ...]:
-    """Return the locales turns may name: the application's, default first.
-
-    The travel sample declares ``en`` only but its copy is written in ``en`` and ``pt-PT``
-    too (``turnframe demo --locale pt-PT``), so both are served for it.
-    """
-    locales = tuple(app.locales)
-    if app.name == "travel" and "pt-PT" not in locales:
-        locales += ("pt-PT",)
-    return (app.default_locale, *(x for x in locales if x != app.default_locale))
-
-
-def alias(account: str, turn_id: str) -> str:
-    """Return the id a turn is stored under when another account holds ``turn_id``.
-
-    The runtime's own rule (docs/adr/0016-races-and-turn-ids.md; a test checks it
-    against ``turnframe.runtime.steps.accept.alias``, which only the pipeline imports).
-    """
-    return "turn-" + digest(("turn_id", account, turn_id))[:24]
-
-
-def card_view(card: Interaction) -> CardView:
-    """Return ``card`` as a client shows it (no server-side meaning, I7)."""
-    resolution = card.resolution
-    return CardView(
-        interaction_id=card.id,
-        conversation_id=card.conversation_id,
-        turn_id=card.turn_id,
-        kind=card.spec.kind.value,
-        prompt=card.spec.prompt,
-        options=[CardOptionView(id=o.id, label=o.label) for o in card.spec.options],
-        expected_revision=card.spec.bound_revision,
-        status=card.status.value,
-        resolution=None
-        if resolution is None
-        else {"option_id": resolution.option_id, "turn_id": resolution.turn_id},
-    )
-
-
-def _view(
-    turn_id: str, conversation_id: str, blocks: Sequence[ReplyBlock], **calls: int
-) -> TurnView:
-    return TurnView(
-        turn_id=turn_id,
-        conversation_id=conversation_id,
-        blocks=list(blocks),
-        inspect=f"/v1/turns/{turn_id}/inspection",
-        **calls,
-    )
-
-
-def _result_view(result: TurnResult) -> TurnView:
-    return _view(
-        result.turn_id,
-        result.conversation_id,
-        result.blocks,
-        model_calls=result.model_calls,
-        reply_calls=result.reply_calls,
-    )
 
 
 class RuntimeTurnService:
@@ -176,7 +109,7 @@ class RuntimeTurnService:
                 ``too_many_turns``, ``store_unavailable``.
         """
         turn = self._turn_input(body)
-        fingerprint = _fingerprint(conversation_id, body)
+        asked = fingerprint(conversation_id, body)
         who = (actor.account, actor.user)
         turn_id = (
             turn_id_for_key(actor, idempotency_key)
@@ -185,13 +118,13 @@ class RuntimeTurnService:
         )
         known = self._turns.get(turn_id)
         if known is not None and known.actor_key == who:
-            if known.fingerprint != fingerprint:
+            if known.fingerprint != asked:
                 raise problem_for(TurnIdReused(turn_id, "different_input"))
             problem_ = known.problem
             if problem_ is None or problem_.problem.code != "turn_interrupted":
-                return _found(known)
+                return ReplayedTurn(known)
         # Registered before the first await: a concurrent retry attaches to this turn.
-        live = BufferedTurn(turn_id, conversation_id, fingerprint=fingerprint, actor_key=who)
+        live = BufferedTurn(turn_id, conversation_id, fingerprint=asked, actor_key=who)
         self._remember(live)
         try:
             reading = await self._prepare(actor, conversation_id, turn, live, idempotency_key)
@@ -233,7 +166,7 @@ class RuntimeTurnService:
             if isinstance(chosen, str):
                 code = "no_model" if chosen == NO_MODEL_NOTICE else "not_understood"
                 notice = NoticeBlock(code=code, text=chosen)
-                live.finish(_view(live.turn_id, conversation_id, [notice]))
+                live.finish(turn_view(live.turn_id, conversation_id, [notice]))
                 return None
             reading = chosen
         if idempotency_key is not None:
@@ -356,7 +289,7 @@ class RuntimeTurnService:
                         understander=understander,
                         reply_writer=writer,
                     )
-            live.finish(_result_view(result))
+            live.finish(result_view(result))
         except Exception as exc:
             live.fail(problem_for(exc))
         finally:
@@ -428,7 +361,7 @@ class RuntimeTurnService:
         blocks = await store.load_reply(actor.account, turn_id)
         if blocks is None:
             blocks = await store.load_reply(actor.account, alias(actor.account, turn_id))
-        return _view(turn_id, conversation_id, blocks or ())
+        return turn_view(turn_id, conversation_id, blocks or ())
 
     async def turn(self, actor: Actor, turn_id: str) -> TurnView:
         """Return a replied turn's reply as stored (``GET /v1/turns/{turn_id}``).
@@ -496,31 +429,3 @@ class RuntimeTurnService:
         if found is None:
             raise not_found()
         return card_view(found)
-
-
-def _found(live: BufferedTurn) -> _Replay:
-    """Return ``live`` as found again under its key (a replay: 200, not 201)."""
-    return _Replay(live)
-
-
-def _fingerprint(conversation_id: str, body: TurnRequestBody) -> str:
-    payload = json.dumps([conversation_id, body.model_dump(mode="json")], sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-class _Replay:
-    """A view of a known turn found again under its key: ``created`` is ``False``."""
-
-    def __init__(self, live: BufferedTurn) -> None:
-        self._live = live
-        self.turn_id = live.turn_id
-        self.conversation_id = live.conversation_id
-        self.created = False
-
-    def events(self, after: int = 0) -> AsyncIterator[StreamEvent]:
-        """Yield the turn's events after ``after`` (:meth:`BufferedTurn.events`)."""
-        return self._live.events(after)
-
-    async def result(self) -> TurnView:
-        """Wait for the turn and return its reply (:meth:`BufferedTurn.result`)."""
-        return await self._live.result()

@@ -1,0 +1,110 @@
+"""How the API shows turns and cards, and the ids it derives (docs/serving.md "Routes").
+
+Pure functions shared by the turn service and the routes: a turn's
+:class:`~turnframe.serve.models.TurnView`, a card's
+:class:`~turnframe.serve.models.CardView`, the turn id an ``Idempotency-Key`` names
+(docs/serving.md "Idempotency"), the locales served, a request's fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from turnframe.core.canonical import digest
+from turnframe.core.ids import Actor
+from turnframe.core.interactions import Interaction
+from turnframe.core.reply import ReplyBlock
+from turnframe.runtime import TurnResult
+from turnframe.serve.models import CardOptionView, CardView, TurnRequestBody, TurnView
+
+__all__ = [
+    "alias",
+    "card_view",
+    "fingerprint",
+    "result_view",
+    "served_locales",
+    "turn_id_for_key",
+    "turn_view",
+]
+
+
+def turn_id_for_key(actor: Actor, key: str) -> str:
+    """Return the turn id an ``Idempotency-Key`` names for ``actor`` (docs/serving.md).
+
+    ``"turn-k"`` + 32 hex digits of SHA-256 over (account, user, key): the same key of the
+    same actor is the same turn in every worker; another actor's same key is another turn.
+    """
+    raw = "\0".join(("turnframe.serve.idempotency", actor.account, actor.user, key))
+    return "turn-k" + hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def served_locales(app: Any) -> tuple[str, ...]:
+    """Return the locales turns may name: the application's, default first.
+
+    The travel sample declares ``en`` only but its copy is written in ``en`` and ``pt-PT``
+    too (``turnframe demo --locale pt-PT``), so both are served for it.
+    """
+    locales = tuple(app.locales)
+    if app.name == "travel" and "pt-PT" not in locales:
+        locales += ("pt-PT",)
+    return (app.default_locale, *(x for x in locales if x != app.default_locale))
+
+
+def alias(account: str, turn_id: str) -> str:
+    """Return the id a turn is stored under when another account holds ``turn_id``.
+
+    The runtime's own rule (docs/adr/0016-races-and-turn-ids.md; a test checks it
+    against ``turnframe.runtime.steps.accept.alias``, which only the pipeline imports).
+    """
+    return "turn-" + digest(("turn_id", account, turn_id))[:24]
+
+
+def card_view(card: Interaction) -> CardView:
+    """Return ``card`` as a client shows it (no server-side meaning, I7)."""
+    resolution = card.resolution
+    return CardView(
+        interaction_id=card.id,
+        conversation_id=card.conversation_id,
+        turn_id=card.turn_id,
+        kind=card.spec.kind.value,
+        prompt=card.spec.prompt,
+        options=[CardOptionView(id=o.id, label=o.label) for o in card.spec.options],
+        expected_revision=card.spec.bound_revision,
+        status=card.status.value,
+        resolution=None
+        if resolution is None
+        else {"option_id": resolution.option_id, "turn_id": resolution.turn_id},
+    )
+
+
+def turn_view(
+    turn_id: str, conversation_id: str, blocks: Sequence[ReplyBlock], **calls: int
+) -> TurnView:
+    """Return the ``TurnView`` of a reply (``calls``: ``model_calls``, ``reply_calls``)."""
+    return TurnView(
+        turn_id=turn_id,
+        conversation_id=conversation_id,
+        blocks=list(blocks),
+        inspect=f"/v1/turns/{turn_id}/inspection",
+        **calls,
+    )
+
+
+def result_view(result: TurnResult) -> TurnView:
+    """Return the ``TurnView`` of a turn's result."""
+    return turn_view(
+        result.turn_id,
+        result.conversation_id,
+        result.blocks,
+        model_calls=result.model_calls,
+        reply_calls=result.reply_calls,
+    )
+
+
+def fingerprint(conversation_id: str, body: TurnRequestBody) -> str:
+    """Return what a turn request asks, as a digest (same key + same digest: same turn)."""
+    payload = json.dumps([conversation_id, body.model_dump(mode="json")], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()

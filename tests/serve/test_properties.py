@@ -1,0 +1,69 @@
+"""Properties of the serving core: replay after any event, tokens, ids (hypothesis)."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from turnframe.core.ids import Actor
+from turnframe.core.turn import TurnPhase, TurnPhaseChanged, TurnStep
+from turnframe.runtime.steps.accept import alias as runtime_alias
+from turnframe.serve.errors import problem
+from turnframe.serve.http import CsrfTokens
+from turnframe.serve.live import BufferedTurn
+from turnframe.serve.models import TurnView
+from turnframe.serve.views import alias, turn_id_for_key
+
+EVENT = st.one_of(
+    st.builds(TurnStep, turn_id=st.just("t"), name=st.sampled_from(["segment", "route"])),
+    st.builds(TurnPhaseChanged, turn_id=st.just("t"), phase=st.sampled_from(list(TurnPhase))),
+)
+
+
+async def _collect(live: BufferedTurn, after: int) -> list[int]:
+    return [item.seq async for item in live.events(after)]
+
+
+@given(events=st.lists(EVENT, max_size=12), after=st.integers(-3, 20), failed=st.booleans())
+def test_a_reconnect_after_any_event_gets_exactly_the_rest(
+    events: list[object], after: int, failed: bool
+) -> None:
+    live = BufferedTurn("t", "c")
+    for event in events:
+        live.push(event)  # type: ignore[arg-type]
+    if failed:
+        live.fail(problem(503, "turn_interrupted", "Turn interrupted", "retry"))
+    else:
+        live.finish(TurnView(turn_id="t", conversation_id="c", blocks=[], inspect="/i"))
+    every = anyio.run(_collect, live, 0)
+    assert every == list(range(1, len(every) + 1))
+    assert len(every) == len(events) + (1 if failed else 2)
+    assert anyio.run(_collect, live, after) == every[max(after, 0) :]
+    live.push(events[0] if events else TurnStep(turn_id="t", name="late"))
+    assert anyio.run(_collect, live, 0) == every  # nothing after the end
+
+
+@given(token=st.text(max_size=80))
+def test_only_minted_tokens_pass(token: str) -> None:
+    tokens = CsrfTokens(b"k" * 32)
+    assert tokens.valid(tokens.mint())
+    assert not tokens.valid(token)
+    assert not CsrfTokens(b"other-secret-16b").valid(tokens.mint())
+
+
+@given(
+    account=st.text(min_size=1, max_size=10),
+    users=st.lists(st.text(min_size=1, max_size=10), min_size=2, max_size=2, unique=True),
+    key=st.text(min_size=1, max_size=20),
+)
+def test_keys_name_turns_per_user(account: str, users: list[str], key: str) -> None:
+    one, two = (Actor(account=account, user=u) for u in users)
+    assert turn_id_for_key(one, key) == turn_id_for_key(one, key)
+    assert turn_id_for_key(one, key) != turn_id_for_key(two, key)
+
+
+@pytest.mark.parametrize("account", ["acme", "évora", ""])
+def test_the_alias_is_the_runtimes(account: str) -> None:
+    assert alias(account, "turn-1") == runtime_alias(account, "turn-1")
