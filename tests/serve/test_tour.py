@@ -119,3 +119,51 @@ async def test_the_whole_tour_by_clicking(tmp_path: Path, serve: Any) -> None:
         stale = await client.post(URL, json=_click(card, june["id"]))
         assert stale.status_code == 201
         assert not [b for b in stale.json()["blocks"] if b["kind"] == "receipt"]
+
+
+async def test_any_app_with_a_tour_is_served_with_it(tmp_path: Path) -> None:
+    """``--model tour`` for another application: its tour file's messages, its records."""
+    import dataclasses
+
+    import httpx
+
+    from turnframe.cli.chat_seed import seed_chat
+    from turnframe.runtime import FixedClock, Runtime
+    from turnframe.serve.app import create_app
+    from turnframe.serve.auth import DevelopmentAuthenticator
+    from turnframe.store.sqlite import SqliteStore
+
+    tour = tmp_path / "tour.yaml"
+    tour.write_text(
+        "name: expenses tour\nsample: expenses\ntoday: 2026-05-01\n"
+        "actor: {account: acme, user: maria, roles: [employee]}\n"
+        "records:\n  - {key: R1, workflow: expense_report, title: Lisbon offsite,"
+        " submitter: maria, lines: []}\n"
+        "turns:\n  - text: Add the taxi, 23.40 euros, to my Lisbon offsite report.\n"
+        "    understanding:\n      acts:\n        - {id: a1, operation:"
+        " expense_report.add_line, target: {handles: [R1]}, args: {description: Taxi,"
+        ' amount: "€23.40"}}\n'
+    )
+    app = dataclasses.replace(load_application("expenses"), tour=str(tour))
+    reader = tour_reader(app)
+    assert reader.refs == {"R1": CaseRef("expense_report", "r1")}
+    store = await SqliteStore.open(tmp_path / "e.db")
+    actor = DevelopmentAuthenticator().actor
+    await seed_chat(app, Runtime(app, store), store, actor, seed=True)
+    served = create_app(
+        app, store, reader=reader, clock=FixedClock(date(2026, 5, 1)), suggestions=reader.says
+    )
+    try:
+        async with served.router.lifespan_context(served):
+            transport = httpx.ASGITransport(app=served)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                session = (await client.get("/v1/session")).json()
+                assert session["suggestions"] == [reader.says[0]]
+                client.headers["X-CSRF-Token"] = session["csrf_token"]
+                view = (await client.post(URL, json={"text": reader.says[0]})).json()
+                card = _card(view)
+                assert card["interaction_kind"] == "confirm"
+                done = (await client.post(URL, json=_click(card, "confirm"))).json()
+                assert [b["kind"] for b in done["blocks"]].count("receipt") == 1
+    finally:
+        await store.close()

@@ -100,10 +100,16 @@ async def test_a_turn_this_process_does_not_hold_is_served_from_the_store(
 
 
 async def test_healthz_and_pages(tmp_path: Path, serve: Any) -> None:
+    from turnframe.serve.routes import STATIC_DIR
+
     async with serve(tmp_path) as client:
         assert (await client.get("/healthz")).json() == {"status": "ok"}
-        page = await client.get("/")
-        # the page is slice C's package data; without it the one 404
-        assert page.status_code in (200, 404)
-        if page.status_code == 200:
-            assert page.headers["content-type"].startswith("text/html")
+        absent = await client.get("/v1/turns/turn-none")
+        for path, name in (("/", "chat.html"), ("/turns/turn-1", "inspector.html")):
+            page = await client.get(path)
+            if (STATIC_DIR / name).is_file():  # package data of the web and inspect slices
+                assert page.status_code == 200
+                assert page.headers["content-type"].startswith("text/html")
+                assert page.text == (STATIC_DIR / name).read_text()
+            else:
+                assert page.status_code == 404 and page.content == absent.content
