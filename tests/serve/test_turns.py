@@ -46,7 +46,10 @@ async def test_the_stream_orders_phases_steps_then_blocks_then_finished(
         frames = sse(response.text)
         events = [f["event"] for f in frames]
         assert events[-2:] == ["blocks", "finished"]
-        assert set(events[:-2]) <= {"phase", "step"} and "phase" in events
+        assert set(events[:-2]) == {"phase", "step"}
+        step = next(f["data"] for f in frames if f["event"] == "step")
+        assert step["name"] == "scripted" and step["text"] == "Reading your message."
+        assert events.index("step") < events.index("blocks")
         assert [int(f["id"]) for f in frames] == list(range(1, len(frames) + 1))
         card = next(b for b in frames[-2]["data"]["blocks"] if b["kind"] == "interaction")
         turn_id = frames[-1]["data"]["turn_id"]

@@ -35,7 +35,7 @@ from turnframe.testing.scenario import prepare_scenario, seeder_for
 from turnframe.testing.scenario.model import TargetModel, UnderstandingModel
 from turnframe.understand import Brief, ScriptedUnderstanding
 
-__all__ = ["TRAVEL_TOUR", "TourReader", "normal", "tour_path", "tour_reader"]
+__all__ = ["TRAVEL_TOUR", "TourReader", "TourUnderstanding", "normal", "tour_path", "tour_reader"]
 
 TRAVEL_TOUR = Path(__file__).resolve().parent.parent / "samples" / "travel" / "tour.yaml"
 """The travel sample's web tour (the five steps ``turnframe demo`` prints)."""
@@ -53,6 +53,20 @@ def tour_path(app: Application) -> Path | None:
     if app.name == "travel":
         return TRAVEL_TOUR
     return None
+
+
+class TourUnderstanding(ScriptedUnderstanding):
+    """One tour message's scripted understanding; it says it is reading (a ``step`` event).
+
+    The step is named ``scripted`` (narrated as "Reading your message."): no model reads
+    the message, its understanding comes from the tour file.
+    """
+
+    async def understand(self, brief: Brief) -> Any:
+        """Narrate the reading, then return the scripted proposal."""
+        if brief.on_step is not None:
+            brief.on_step("scripted", "the tour's script", None)
+        return await super().understand(brief)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +89,7 @@ class TourReader:
         if spec is None:
             listed = " | ".join(self.says)
             return f"Not in the tour; send one of: {listed} (or click a card)."
-        return ScriptedUnderstanding([self._builder(spec)]), None
+        return TourUnderstanding([self._builder(spec)]), None
 
     def _handle(self, brief: Brief, key: str) -> str:
         case = self.refs.get(key)
