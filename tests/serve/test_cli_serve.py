@@ -40,6 +40,8 @@ def test_demo_web_serves_the_tour_with_its_suggestions(tmp_path: Path, running: 
         (["--app", "no_such_app_xyz"], "no_such_app_xyz"),
         (["--locale", "xx"], "--locale"),
         (["--store", "postgres"], "--dsn"),
+        (["--app", "expenses", "--model", "tour"], "has no tour"),
+        (["--model", "scripted:/no/such/file.yaml"], "/no/such/file.yaml"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(
@@ -54,3 +56,31 @@ def test_usage_errors_are_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith("error: ") and says in err and err.count("\n") == 1
+
+
+def test_a_worker_builds_the_same_app_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from starlette.applications import Starlette
+
+    from turnframe.cli.serve import SECRET_VAR, SETTINGS_VAR, worker_app
+    from turnframe.core.errors import UsageError
+
+    monkeypatch.delenv(SETTINGS_VAR, raising=False)
+    with pytest.raises(UsageError, match=SETTINGS_VAR):
+        worker_app()
+    settings = {"app": "travel", "db": str(tmp_path / "w.db"), "model": "tour"}
+    monkeypatch.setenv(SETTINGS_VAR, json.dumps(settings))
+    monkeypatch.setenv(SECRET_VAR, "ab" * 32)
+    app = worker_app()
+    assert isinstance(app, Starlette)
+    token = app.state.turnframe_csrf.mint()
+    from turnframe.serve.http import CsrfTokens
+
+    assert CsrfTokens(bytes.fromhex("ab" * 32)).valid(token)  # the shared secret
+    assert len(app.state.turnframe_suggestions) == 6
+    monkeypatch.setenv(SETTINGS_VAR, json.dumps({**settings, "unknown": 1}))
+    with pytest.raises(UsageError, match="malformed"):
+        worker_app()
