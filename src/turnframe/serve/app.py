@@ -11,6 +11,7 @@ stop at their persisted phase (recovery resumes them, docs/architecture.md "Fail
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from turnframe.runtime.ports import Clock
 from turnframe.serve import inspect_routes, routes
 from turnframe.serve.agui import agui_endpoint
 from turnframe.serve.http import CsrfTokens
+from turnframe.serve.recovery import can_take_over, recover_forever
 from turnframe.serve.service import Reader, RuntimeTurnService
 from turnframe.serve.state import Authenticator, ServeConfig, ServeState
 from turnframe.store.base import TurnStore
@@ -201,6 +203,16 @@ def create_app(
             )
             async with anyio.create_task_group() as group:
                 service.bind(group)
+                if settings.recover_every_seconds is not None and can_take_over(opened):
+                    group.start_soon(
+                        functools.partial(
+                            recover_forever,
+                            runtime,
+                            reader,
+                            every=settings.recover_every_seconds,
+                            idle_seconds=settings.recover_idle_seconds,
+                        )
+                    )
                 try:
                     yield
                 finally:

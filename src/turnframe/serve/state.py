@@ -127,6 +127,9 @@ class ServeConfig:
             process) is still running waits for its reply before ``turn_in_progress``.
         locale: the turns' locale when a request names none (``None``: the
             application's default).
+        recover_every_seconds: how often a worker looks for turns a crashed worker left
+            (on a store that can take turns over); ``None``: never.
+        recover_idle_seconds: how long a turn must be unchanged to be taken over.
         turns_kept: finished turns kept in memory per process (older ones are read from
             the store).
     """
@@ -139,6 +142,8 @@ class ServeConfig:
     turn_wait_seconds: float = 30.0
     locale: str | None = None
     turns_kept: int = 2048
+    recover_every_seconds: float | None = 10.0
+    recover_idle_seconds: float = 60.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
