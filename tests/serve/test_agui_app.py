@@ -71,14 +71,15 @@ def _agui_route() -> tuple[RouteSpec, ...]:
 
 @asynccontextmanager
 async def served(
-    tmp_path: Path, reader: Any = None
+    tmp_path: Path, reader: Any = None, *, seed: bool = True
 ) -> AsyncIterator[tuple[httpx.AsyncClient, TurnStore]]:
+    """Serve the travel tour on ``tmp_path/agui.db`` (seeded unless ``seed`` is false)."""
     from turnframe.samples.travel import DEMO_RECORDS, seed_all
 
     application = load_application("travel")
     store = await SqliteStore.open(tmp_path / "agui.db")
     seeder = Runtime(application, store)
-    for _key, case, state in seed_all(DEMO_RECORDS):
+    for _key, case, state in seed_all(DEMO_RECORDS) if seed else ():
         await seeder.seed("acme", case.workflow, state, case_id=case.case_id)
     app = create_app(
         application,
@@ -276,3 +277,23 @@ async def test_forwarded_props_locale_is_the_replys_locale(tmp_path: Path) -> No
         unknown = conv.say("hello").model_copy(update={"forwarded_props": {"locale": "xx-XX"}})
         _, refused = await run(client, unknown)
         assert isinstance(refused.last, RunErrorEvent) and refused.last.code == "invalid_request"
+
+
+async def test_a_run_retried_after_a_restart_is_the_same_turn(tmp_path: Path) -> None:
+    """A new server over the same store: the same turn, messages and ids; no second effect."""
+    conv = Conversation(thread_id="agui-7")
+    async with served(tmp_path) as (client, store):
+        _, first = await run(client, conv.say(SEAT))
+        conv.heard(first)
+        card = first.cards[0]
+        clicked = conv.click(card, card.arguments["options"][1]["label"])
+        _, before = await run(client, clicked)
+        effects = await event_count(store)
+    async with served(tmp_path, seed=False) as (client, store):
+        _, after = await run(client, clicked)
+        assert after.texts == before.texts and after.blocks == before.blocks
+        assert isinstance(after.last, RunFinishedEvent) and isinstance(
+            before.last, RunFinishedEvent
+        )
+        assert after.last.result == before.last.result
+        assert await event_count(store) == effects
