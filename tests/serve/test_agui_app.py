@@ -8,12 +8,14 @@ retried run commits nothing more, a foreign card and a typed label commit nothin
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from ag_ui.core import (
@@ -297,3 +299,31 @@ async def test_a_run_retried_after_a_restart_is_the_same_turn(tmp_path: Path) ->
         )
         assert after.last.result == before.last.result
         assert await event_count(store) == effects
+
+
+async def test_concurrent_clicks_on_one_card_make_one_effect(tmp_path: Path) -> None:
+    """The same run twice at once, and two runs clicking the same card: one effect."""
+    async with served(tmp_path) as (client, store):
+        conv = Conversation(thread_id="agui-8")
+        _, first = await run(client, conv.say(SEAT))
+        conv.heard(first)
+        card = first.cards[0]
+        before = await event_count(store)
+        label = card.arguments["options"][0]["label"]
+        clicked = conv.click(card, label)
+        other = clicked.model_copy(update={"run_id": "agui-8-other"})
+        replies: list[Reply] = []
+
+        async def post(agui_run: RunAgentInput) -> None:
+            replies.append((await run(client, agui_run))[1])
+
+        async with anyio.create_task_group() as group:
+            for agui_run in (clicked, clicked, other):
+                group.start_soon(post, agui_run)
+        turn_ids = [
+            r.last.result["turn_id"] for r in replies if isinstance(r.last, RunFinishedEvent)
+        ]
+        assert len(turn_ids) == 3 and len(set(turn_ids)) == 2  # the retried run is one turn
+        receipts = [b for r in replies for b in r.blocks.values() if b["kind"] == "receipt"]
+        assert len({json.dumps(b, sort_keys=True) for b in receipts}) == 1
+        assert await event_count(store) == before + 1
