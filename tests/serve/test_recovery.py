@@ -86,3 +86,43 @@ async def test_a_crashed_workers_turn_is_finished_and_served(boundary: str) -> N
                 assert len(mine) == 2  # committed once, whatever the crash
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize("boundary", ["commit", "save_reply"])
+async def test_a_one_process_server_finishes_what_its_last_run_left(
+    tmp_path: Any, boundary: str
+) -> None:
+    """SQLite: a turn interrupted before a restart is resumed at start-up, once."""
+    from turnframe.samples.travel import DEMO_RECORDS, seed_all
+    from turnframe.store.sqlite import SqliteStore
+
+    app = load_application("travel")
+    reader = tour_reader(app)
+    store = await SqliteStore.open(tmp_path / "r.db")
+    try:
+        runtime = Runtime(app, store, clock=FixedClock(TODAY))
+        for _key, case, state in seed_all(DEMO_RECORDS):
+            await runtime.seed("acme", case.workflow, state, case_id=case.case_id)
+        crashed = Runtime(
+            app, FaultInjectingStore(store, FaultPlan().arm(boundary)), clock=FixedClock(TODAY)
+        )
+        understander, _ = reader(MULTI)  # type: ignore[misc]
+        with pytest.raises(TurnInterrupted):
+            await crashed.run_turn(
+                DEVELOPMENT_ACTOR, "c1", TurnInput(text=MULTI), turn_id="turn-left",
+                understander=understander,
+            )  # fmt: skip
+        served = create_app(app, store, reader=reader, clock=FixedClock(TODAY))
+        async with served.router.lifespan_context(served):
+            transport = httpx.ASGITransport(app=served)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                with anyio.fail_after(10):
+                    while (view := await client.get("/v1/turns/turn-left")).status_code != 200:
+                        assert view.json()["code"] == "turn_in_progress", view.text
+                        await anyio.sleep(0.02)
+                assert [b["kind"] for b in view.json()["blocks"]].count("receipt") == 2
+        events = await store.case_events(CaseRef("trip", "T3"))
+        assert len([e for e in events if e.turn_id == "turn-left"]) == 2
+        assert await store.unfinished_turns() == []
+    finally:
+        await store.close()

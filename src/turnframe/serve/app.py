@@ -27,7 +27,12 @@ from turnframe.runtime.ports import Clock
 from turnframe.serve import inspect_routes, routes
 from turnframe.serve.agui import agui_endpoint
 from turnframe.serve.http import CsrfTokens
-from turnframe.serve.recovery import can_take_over, recover_forever
+from turnframe.serve.recovery import (
+    actor_for,
+    can_take_over,
+    recover_forever,
+    recover_unfinished,
+)
 from turnframe.serve.service import Reader, RuntimeTurnService
 from turnframe.serve.state import Authenticator, ServeConfig, ServeState
 from turnframe.store.base import TurnStore
@@ -211,8 +216,11 @@ def create_app(
                             reader,
                             every=settings.recover_every_seconds,
                             idle_seconds=settings.recover_idle_seconds,
+                            who=actor_for(authenticate),
                         )
                     )
+                elif settings.recover_every_seconds is not None:
+                    group.start_soon(recover_unfinished, runtime, reader, actor_for(authenticate))
                 try:
                     yield
                 finally:

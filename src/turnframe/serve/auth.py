@@ -19,8 +19,10 @@ from starlette.requests import Request
 
 from turnframe.core.errors import UsageError
 from turnframe.core.ids import Actor
+from turnframe.runtime.recovery import default_actor
 from turnframe.serve.errors import ProblemError, problem
 from turnframe.serve.state import Authenticator
+from turnframe.store.base import TurnRecord
 
 __all__ = [
     "DEVELOPMENT_ACTOR",
@@ -92,6 +94,16 @@ class DevelopmentAuthenticator:
     async def __call__(self, request: Request) -> Actor:
         """Return the fixed actor."""
         return self.actor
+
+    def actor_for(self, record: TurnRecord) -> Actor:
+        """Return who a stored turn of this server runs as when it is recovered.
+
+        The fixed actor for its own turns (roles included); any other record's account and
+        user with no roles (:func:`turnframe.runtime.recovery.default_actor`).
+        """
+        if (record.account, record.input.get("user")) == (self.actor.account, self.actor.user):
+            return self.actor
+        return default_actor(record)
 
 
 def load_authenticator(spec: str) -> Authenticator:
