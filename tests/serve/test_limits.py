@@ -220,3 +220,28 @@ async def test_an_interrupted_turn_is_503_and_a_retry_finishes_it(
 
         booked = [e for e in await store.case_events(CaseRef("trip", "T2"))]
         assert len([e for e in booked if "hotel" in e.type]) == 1
+
+
+async def test_a_stream_of_a_failing_turn_ends_with_an_error_frame(
+    tmp_path: Path, serve: Any, sse: Any
+) -> None:
+    from turnframe.store.faults import FaultInjectingStore, FaultPlan
+
+    plan = FaultPlan()
+    async with serve(tmp_path, wrap=lambda store: FaultInjectingStore(store, plan)) as client:
+        plan.arm("save_reply")
+        response = await client.post(
+            URL,
+            json={"text": LISBON},
+            headers={"Accept": "text/event-stream", "Idempotency-Key": "e"},
+        )
+        frames = sse(response.text)
+        assert frames[-1]["event"] == "error"
+        assert frames[-1]["data"]["code"] == "turn_interrupted"
+        assert "blocks" not in [f["event"] for f in frames]  # nothing shown before it is stored
+        again = await client.post(
+            URL,
+            json={"text": LISBON},
+            headers={"Accept": "text/event-stream", "Idempotency-Key": "e"},
+        )
+        assert [f["event"] for f in sse(again.text)][-2:] == ["blocks", "finished"]
