@@ -157,6 +157,7 @@ class _Down:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.down = False
+        self.only: set[str] = set()  # fail only these methods (empty: every one)
 
     def __getattr__(self, name: str) -> Any:
         found = getattr(self.inner, name)
@@ -164,7 +165,7 @@ class _Down:
             return found
 
         async def call(*args: Any, **kwargs: Any) -> Any:
-            if self.down:
+            if self.down and (not self.only or name in self.only):
                 raise StoreUnavailable("connection refused (127.0.0.1:9)")
             return await found(*args, **kwargs)
 
@@ -192,8 +193,21 @@ async def test_an_unreachable_store_is_503_store_unavailable(tmp_path: Path, ser
             assert answer.status_code == 503, answer.text
             assert answer.json()["code"] == "store_unavailable"
             assert answer.headers["retry-after"] == "1"
+        keyed = await client.post(URL, json={"text": LISBON}, headers={"Idempotency-Key": "d"})
+        assert keyed.json()["code"] == "store_unavailable"
         held[0].down = False
         assert (await client.post(URL, json={"text": LISBON})).status_code == 201
+        # the key's failure is not kept: its retry runs the turn now
+        retried = await client.post(URL, json={"text": LISBON}, headers={"Idempotency-Key": "d"})
+        assert retried.status_code == 201, retried.text
+        # the store fails once the turn has started (so the failure is the turn's own)
+        held[0].down, held[0].only = True, {"begin_turn"}
+        failed = await client.post(URL, json={"text": LISBON}, headers={"Idempotency-Key": "m"})
+        assert failed.status_code == 503 and failed.json()["code"] == "store_unavailable"
+        held[0].down = False
+        again = await client.post(URL, json={"text": LISBON}, headers={"Idempotency-Key": "m"})
+        assert again.status_code == 201, again.text
+        assert any(b["kind"] == "interaction" for b in again.json()["blocks"])
 
 
 async def test_an_interrupted_turn_is_503_and_a_retry_finishes_it(

@@ -117,12 +117,16 @@ class RuntimeTurnService:
             else self.runtime.ids.new_id("turn")
         )
         known = self._turns.get(turn_id)
+        resume = False
         if known is not None and known.actor_key == who:
             if known.fingerprint != asked:
                 raise problem_for(TurnIdReused(turn_id, "different_input"))
-            problem_ = known.problem
-            if problem_ is None or problem_.problem.code != "turn_interrupted":
-                return ReplayedTurn(known)
+            failed = known.problem.problem.code if known.problem is not None else None
+            if failed is None or failed == "idempotency_key_reused":
+                return ReplayedTurn(known)  # running, replied, or refused for good
+            # It ended here with a failure: run it again, from its phase if it has one
+            # (not for turn_in_progress: another worker may still be running it).
+            resume = failed != "turn_in_progress"
         # Registered before the first await: a concurrent retry attaches to this turn.
         live = BufferedTurn(turn_id, conversation_id, fingerprint=asked, actor_key=who)
         self._remember(live)
@@ -136,8 +140,7 @@ class RuntimeTurnService:
             raise error from exc
         if live.done:  # a notice: the message was not read, nothing runs
             return live
-        recover = known is not None  # an interrupted turn of this process: resume it
-        self._spawn(self._drive, live, actor, turn, reading, recover)
+        self._spawn(self._drive, live, actor, turn, reading, resume)
         return live
 
     async def _prepare(
@@ -262,7 +265,8 @@ class RuntimeTurnService:
     ) -> None:
         understander, writer = reading if reading is not None else (None, None)
         try:
-            if recover:
+            record = await self._stored_record(actor, live.turn_id) if recover else None
+            if record is not None and record.phase != TurnPhase.REPLIED.value:
                 result = await self.runtime.recover(actor, live.turn_id)
             else:
                 try:
