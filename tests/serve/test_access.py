@@ -176,3 +176,24 @@ async def test_csrf_tokens_pass_between_workers_sharing_the_secret(
             headers={"X-CSRF-Token": token, "Origin": "http://127.0.0.1"},
         )
         assert ok.status_code == 201, ok.text
+
+
+async def test_every_answer_refuses_framing_and_api_answers_are_not_cached(
+    tmp_path: Path, serve: Any
+) -> None:
+    async with serve(tmp_path) as client:
+        for path in ("/v1/session", "/healthz", "/", "/v1/turns/none", "/static/none.css"):
+            response = await client.get(path)
+            assert response.headers["x-frame-options"] == "DENY", path
+            assert response.headers["x-content-type-options"] == "nosniff"
+            assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+            cached = response.headers.get("cache-control")
+            assert (cached == "no-store") == path.startswith("/v1/"), path
+        client.cookies.clear()  # a non-browser client: no CSRF token needed
+        stream = await client.post(
+            "/v1/conversations/c1/turns",
+            json={"text": LISBON},
+            headers={"Accept": "text/event-stream"},
+        )
+        assert stream.headers["x-frame-options"] == "DENY"
+        assert "event: finished" in stream.text

@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -26,6 +27,7 @@ from turnframe.runtime import Application, NarrationConfig, Runtime
 from turnframe.runtime.ports import Clock
 from turnframe.serve import inspect_routes, routes
 from turnframe.serve.agui import agui_endpoint
+from turnframe.serve.headers import SecurityHeaders
 from turnframe.serve.http import CsrfTokens
 from turnframe.serve.recovery import (
     actor_for,
@@ -241,7 +243,9 @@ def create_app(
             "/static", app=StaticFiles(directory=routes.STATIC_DIR, check_dir=False), name="static"
         )
     )
-    app = Starlette(routes=starlette_routes, lifespan=lifespan)
+    app = Starlette(
+        routes=starlette_routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)]
+    )
     app.state.turnframe_app = application
     app.state.turnframe_suggestions = tuple(suggestions)
     app.state.turnframe_csrf = CsrfTokens(csrf_secret or secrets.token_bytes(32))
