@@ -197,3 +197,20 @@ async def test_every_answer_refuses_framing_and_api_answers_are_not_cached(
         )
         assert stream.headers["x-frame-options"] == "DENY"
         assert "event: finished" in stream.text
+
+
+async def test_a_plain_function_authenticator_and_a_wrong_answer(
+    tmp_path: Path, serve: Any
+) -> None:
+    def plain(request: Request) -> Actor:
+        return Actor(account="acme", user="maria", roles=frozenset({"customer"}))
+
+    async with serve(tmp_path, authenticate=plain) as client:
+        assert (await client.get("/v1/session")).json()["actor"]["user"] == "maria"
+
+    async def nobody(request: Request) -> Any:
+        return None
+
+    async with serve(tmp_path / "b", authenticate=nobody) as client:
+        refused = await client.get("/v1/session")
+        assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"

@@ -9,6 +9,7 @@ Every handler reads :class:`~turnframe.serve.state.ServeState` from
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,8 @@ async def authenticate(request: Request) -> Actor:
         ProblemError: the authenticator's refusal (401/403), or ``not_authenticated`` for
             one that returned no :class:`Actor`.
     """
-    actor = await state_of(request).authenticate(request)
+    found: Any = state_of(request).authenticate(request)
+    actor = await found if inspect.isawaitable(found) else found  # a plain function too
     if not isinstance(actor, Actor):
         raise problem(401, "not_authenticated", "Not authenticated", "Sign in first.")
     return actor
