@@ -84,3 +84,10 @@ def test_a_worker_builds_the_same_app_from_the_environment(
     monkeypatch.setenv(SETTINGS_VAR, json.dumps({**settings, "unknown": 1}))
     with pytest.raises(UsageError, match="malformed"):
         worker_app()
+
+
+def test_demo_web_of_an_app_without_a_tour_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["demo", "--web", "--app", "expenses", "--db", str(tmp_path / "e.db")])
+    assert code == 2 and "has no tour" in capsys.readouterr().err

@@ -162,7 +162,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "demo" and args.web:
         from turnframe.cli.serve import run_demo_web
 
-        return run_demo_web(host=args.host, port=args.port, db=args.db)
+        return run_demo_web(host=args.host, port=args.port, db=args.db, app=args.app)
     if args.command == "demo":
         from turnframe.cli.demo import run_demo
 

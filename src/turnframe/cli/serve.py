@@ -357,11 +357,17 @@ def run_serve(args: argparse.Namespace, out: Any | None = None) -> int:
 
 
 def run_demo_web(
-    *, host: str = "127.0.0.1", port: int = 8000, db: str | None = None, out: Any | None = None
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    out: Any | None = None,
+    app: str | None = None,
 ) -> int:
-    """Serve the travel tour on a fresh SQLite database with its scripted understanding.
+    """Serve a tour (default the travel sample's) on a fresh SQLite database, scripted.
 
     Args:
+        app: ``--app SPEC``: another application with a tour (``Application.tour``).
         host: the address (loopback: the development authenticator).
         port: the port (0: any free one; the line printed says which).
         db: a new SQLite file (default: ``demo-web.db`` under the user data dir, reset).
@@ -383,7 +389,7 @@ def run_demo_web(
             print(f"error: {path} already exists; the tour needs a new file", file=sys.stderr)
             return 2
     args = argparse.Namespace(
-        app="travel", store="sqlite", db=str(path), dsn=None, schema="public", model="tour",
+        app=app or "travel", store="sqlite", db=str(path), dsn=None, schema="public", model="tour",
         host=host, port=port, workers=1, auth=None, seed=True, locale=None,
         max_message_bytes=16 * 1024, max_turns_per_actor=4,
     )  # fmt: skip
