@@ -61,12 +61,16 @@ async def test_foreign_and_absent_are_the_same_404_byte_for_byte(
                 "/v1/cards/card-nope?conversation_id=c1",
             ),
         ]
-        for foreign, absent in pairs:
-            theirs = await client.get(foreign, headers=EVE)
-            nothing = await client.get(absent, headers=EVE)
-            assert theirs.status_code == nothing.status_code == 404, foreign
-            assert theirs.content == nothing.content
-            assert theirs.headers == nothing.headers
+        service = client.app.state.turnframe.service  # type: ignore[attr-defined]
+        for forget in (False, True):  # the turn in this process's memory, then only stored
+            if forget:
+                service._turns.clear()
+            for foreign, absent in pairs:
+                theirs = await client.get(foreign, headers=EVE)
+                nothing = await client.get(absent, headers=EVE)
+                assert theirs.status_code == nothing.status_code == 404, foreign
+                assert theirs.content == nothing.content
+                assert theirs.headers == nothing.headers
         assert (await client.get("/v1/conversations/c1/cards", headers=EVE)).json() == {"cards": []}
 
 
