@@ -95,8 +95,22 @@ async def test_a_turn_this_process_does_not_hold_is_served_from_the_store(
         await service.runtime.store.begin_turn(
             TurnRecord(turn_id="turn-elsewhere", account="acme", conversation_id="c1")
         )
-        frames = sse((await client.get("/v1/turns/turn-elsewhere/events")).text)
+        import anyio
+
+        streams: list[httpx.Response] = []
+
+        async def stream() -> None:
+            streams.append(await client.get("/v1/turns/turn-elsewhere/events"))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(3):
+                group.start_soon(stream)
+            await anyio.sleep(0.05)
+            assert len(service._following) == 1  # three clients, one poll of the store
+        assert len({s.text for s in streams}) == 1
+        frames = sse(streams[0].text)
         assert [f["event"] for f in frames] == ["error"]
+        assert service._following == {}
         assert frames[0]["data"]["code"] == "turn_in_progress"
         stored = await client.get("/v1/turns/turn-elsewhere")
         assert stored.status_code == 409 and stored.json()["code"] == "turn_in_progress"

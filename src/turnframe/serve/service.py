@@ -81,6 +81,7 @@ class RuntimeTurnService:
         self._group: TaskGroup | None = None
         self._turns: OrderedDict[str, BufferedTurn] = OrderedDict()
         self._running: dict[tuple[str, str], int] = {}
+        self._following: dict[tuple[str, str], BufferedTurn] = {}
 
     def bind(self, group: TaskGroup | None) -> None:
         """Run later turns in ``group`` (the lifespan's); ``None`` stops taking turns."""
@@ -350,6 +351,10 @@ class RuntimeTurnService:
         if record.phase == TurnPhase.REPLIED.value:
             live.finish(await self._stored_view(actor, turn_id, record.conversation_id))
             return live
+        following = self._following.get((actor.account, turn_id))
+        if following is not None:  # one poll per turn, however many clients stream it
+            return following
+        self._following[(actor.account, turn_id)] = live
         self._spawn(self._follow, live, actor)
         return live
 
@@ -359,6 +364,8 @@ class RuntimeTurnService:
             live.finish(await self._stored_view(actor, live.turn_id, live.conversation_id))
         except Exception as exc:
             live.fail(problem_for(exc))
+        finally:
+            self._following.pop((actor.account, live.turn_id), None)
 
     async def _stored_view(self, actor: Actor, turn_id: str, conversation_id: str) -> TurnView:
         store = self.runtime.store
