@@ -50,6 +50,7 @@ class ServeSettings:
         locale: the turns' default locale, or ``None`` (the application's).
         max_message_bytes: the longest message.
         max_turns_per_actor: turns one actor may run at once.
+        max_body_bytes: the longest request body.
     """
 
     app: str = "travel"
@@ -65,6 +66,7 @@ class ServeSettings:
     locale: str | None = None
     max_message_bytes: int = 16 * 1024
     max_turns_per_actor: int = 4
+    max_body_bytes: int = 64 * 1024
 
 
 def _positive(text: str) -> int:
@@ -113,6 +115,7 @@ def add_commands(sub: Any) -> None:
     serve.add_argument("--locale", default=None, help="the turns' default locale")
     serve.add_argument("--max-message-bytes", type=_positive, default=16 * 1024)
     serve.add_argument("--max-turns-per-actor", type=_positive, default=4)
+    serve.add_argument("--max-body-bytes", type=_positive, default=64 * 1024)
 
 
 def settings_from_args(args: argparse.Namespace) -> ServeSettings:
@@ -164,6 +167,7 @@ def settings_from_args(args: argparse.Namespace) -> ServeSettings:
         locale=args.locale,
         max_message_bytes=args.max_message_bytes,
         max_turns_per_actor=args.max_turns_per_actor,
+        max_body_bytes=getattr(args, "max_body_bytes", 64 * 1024),
     )
     _reader(settings, app)  # a model that cannot be read is a usage error now, not per worker
     return settings
@@ -248,6 +252,7 @@ def build_app(settings: ServeSettings, secret: bytes) -> Any:
     config = ServeConfig(
         max_message_bytes=settings.max_message_bytes,
         max_turns_per_actor=settings.max_turns_per_actor,
+        max_body_bytes=settings.max_body_bytes,
         loopback_only=is_loopback(settings.host),
         locale=settings.locale,
     )
