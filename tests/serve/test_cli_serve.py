@@ -42,6 +42,8 @@ def test_demo_web_serves_the_tour_with_its_suggestions(tmp_path: Path, running: 
         (["--store", "postgres"], "--dsn"),
         (["--app", "expenses", "--model", "tour"], "has no tour"),
         (["--model", "scripted:/no/such/file.yaml"], "/no/such/file.yaml"),
+        # a closed loopback port: the database cannot be reached at start-up
+        (["--store", "postgres", "--dsn", "postgresql://postgres@127.0.0.1:9/x"], "127.0.0.1:9"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(

@@ -358,6 +358,9 @@ def run_serve(args: argparse.Namespace, out: Any | None = None) -> int:
     except OSError as exc:
         print(f"error: the database could not be used: {exc}", file=sys.stderr)
         return 2
+    except ImportError as exc:  # the extra the store or the server needs is missing
+        print(f"error: {exc} (pip install 'turnframe[serve,postgres]')", file=sys.stderr)
+        return 2
     return _serve(settings, records, stream)
 
 
