@@ -350,6 +350,8 @@ def run_serve(args: argparse.Namespace, out: Any | None = None) -> int:
     """Run ``turnframe serve``; return the exit code (0 stopped, 2 a usage error)."""
     stream = out or sys.stdout
     try:
+        import uvicorn  # noqa: F401  (extra `serve`: said now, in one line)
+
         settings = settings_from_args(args)
         records = anyio.run(_prepare, settings, bool(args.seed))
     except TurnframeError as exc:
