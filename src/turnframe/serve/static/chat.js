@@ -632,7 +632,13 @@
     document.body.setAttribute("data-ready", "1");
   }
 
-  window.TurnframeChat = { sendText: sendText, refreshCards: refreshCards, state: state };
+  /* A structured click sent exactly as a card's button sends it (for embedding and tests). */
+  function sendClick(click, optionLabel) {
+    if (state.busy) return null;
+    return sendTurn({ click: click }, { key: "you_chose", vars: { label: optionLabel || click.option_id } });
+  }
+
+  window.TurnframeChat = { sendText: sendText, sendClick: sendClick, refreshCards: refreshCards, state: state };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -1,0 +1,225 @@
+"""The browser tests' kit: the server under test, watched pages, chat helpers.
+
+docs/web-chat.md "Tests". Used by conftest.py and the tests of this folder only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    """The OS Chromium: ``$TURNFRAME_CHROMIUM``, else ``chromium`` on PATH, else /usr/bin."""
+    for candidate in (
+        os.environ.get("TURNFRAME_CHROMIUM"),
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+        "/usr/bin/chromium",
+    ):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A running ``turnframe serve``: its base URL and an HTTP client for the API."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def api(
+        self,
+        method: str,
+        path: str,
+        *,
+        account: str = "acme",
+        body: Any = None,
+    ) -> tuple[int, Any]:
+        """Call the API as ``account`` (no browser headers, so no CSRF); (status, JSON)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        request.add_header("Cookie", f"turnframe_test_account={account}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            return error.code, json.loads(raw) if raw else None
+
+
+@dataclass
+class Watch:
+    """What the test's pages said on their consoles, and what they may say."""
+
+    errors: list[str] = field(default_factory=list)
+    expected: list[tuple[int, str]] = field(default_factory=list)
+
+    def expect_status(self, status: int, path_part: str) -> None:
+        """Allow one kind of failed load: a ``status`` answer to a URL containing ``path_part``."""
+        self.expected.append((status, path_part))
+
+    def _allowed(self, text: str, url: str) -> bool:
+        return any(f"status of {status}" in text and part in url for status, part in self.expected)
+
+    def attach(self, page: Any, name: str) -> Any:
+        """Watch ``page``'s console errors and page errors; return the page."""
+
+        def on_console(message: Any) -> None:
+            if message.type != "error":
+                return
+            url = (message.location or {}).get("url", "")
+            if message.text.startswith("Failed to load resource") and self._allowed(
+                message.text, url
+            ):
+                return
+            self.errors.append(f"{name}: console error: {message.text} ({url})")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.errors.append(f"{name}: page error: {error}"))
+        return page
+
+
+@dataclass
+class Browser:
+    """The test's Chromium: a context per account, every page watched."""
+
+    browser: Any
+    server: Server
+    watch: Watch
+    contexts: list[Any] = field(default_factory=list)
+
+    def page(self, account: str = "acme", *, width: int = 1100, height: int = 900) -> Any:
+        """A new tab as ``account`` (its own context: cookies are per account)."""
+        context = self.browser.new_context(viewport={"width": width, "height": height})
+        context.add_cookies(
+            [{"name": "turnframe_test_account", "value": account, "url": self.server.url}]
+        )
+        self.contexts.append(context)
+        return self.tab(context, name=f"{account}#{len(self.contexts)}")
+
+    def assert_clean(self) -> None:
+        """Fail when any watched page logged a console error or raised a page error."""
+        assert not self.watch.errors, "\n".join(self.watch.errors)
+
+    def tab(self, context: Any, *, name: str = "tab") -> Any:
+        """Another tab of the same context (the same account and cookies)."""
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        return self.watch.attach(page, name)
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save ``page`` as ``test-artifacts/<name>.png`` (git-ignored); return the path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+# ---- the chat page -------------------------------------------------------------------
+
+
+def open_chat(page: Any, url: str) -> Any:
+    """Load the chat at ``url`` and wait until it has read the session and conversation."""
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+    return page
+
+
+def turns_done(page: Any) -> int:
+    """How many turns the page has finished (blocks shown or a problem shown)."""
+    return int(
+        page.evaluate(
+            "document.querySelectorAll('.turn[data-rendered=\"1\"], .turn .block--problem').length"
+        )
+    )
+
+
+def wait_turns(page: Any, n: int) -> None:
+    """Wait until ``n`` turns are finished and the page is idle (cards refreshed)."""
+    page.wait_for_function(
+        "n => document.querySelectorAll("
+        "'.turn[data-rendered=\"1\"], .turn .block--problem').length >= n"
+        " && !document.body.classList.contains('is-busy')",
+        arg=n,
+    )
+
+
+def say(page: Any, text: str) -> Any:
+    """Type ``text``, send it, wait for its reply; return the turn's element."""
+    before = turns_done(page)
+    page.fill("#message", text)
+    page.click("#send")
+    wait_turns(page, before + 1)
+    return page.locator("article.turn").last
+
+
+def click_option(page: Any, card: Any, label: str) -> Any:
+    """Click the option labelled ``label`` on ``card``; wait for the reply; return the turn."""
+    before = turns_done(page)
+    card.locator(".card__option", has_text=label).first.click()
+    wait_turns(page, before + 1)
+    return page.locator("article.turn").last
+
+
+def blocks_snapshot(page: Any) -> list[dict[str, Any]]:
+    """Every turn's id and blocks as the page shows them: kind and words, in order."""
+    return list(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('article.turn')).map(t => ({
+                turn_id: t.getAttribute('data-turn-id'),
+                blocks: Array.from(t.querySelectorAll('.blocks > .block')).map(b => ({
+                    kind: b.getAttribute('data-kind'),
+                    text: b.innerText,
+                    card: b.getAttribute('data-interaction-id'),
+                    status: b.getAttribute('data-status'),
+                })),
+            }))"""
+        )
+    )
+
+
+def events_of(server: Server, conversation_id: str, account: str = "acme") -> list[str]:
+    """The committed event ids every receipt of the conversation cites, in order."""
+    status, view = server.api("GET", f"/v1/conversations/{conversation_id}", account=account)
+    assert status == 200, view
+    ids: list[str] = []
+    for turn in view["turns"]:
+        for block in turn["blocks"]:
+            if block["kind"] == "receipt":
+                ids.extend(block["receipt"]["event_ids"])
+    return ids
