@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import urllib.error
 import urllib.request
@@ -57,6 +58,25 @@ class Server:
     url: str
     process: subprocess.Popen[bytes]
     log: Path
+    db: Path
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Read the server's SQLite store (read-only): the committed truth to check against."""
+        with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as conn:
+            return list(conn.execute(sql, params).fetchall())
+
+    def events(self) -> list[tuple[str, str, str]]:
+        """Every committed event as (id, type, turn_id), in commit order."""
+        return [
+            (str(a), str(b), str(c))
+            for a, b, c in self.query("SELECT id, type, turn_id FROM events ORDER BY pos")
+        ]
+
+    def card_status(self, interaction_id: str) -> str:
+        """The stored status of one card."""
+        rows = self.query("SELECT status FROM interactions WHERE id = ?", interaction_id)
+        assert rows, f"no card {interaction_id}"
+        return str(rows[0][0])
 
     def api(
         self,

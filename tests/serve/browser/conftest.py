@@ -55,7 +55,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
-    running = Server(url=url, process=process, log=log)
+    running = Server(url=url, process=process, log=log, db=tmp_path / "serve.db")
     try:
         deadline = time.monotonic() + 60
         while True:
