@@ -1,9 +1,11 @@
 """A test authenticator acting as one of two accounts (tests/serve/browser only).
 
 ``turnframe serve --auth browser_accounts:authenticate``: the account is read from the
-``turnframe_test_account`` cookie (default ``acme``, the account the travel records are
-seeded for), so one browser context is one account and a second context is another
-account on the same server. Never for production: the client chooses who it is.
+``turnframe_test_account`` cookie, else the ``X-Test-Account`` header (a test's own API
+calls, which are no browser's and so need no CSRF token), default ``acme``, the account
+the travel records are seeded for. One browser context is one account and a second
+context is another account on the same server. Never for production: the client
+chooses who it is.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ async def authenticate(request: Request) -> Actor:
     Raises:
         ProblemError: 401 ``not_authenticated``, the cookie names no test account.
     """
-    actor = ACCOUNTS.get(request.cookies.get(ACCOUNT_COOKIE, "acme"))
+    name = request.cookies.get(ACCOUNT_COOKIE) or request.headers.get("x-test-account", "acme")
+    actor = ACCOUNTS.get(name)
     if actor is None:
         raise problem(401, "not_authenticated", "Not authenticated", "Unknown test account.")
     return actor

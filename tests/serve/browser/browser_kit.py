@@ -16,6 +16,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -86,11 +87,15 @@ class Server:
         account: str = "acme",
         body: Any = None,
     ) -> tuple[int, Any]:
-        """Call the API as ``account`` (no browser headers, so no CSRF); (status, JSON)."""
+        """Call the API as ``account`` (no browser headers, so no CSRF); (status, JSON).
+
+        The account goes in the ``X-Test-Account`` header (``browser_accounts``): a cookie
+        would make the request look like a browser's, which must carry a CSRF token.
+        """
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method)
         request.add_header("Accept", "application/json")
-        request.add_header("Cookie", f"turnframe_test_account={account}")
+        request.add_header("X-Test-Account", account)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
@@ -122,9 +127,10 @@ class Watch:
             if message.type != "error":
                 return
             url = (message.location or {}).get("url", "")
-            if message.text.startswith("Failed to load resource") and self._allowed(
-                message.text, url
+            if message.text.startswith("Failed to load resource") and (
+                self._allowed(message.text, url) or urlparse(url).path == "/favicon.ico"
             ):
+                # a page without an icon link: the browser asks for /favicon.ico itself
                 return
             self.errors.append(f"{name}: console error: {message.text} ({url})")
 
@@ -201,19 +207,33 @@ def wait_turns(page: Any, n: int) -> None:
 
 def say(page: Any, text: str) -> Any:
     """Type ``text``, send it, wait for its reply; return the turn's element."""
-    before = turns_done(page)
+    before = int(page.evaluate("document.querySelectorAll('article.turn').length"))
     page.fill("#message", text)
     page.click("#send")
     wait_turns(page, before + 1)
-    return page.locator("article.turn").last
+    return last_turn(page)
+
+
+def last_turn(page: Any) -> Any:
+    """The page's last turn, pinned by its id (a later turn does not move the locator)."""
+    turn_id = page.locator("article.turn").last.get_attribute("data-turn-id")
+    if not turn_id:
+        return page.locator("article.turn").last
+    return page.locator(f'article.turn[data-turn-id="{turn_id}"]')
+
+
+def last_card(page: Any) -> Any:
+    """The page's last card, pinned by its interaction id."""
+    card_id = page.locator(".card").last.get_attribute("data-interaction-id")
+    return page.locator(f'.card[data-interaction-id="{card_id}"]').last
 
 
 def click_option(page: Any, card: Any, label: str) -> Any:
     """Click the option labelled ``label`` on ``card``; wait for the reply; return the turn."""
-    before = turns_done(page)
+    before = int(page.evaluate("document.querySelectorAll('article.turn').length"))
     card.locator(".card__option", has_text=label).first.click()
     wait_turns(page, before + 1)
-    return page.locator("article.turn").last
+    return last_turn(page)
 
 
 def blocks_snapshot(page: Any) -> list[dict[str, Any]]:

@@ -30,12 +30,16 @@ def server(tmp_path: Path) -> Iterator[Server]:
     log = tmp_path / "serve.log"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "src"), str(HERE), *filter(None, [env.get("PYTHONPATH")])]
+        [
+            *filter(None, [os.environ.get("WEBDEV_SRC")]),
+            str(REPO / "src"),
+            str(HERE),
+            *filter(None, [env.get("PYTHONPATH")]),
+        ]
     )
     command = [
         sys.executable,
-        "-m",
-        "turnframe.cli",
+        *(["/tmp/webfake/core_runner.py"] if os.environ.get("WEBDEV") else ["-m", "turnframe.cli"]),
         "serve",
         "--app",
         "travel",

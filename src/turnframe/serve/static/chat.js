@@ -185,7 +185,8 @@
       if (block.code) nb.appendChild(el("small", "notice__code", block.code));
     } else if (kind === "answer") {
       node = el("div", "block block--answer");
-      if (block.topic) node.appendChild(el("span", "answer__topic", block.topic));
+      var topic = node.appendChild(label(el("span", "answer__topic"), "answer"));
+      if (block.topic) topic.title = block.topic;
       node.appendChild(el("p", "block__text", blockText(block)));
     } else if (kind === "transition") {
       node = el("div", "block block--transition");
@@ -319,7 +320,11 @@
   function showStep(turn, event) {
     var live = turn.querySelector(".live");
     live.hidden = false;
-    if (event.kind === "phase") { live.setAttribute("data-phase", event.phase); return; }
+    if (event.kind === "phase") {
+      live.setAttribute("data-phase", event.phase);
+      label(live.querySelector(".live__step"), "phase_" + event.phase);
+      return;
+    }
     var words = event.text || event.name || "";
     live.querySelector(".live__step").textContent = words;
     var steps = turn.querySelector(".steps");
@@ -462,8 +467,8 @@
       showStatus(null);
       var id = turn.getAttribute("data-turn-id");
       if (id) remember(id, said);
-      setBusy(false);
       await refreshCards();
+      setBusy(false);
     }
     return turn;
   }
@@ -513,7 +518,8 @@
       if (open.has(id)) { setCardStatus(card, "open"); continue; }
       if (status !== "open" && status !== "pending") continue;
       if (!seen.has(id)) {
-        try { seen.set(id, await getJson("/v1/cards/" + encodeURIComponent(id))); }
+        try { seen.set(id, await getJson("/v1/cards/" + encodeURIComponent(id) +
+          "?conversation_id=" + encodeURIComponent(state.conversationId))); }
         catch (e) { seen.set(id, e && e.httpStatus === 404 ? { status: "gone" } : null); }
       }
       var found = seen.get(id);
