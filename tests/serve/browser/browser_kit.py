@@ -112,6 +112,7 @@ class Watch:
 
     errors: list[str] = field(default_factory=list)
     expected: list[tuple[int, str]] = field(default_factory=list)
+    reported: int = 0
 
     def expect_status(self, status: int, path_part: str) -> None:
         """Allow one kind of failed load: a ``status`` answer to a URL containing ``path_part``."""
@@ -155,17 +156,28 @@ class Browser:
             [{"name": "turnframe_test_account", "value": account, "url": self.server.url}]
         )
         self.contexts.append(context)
-        return self.tab(context, name=f"{account}#{len(self.contexts)}")
+        # every page of the context is watched from its first moment, a tab the page
+        # opens itself (the inspector link) too
+        count = [0]
+
+        def watch(page: Any) -> None:
+            count[0] += 1
+            self.watch.attach(page, f"{account}/tab{count[0]}")
+
+        context.on("page", watch)
+        return self.tab(context)
 
     def assert_clean(self) -> None:
         """Fail when any watched page logged a console error or raised a page error."""
-        assert not self.watch.errors, "\n".join(self.watch.errors)
+        fresh = self.watch.errors[self.watch.reported :]
+        self.watch.reported = len(self.watch.errors)
+        assert not fresh, "\n".join(fresh)
 
-    def tab(self, context: Any, *, name: str = "tab") -> Any:
-        """Another tab of the same context (the same account and cookies)."""
+    def tab(self, context: Any) -> Any:
+        """Another tab of the same context (the same account and cookies), watched."""
         page = context.new_page()
         page.set_default_timeout(30_000)
-        return self.watch.attach(page, name)
+        return page
 
 
 def screenshot(page: Any, name: str) -> Path:

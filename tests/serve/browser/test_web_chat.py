@@ -183,7 +183,7 @@ def test_a_double_click_in_two_tabs_has_exactly_one_effect(
 ) -> None:
     first = open_chat(browser.page(), server.url + "/")
     chip(first, HOTEL)
-    second = open_chat(browser.tab(first.context, name="acme#tab2"), first.url)
+    second = open_chat(browser.tab(first.context), first.url)
     card1, card2 = last_card(first), last_card(second)
     assert card1.get_attribute("data-interaction-id") == card2.get_attribute("data-interaction-id")
     assert card2.get_attribute("data-status") == "open"
@@ -337,7 +337,7 @@ def test_the_inspector_page_shows_the_evidence_words(server: Server, browser: Br
     turn_id = turn.get_attribute("data-turn-id")
     with page.context.expect_page() as opened:
         turn.locator("a.turn__inspect").click()
-    inspector = browser.watch.attach(opened.value, "inspector")
+    inspector = opened.value
     inspector.wait_for_load_state()
     assert urlparse(inspector.url).path == f"/turns/{turn_id}"
     inspector.wait_for_selector("#message mark.evidence")
