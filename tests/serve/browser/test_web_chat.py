@@ -184,6 +184,7 @@ def test_a_double_click_in_two_tabs_has_exactly_one_effect(
     first = open_chat(browser.page(), server.url + "/")
     chip(first, HOTEL)
     second = open_chat(browser.tab(first.context), first.url)
+    third = open_chat(browser.tab(first.context), first.url)  # looks on, never clicks
     card1, card2 = last_card(first), last_card(second)
     assert card1.get_attribute("data-interaction-id") == card2.get_attribute("data-interaction-id")
     assert card2.get_attribute("data-status") == "open"
@@ -205,6 +206,14 @@ def test_a_double_click_in_two_tabs_has_exactly_one_effect(
         )
         assert card.locator(".card__state").inner_text() == "You chose: Confirm"
         assert card.locator(".card__option").first.is_disabled()
+    # the onlooking tab shows the resolution as soon as it is looked at again
+    watched = last_card(third)
+    assert watched.get_attribute("data-status") == "open"
+    third.evaluate("window.dispatchEvent(new Event('focus'))")
+    third.wait_for_function(
+        "el => el.getAttribute('data-status') === 'resolved'", arg=watched.element_handle()
+    )
+    assert watched.locator(".card__state").inner_text() == "You chose: Confirm"
     screenshot(first, "chat-double-click-tab1")
     screenshot(second, "chat-double-click-tab2")
     browser.assert_clean()
