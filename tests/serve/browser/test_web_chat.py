@@ -199,6 +199,10 @@ def test_a_double_click_in_two_tabs_has_exactly_one_effect(
     new = server.events()[len(before) :]
     assert count_operation(server, "trip.book_hotel") == 1, new
     assert len({turn for _id, _type, turn in new}) == 1, new  # one turn committed, once
+    replies = [last_turn(page) for page in (first, second)]
+    receipts = sum(r.locator(".block--receipt").count() for r in replies)
+    codes = [c for r in replies for c in r.locator(".notice__code").all_inner_texts()]
+    assert receipts == 1 and codes == ["already_resolved"], (receipts, codes)
     for page in (first, second):
         card = last_card(page)
         page.wait_for_function(
