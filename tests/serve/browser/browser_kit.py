@@ -118,8 +118,15 @@ class Watch:
         """Allow one kind of failed load: a ``status`` answer to a URL containing ``path_part``."""
         self.expected.append((status, path_part))
 
+    def expect_network_error(self, path_part: str) -> None:
+        """Allow a load of a URL containing ``path_part`` to fail without an answer."""
+        self.expected.append((0, path_part))
+
     def _allowed(self, text: str, url: str) -> bool:
-        return any(f"status of {status}" in text and part in url for status, part in self.expected)
+        return any(
+            (f"status of {status}" in text if status else "net::ERR_" in text) and part in url
+            for status, part in self.expected
+        )
 
     def attach(self, page: Any, name: str) -> Any:
         """Watch ``page``'s console errors and page errors; return the page."""

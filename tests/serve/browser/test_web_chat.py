@@ -480,3 +480,31 @@ def test_a_broken_stream_resumes_with_last_event_id(server: Server, browser: Bro
     assert rows[0][0] == 1  # resumed, not sent again
     assert turn_ids(page) == [turn.get_attribute("data-turn-id")]
     browser.assert_clean()
+
+
+def test_an_unanswered_send_is_retried_with_the_same_idempotency_key(
+    server: Server, browser: Browser
+) -> None:
+    page = open_chat(browser.page(), server.url + "/")
+    keys: list[str] = []
+    calls = [0]
+
+    def lose_the_answer(route: Any) -> None:
+        keys.append(route.request.headers["idempotency-key"])
+        calls[0] += 1
+        if calls[0] == 1:
+            route.fetch()  # the server runs the turn ...
+            route.abort("connectionreset")  # ... and its answer never arrives
+        else:
+            route.continue_()
+
+    browser.watch.expect_network_error("/turns")
+    page.route(re.compile(r"/v1/conversations/.+/turns$"), lose_the_answer)
+    turn = chip(page, MULTI)
+    assert len(keys) == 2 and keys[0] == keys[1], keys
+    assert turn.locator(".block--receipt").count() == 2
+    conversation = conversation_of(page)
+    rows = server.query("SELECT COUNT(*) FROM turns WHERE conversation_id = ?", conversation)
+    assert rows[0][0] == 1  # the retry found the same turn: never a second
+    assert count_operation(server, "trip.add_traveler") == 1
+    browser.assert_clean()
