@@ -31,7 +31,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [
-            *filter(None, [os.environ.get("WEBDEV_SRC")]),
             str(REPO / "src"),
             str(HERE),
             *filter(None, [env.get("PYTHONPATH")]),
@@ -39,7 +38,8 @@ def server(tmp_path: Path) -> Iterator[Server]:
     )
     command = [
         sys.executable,
-        *(["/tmp/webfake/core_runner.py"] if os.environ.get("WEBDEV") else ["-m", "turnframe.cli"]),
+        "-m",
+        "turnframe.cli",
         "serve",
         "--app",
         "travel",
