@@ -353,13 +353,19 @@ def test_the_inspector_page_shows_the_evidence_words(server: Server, browser: Br
     inspector = opened.value
     inspector.wait_for_load_state()
     assert urlparse(inspector.url).path == f"/turns/{turn_id}"
-    inspector.wait_for_selector("#message mark.evidence")
+    inspector.wait_for_selector("body[data-state='ready']")
     marks = inspector.eval_on_selector_all(
         "#message mark.evidence", "ms => ms.map(m => m.textContent)"
     )
-    assert marks and all(m and m in MULTI for m in marks), marks
-    assert MULTI in inspector.locator("#message").inner_text().replace("\n", " ")
+    assert "the Porto trip" in marks, marks  # the words the act's target was read from
+    assert all(m and m in MULTI for m in marks), marks
+    assert inspector.locator("#message").inner_text().replace("\n", " ") == MULTI
     screenshot(inspector, "inspector")
+    # the replay button re-runs the turn's reduction from its record: the same plan
+    inspector.locator("#replay").click()
+    inspector.wait_for_selector("#replay-result[data-same]")
+    assert inspector.locator("#replay-result").get_attribute("data-same") == "true"
+    screenshot(inspector, "inspector-replayed")
     screenshot(page, "chat-before-inspector")
     browser.assert_clean()
 
