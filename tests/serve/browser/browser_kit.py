@@ -108,8 +108,13 @@ class Server:
 
 @dataclass
 class Watch:
-    """What the test's pages said on their consoles, and what they may say."""
+    """What the test's pages said on their consoles, and what they may say.
 
+    A request to any origin but the server's (a CDN, a font) is an error too: the pages
+    ship everything they use.
+    """
+
+    origin: str = ""
     errors: list[str] = field(default_factory=list)
     expected: list[tuple[int, str]] = field(default_factory=list)
     reported: int = 0
@@ -144,6 +149,13 @@ class Watch:
 
         page.on("console", on_console)
         page.on("pageerror", lambda error: self.errors.append(f"{name}: page error: {error}"))
+
+        def on_request(request: Any) -> None:
+            url = str(request.url)
+            if self.origin and not url.startswith((self.origin + "/", "data:")):
+                self.errors.append(f"{name}: request to another origin: {url}")
+
+        page.on("request", on_request)
         return page
 
 

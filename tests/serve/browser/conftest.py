@@ -96,7 +96,7 @@ def browser(server: Server) -> Iterator[Browser]:
             "Chromium is not installed: apt-get install chromium (.ci/run does), "
             "or set TURNFRAME_CHROMIUM to its path"
         )
-    watch = Watch()
+    watch = Watch(origin=server.url)
     # launch() gives the browser a fresh, temporary --user-data-dir of its own (removed
     # on close); an account is a context of it, with its own cookies.
     with sync_api.sync_playwright() as playwright:
