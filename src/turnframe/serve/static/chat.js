@@ -331,7 +331,7 @@
     var item = steps.querySelector(".steps__list").appendChild(el("li", "step", words));
     if (event.detail) item.title = event.detail;
     var n = steps.querySelectorAll(".step").length;
-    label(steps.querySelector(".steps__summary"), "steps_summary", { n: n });
+    label(steps.querySelector(".steps__summary"), n === 1 ? "steps_summary_one" : "steps_summary", { n: n });
   }
 
   function endLive(turn) {
