@@ -514,3 +514,22 @@ def test_an_unanswered_send_is_retried_with_the_same_idempotency_key(
     assert rows[0][0] == 1  # the retry found the same turn: never a second
     assert count_operation(server, "trip.add_traveler") == 1
     browser.assert_clean()
+
+
+def test_the_page_runs_under_a_strict_content_security_policy(
+    server: Server, browser: Browser
+) -> None:
+    page = browser.page()
+    policy = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+
+    def strict(route: Any) -> None:
+        response = route.fetch()
+        headers = {**response.headers, "content-security-policy": policy}
+        route.fulfill(response=response, headers=headers)
+
+    page.route(re.compile(r"^[^?]*/(\?.*)?$"), strict)  # the chat document itself
+    open_chat(page, server.url + "/")
+    turn = chip(page, SEAT)
+    click_option(page, turn.locator(".card"), JUNE)
+    assert page.locator(".block--receipt").count() == 1
+    browser.assert_clean()  # a refused script or style would be a console error
