@@ -348,6 +348,27 @@ def test_values_stand_in_for_evidence_a_script_did_not_record() -> None:
     run(go)
 
 
+def test_a_click_with_words_shows_both() -> None:
+    async def go() -> None:
+        t = Travel()
+        await t.seed()
+        first = await t.text(HOTEL, "t-hotel", hotel(t))
+        card = first.interactions_created[0]
+        t.understanding.push(Understanding())
+        response = InteractionResponse(
+            interaction_id=card.id, option_id="confirm", expected_revision=card.spec.bound_revision
+        )
+        turn = TurnInput(text="yes please", interaction_response=response)
+        await t.runtime.run_turn(ACTOR, "c1", turn, turn_id="t-both")
+        view = await t.inspect("t-both")
+        assert view.kind == "text_and_click" and view.message.text == "yes please"
+        assert view.click is not None and view.click.found and view.click.option_id == "confirm"
+        assert [a.source for a in view.acts] == ["click"]
+        assert view.acts[0].commands[0].origin["kind"] == "confirmed_interaction"
+
+    run(go)
+
+
 def test_a_model_chain_turn_shows_its_calls_and_pointed_words() -> None:
     async def go() -> None:
         t = Travel()

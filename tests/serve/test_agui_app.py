@@ -8,12 +8,14 @@ retried run commits nothing more, a foreign card and a typed label commit nothin
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from ag_ui.core import (
@@ -71,14 +73,15 @@ def _agui_route() -> tuple[RouteSpec, ...]:
 
 @asynccontextmanager
 async def served(
-    tmp_path: Path, reader: Any = None
+    tmp_path: Path, reader: Any = None, *, seed: bool = True
 ) -> AsyncIterator[tuple[httpx.AsyncClient, TurnStore]]:
+    """Serve the travel tour on ``tmp_path/agui.db`` (seeded unless ``seed`` is false)."""
     from turnframe.samples.travel import DEMO_RECORDS, seed_all
 
     application = load_application("travel")
     store = await SqliteStore.open(tmp_path / "agui.db")
     seeder = Runtime(application, store)
-    for _key, case, state in seed_all(DEMO_RECORDS):
+    for _key, case, state in seed_all(DEMO_RECORDS) if seed else ():
         await seeder.seed("acme", case.workflow, state, case_id=case.case_id)
     app = create_app(
         application,
@@ -276,3 +279,51 @@ async def test_forwarded_props_locale_is_the_replys_locale(tmp_path: Path) -> No
         unknown = conv.say("hello").model_copy(update={"forwarded_props": {"locale": "xx-XX"}})
         _, refused = await run(client, unknown)
         assert isinstance(refused.last, RunErrorEvent) and refused.last.code == "invalid_request"
+
+
+async def test_a_run_retried_after_a_restart_is_the_same_turn(tmp_path: Path) -> None:
+    """A new server over the same store: the same turn, messages and ids; no second effect."""
+    conv = Conversation(thread_id="agui-7")
+    async with served(tmp_path) as (client, store):
+        _, first = await run(client, conv.say(SEAT))
+        conv.heard(first)
+        card = first.cards[0]
+        clicked = conv.click(card, card.arguments["options"][1]["label"])
+        _, before = await run(client, clicked)
+        effects = await event_count(store)
+    async with served(tmp_path, seed=False) as (client, store):
+        _, after = await run(client, clicked)
+        assert after.texts == before.texts and after.blocks == before.blocks
+        assert isinstance(after.last, RunFinishedEvent) and isinstance(
+            before.last, RunFinishedEvent
+        )
+        assert after.last.result == before.last.result
+        assert await event_count(store) == effects
+
+
+async def test_concurrent_clicks_on_one_card_make_one_effect(tmp_path: Path) -> None:
+    """The same run twice at once, and two runs clicking the same card: one effect."""
+    async with served(tmp_path) as (client, store):
+        conv = Conversation(thread_id="agui-8")
+        _, first = await run(client, conv.say(SEAT))
+        conv.heard(first)
+        card = first.cards[0]
+        before = await event_count(store)
+        label = card.arguments["options"][0]["label"]
+        clicked = conv.click(card, label)
+        other = clicked.model_copy(update={"run_id": "agui-8-other"})
+        replies: list[Reply] = []
+
+        async def post(agui_run: RunAgentInput) -> None:
+            replies.append((await run(client, agui_run))[1])
+
+        async with anyio.create_task_group() as group:
+            for agui_run in (clicked, clicked, other):
+                group.start_soon(post, agui_run)
+        turn_ids = [
+            r.last.result["turn_id"] for r in replies if isinstance(r.last, RunFinishedEvent)
+        ]
+        assert len(turn_ids) == 3 and len(set(turn_ids)) == 2  # the retried run is one turn
+        receipts = [b for r in replies for b in r.blocks.values() if b["kind"] == "receipt"]
+        assert len({json.dumps(b, sort_keys=True) for b in receipts}) == 1
+        assert await event_count(store) == before + 1

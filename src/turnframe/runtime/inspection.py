@@ -24,7 +24,7 @@ from turnframe.core.canonical import digest
 from turnframe.core.events import DomainEvent
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.workflow import WorkflowRegistry
-from turnframe.runtime.inspection_calls import act_pointers, model_view
+from turnframe.runtime.inspection_calls import Pointers, act_pointers, model_view
 from turnframe.runtime.inspection_chain import (
     as_dict,
     as_list,
@@ -101,7 +101,7 @@ async def inspection_for(
     record = await store.load_replay(account, key)
     if record is None:
         notes.append(NO_REPLAY)
-    rec: dict[str, Any] = dict(record or {})
+    rec: dict[str, Any] = dict(record) if isinstance(record, dict) else {}
     blocks = await store.load_reply(account, key)
     if blocks is None and turn.phase == "replied":
         notes.append(NO_REPLY)
@@ -193,11 +193,11 @@ async def _view(
 
     message_acts = [a for a in as_list(understanding.get("acts")) if isinstance(a, dict)]
     inputs = {act_id_of(a): a for a in as_list(inp.get("acts")) if isinstance(a, dict)}
-    pointers = act_pointers(rec, [str(a.get("id")) for a in message_acts])
+    pointers = act_pointers(rec, [str(a.get("id", "")) for a in message_acts])
     acts: list[ActView] = []
     for act in message_acts:
         act_id = str(act.get("id", ""))
-        spans = evidence_of(text, act, pointers[act_id], units)
+        spans = evidence_of(text, act, pointers.get(act_id) or Pointers(), units)
         acts.append(
             await _act(store, account, act, "message", inputs.get(act_id), spans, results, plan,
                        events, receipts)
@@ -338,7 +338,7 @@ async def _click(
         )
     stored = await store.get_interaction(account, turn.conversation_id, card_id)
     spec = as_dict(card.get("spec"))
-    kind = spec.get("kind") or (stored.spec.kind.value if stored is not None else None)
+    kind = _text(spec.get("kind")) or (stored.spec.kind.value if stored is not None else None)
     option = str(response.get("option_id", ""))
     labels = {
         str(as_dict(o).get("id")): as_dict(o).get("label") for o in as_list(spec.get("options"))
@@ -353,12 +353,17 @@ async def _click(
         expected_revision=expected if isinstance(expected, int) else None,
         value=value if isinstance(value, str) else None,
         found=bool(card) or stored is not None,
-        interaction_kind=str(kind) if kind else None,
-        prompt=spec.get("prompt") or (stored.spec.prompt if stored is not None else None),
+        interaction_kind=kind,
+        prompt=_text(spec.get("prompt")) or (stored.spec.prompt if stored is not None else None),
         option_label=str(labels[option]) if labels.get(option) is not None else None,
         case=case_text(spec.get("case"))
         or (str(stored.spec.case) if stored is not None and stored.spec.case else None),
         case_revision=revision if isinstance(revision, int) else None,
         status=stored.status.value if stored is not None else None,
-        card_turn_id=str(card.get("turn_id") or "") or (stored.turn_id if stored else None),
+        card_turn_id=_text(card.get("turn_id")) or (stored.turn_id if stored else None),
     )
+
+
+def _text(value: Any) -> str | None:
+    """Return ``value`` when it is a non-empty string (a damaged record may hold anything)."""
+    return value if isinstance(value, str) and value else None

@@ -15,8 +15,9 @@ Pure mapping, no I/O but the :class:`~turnframe.serve.state.LiveTurn` it reads:
 - the end is ``RUN_FINISHED`` with the turn's ``TurnView`` as ``result`` and the cards'
   calls as ``pendingToolCallIds``; a problem is ``RUN_ERROR`` with the problem's code.
 
-No event carries a timestamp, so a retried run (same ``runId``, the same turn) streams
-the same bytes.
+No event carries a timestamp and every id derives from the turn id and the block's place,
+so a retried run (same ``runId``, the same turn) streams the same messages under the same
+ids: the same bytes while the service holds the turn's events.
 """
 
 from __future__ import annotations
