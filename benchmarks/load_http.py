@@ -544,9 +544,11 @@ async def seed(store: TurnStore, clients: int, turns: int) -> list[str]:
     rounds = math.ceil(turns / len(MESSAGES))
     accounts = [account_name(c, r) for c in range(clients) for r in range(rounds)]
     for account in accounts:
-        for _record, case, state in seed_all(
-            DEMO_RECORDS, lambda workflow, key, a=account: CaseRef(workflow, f"{a}-{key.lower()}")
-        ):
+
+        def mint(workflow: str, key: str, account: str = account) -> CaseRef:
+            return CaseRef(workflow, f"{account}-{key.lower()}")
+
+        for _record, case, state in seed_all(DEMO_RECORDS, mint):
             await runtime.seed(account, case.workflow, state, case.case_id)
     return accounts
 

@@ -212,7 +212,7 @@ def test_a_card_committed_twice_is_a_duplicate_effect(tmp_path: Path) -> None:
                 response = record.input.get("interaction_response") if record else None
                 if isinstance(response, dict):
                     clicks.setdefault(str(response["interaction_id"]), []).append(turn_id)
-            committed = {}
+            committed: dict[str, DomainEvent] = {}
             for row in await store.list_cases(accounts[0]):
                 for event in await store.case_events(row.case):
                     committed.setdefault(event.turn_id, event)
