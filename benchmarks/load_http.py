@@ -270,12 +270,16 @@ def _key() -> str:
     return f"k-{secrets.token_hex(8)}"
 
 
-async def drive(transport: Transport, clients: int, turns: int) -> tuple[Tally, float]:
-    """Run every client at once; return the tally and the wall time in seconds."""
+async def drive(transports: Sequence[Transport], turns: int) -> tuple[Tally, float]:
+    """Run every client at once (client ``c`` through ``transports[c]``).
+
+    Returns:
+        The tally and the wall time in seconds.
+    """
     tally = Tally()
     start = time.perf_counter()
     async with anyio.create_task_group() as group:
-        for c in range(clients):
+        for c, transport in enumerate(transports):
             group.start_soon(run_client, transport, c, turns, tally)
     return tally, time.perf_counter() - start
 
@@ -353,14 +357,16 @@ def runtime_for(store: TurnStore) -> Runtime:
 
 # over HTTP -----------------------------------------------------------------------------------
 class OverHttp:
-    """Sends each request to the server with ``httpx`` (one client per benchmark client).
+    """Sends one benchmark client's requests to the server with its own ``httpx`` client.
 
     The session's CSRF token is sent as ``X-CSRF-Token`` with every turn (with its
-    cookie), so the requests pass whether or not the server treats them as a browser's.
+    cookie, kept in this client's own jar), so the requests pass whether or not the
+    server treats them as a browser's. At most 4 connections (a client has at most two
+    requests in flight).
     """
 
-    def __init__(self, base: str, clients: int) -> None:
-        limits = httpx.Limits(max_connections=2 * clients + 4, max_keepalive_connections=clients)
+    def __init__(self, base: str) -> None:
+        limits = httpx.Limits(max_connections=4, max_keepalive_connections=2)
         self.http = httpx.AsyncClient(base_url=base, limits=limits, timeout=REQUEST_TIMEOUT_S)
         self.csrf: dict[str, str] = {}
 
@@ -629,7 +635,7 @@ async def in_process_phase(kind: StoreKind, clients: int, turns: int) -> tuple[T
     store = await kind.open()
     try:
         accounts = await seed(store, clients, turns)
-        tally, wall = await drive(InProcess(store), clients, turns)
+        tally, wall = await drive([InProcess(store)] * clients, turns)
         tally.errors += [
             f"in process: {k}={v}"
             for k, v in (await audit(store, accounts, tally.claimed)).items()
@@ -652,11 +658,12 @@ async def http_phase(
     server = Server(kind.cli_args, workers)
     try:
         await server.wait_ready()
-        transport = OverHttp(server.base, clients)
+        transports = [OverHttp(server.base) for _ in range(clients)]
         try:
-            tally, wall = await drive(transport, clients, turns)
+            tally, wall = await drive(transports, turns)
         finally:
-            await transport.aclose()
+            for transport in transports:
+                await transport.aclose()
     finally:
         server.stop()
     store = await kind.open()

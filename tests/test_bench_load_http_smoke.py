@@ -159,7 +159,7 @@ async def _one_client(bench: ModuleType, tmp_path: Path) -> tuple[Any, list[str]
 
     store = await SqliteStore.open(tmp_path / "audit.db")
     accounts = await bench.seed(store, 1, 3)
-    tally, _wall = await bench.drive(bench.InProcess(store), 1, 3)
+    tally, _wall = await bench.drive([bench.InProcess(store)], 3)
     assert tally.errors == [] and tally.turns >= 5
     return store, accounts, tally
 
