@@ -100,6 +100,8 @@ MAX_TURNS = 500
 MAX_CARD_DEPTH = 4
 """Cards followed per message at most (the cancel draws two: select, then confirm)."""
 CONVERSATION = "load"
+WARM_UP = -1
+"""The client number of the untimed warm-up round (account ``load-warm-r0``)."""
 START_TIMEOUT_S = 90.0
 REQUEST_TIMEOUT_S = 120.0
 _BLOCKS = TypeAdapter(list[ReplyBlock])
@@ -186,8 +188,8 @@ async def timed(call: Awaitable[Answer]) -> tuple[Answer, float]:
 
 
 def account_name(client: int, round_: int) -> str:
-    """Return the account client ``client`` acts for in round ``round_``."""
-    return f"load-c{client}-r{round_}"
+    """Return the account client ``client`` acts for in round ``round_`` (the warm-up's: -1)."""
+    return f"load-warm-r{round_}" if client == WARM_UP else f"load-c{client}-r{round_}"
 
 
 def click_body(card: dict[str, Any]) -> dict[str, Any]:
@@ -273,10 +275,15 @@ def _key() -> str:
 async def drive(transports: Sequence[Transport], turns: int) -> tuple[Tally, float]:
     """Run every client at once (client ``c`` through ``transports[c]``).
 
+    First one untimed round of the warm-up account through ``transports[0]`` (the first
+    turns of a process pay for imports and caches; its unexpected answers are kept).
+
     Returns:
         The tally and the wall time in seconds.
     """
-    tally = Tally()
+    warm = Tally()
+    await run_client(transports[0], WARM_UP, len(MESSAGES), warm)
+    tally = Tally(errors=[f"warm-up {e}" for e in warm.errors])
     start = time.perf_counter()
     async with anyio.create_task_group() as group:
         for c, transport in enumerate(transports):
@@ -408,6 +415,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class ServerFailed(RuntimeError):
+    """``turnframe serve`` exited or did not answer ``/healthz`` in time."""
+
+
 class Server:
     """``turnframe serve`` as a subprocess on 127.0.0.1 (stopped by its own pid)."""
 
@@ -456,14 +467,14 @@ class Server:
         """Poll ``/healthz`` until it answers 200.
 
         Raises:
-            RuntimeError: the server exited, or was not up within ``START_TIMEOUT_S``
+            ServerFailed: the server exited, or was not up within ``START_TIMEOUT_S``
                 (its log's tail in the message).
         """
         deadline = time.monotonic() + START_TIMEOUT_S
         async with httpx.AsyncClient(base_url=self.base, timeout=2.0) as http:
             while time.monotonic() < deadline:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(
+                    raise ServerFailed(
                         f"turnframe serve exited {self.proc.returncode}: {self.tail()}"
                     )
                 try:
@@ -472,7 +483,7 @@ class Server:
                 except httpx.TransportError:
                     pass
                 await anyio.sleep(0.1)
-        raise RuntimeError(f"turnframe serve was not up in {START_TIMEOUT_S:.0f}s: {self.tail()}")
+        raise ServerFailed(f"turnframe serve was not up in {START_TIMEOUT_S:.0f}s: {self.tail()}")
 
     def tail(self) -> str:
         """The last lines of the server's log, with the command and the log's path."""
@@ -548,7 +559,8 @@ async def seed(store: TurnStore, clients: int, turns: int) -> list[str]:
     """Seed the demo records into every account the run uses; return the accounts."""
     runtime = runtime_for(store)
     rounds = math.ceil(turns / len(MESSAGES))
-    accounts = [account_name(c, r) for c in range(clients) for r in range(rounds)]
+    accounts = [account_name(WARM_UP, 0)]
+    accounts += [account_name(c, r) for c in range(clients) for r in range(rounds)]
     for account in accounts:
 
         def mint(workflow: str, key: str, account: str = account) -> CaseRef:
@@ -800,6 +812,17 @@ def table(report: dict[str, Any]) -> str:
         "latencies in ms per text or click turn (client side); +http = HTTP minus in process "
         "(same turns, same store kind, this run)"
     )
+    lines.append("by kind (ms)       http p50/p99        in process p50/p99")
+    for row in report["rows"]:
+        if "skipped" in row:
+            continue
+        for kind in ("text", "click"):
+            http, local = row["http_ms"], row["in_process_ms"]
+            lines.append(
+                f"  {row['store']:<12} {kind:<5} "
+                f"{http[kind + '_p50']:>8} / {http[kind + '_p99']:<8}  "
+                f"{local[kind + '_p50']:>8} / {local[kind + '_p99']:<8}"
+            )
     for row in report["rows"]:
         if "skipped" in row:
             continue
@@ -857,7 +880,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         or os.environ.get("TURNFRAME_POSTGRES_DSN"),
     )
     args = parser.parse_args(argv)
-    report = run(args)
+    try:
+        report = run(args)
+    except ServerFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps(report) if args.json else table(report))
     return 1 if failed(report) else 0
 
