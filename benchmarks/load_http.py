@@ -165,6 +165,20 @@ class Tally:
     retry_mismatch: int = 0
     claimed: set[str] = field(default_factory=set)
     cards_double_clicked: int = 0
+    chains: int = 0
+    """Text turns that drew a card (each chain's last card commits, the others draw one)."""
+    warm_chains: int = 0
+    warm_cards: int = 0
+    """The warm-up round's chains and cards (in the store too, so in the audit's counts)."""
+
+    def check_cards(self, counts: dict[str, int], where: str) -> None:
+        """Record an error when the clicks did not commit or draw what the chains need."""
+        chains = self.chains + self.warm_chains
+        cards = self.cards_double_clicked + self.warm_cards
+        want = {"cards_committed": chains, "cards_drew": cards - chains}
+        for key, expected in want.items():
+            if counts[key] != expected:
+                self.errors.append(f"{where}: {key} {counts[key]}, expected {expected}")
 
     def saw(self, answer: Answer, kind: str, elapsed_ms: float, *, retry: bool = False) -> None:
         """Count one answer; a retry's must be a replay or a busy refusal."""
@@ -221,6 +235,7 @@ async def both(first: Awaitable[Any], second: Awaitable[Any]) -> tuple[Any, Any]
 
 async def follow_cards(transport: Transport, account: str, answer: Answer, tally: Tally) -> None:
     """Double-click each card ``answer`` draws, then each card the clicks draw, and so on."""
+    tally.chains += bool(answer.cards())
     for _ in range(MAX_CARD_DEPTH):
         cards = answer.cards()
         if not cards:
@@ -262,8 +277,10 @@ async def run_client(transport: Transport, client: int, turns: int, tally: Tally
             tally.saw(answer, "text", elapsed)
             if m == RETRY_AFTER:
                 again = await transport.turn(account, body, key)
+                if again.status != 200:
+                    tally.errors.append(f"retry after the reply: {again.status} {again.body}")
                 tally.saw(again, "text", 0.0, retry=True)
-                if again.status != 200 or again.turn_id != answer.turn_id:
+                if again.turn_id is not None and again.turn_id != answer.turn_id:
                     tally.retry_mismatch += 1
         await follow_cards(transport, account, answer, tally)
 
@@ -283,7 +300,12 @@ async def drive(transports: Sequence[Transport], turns: int) -> tuple[Tally, flo
     """
     warm = Tally()
     await run_client(transports[0], WARM_UP, len(MESSAGES), warm)
-    tally = Tally(errors=[f"warm-up {e}" for e in warm.errors])
+    tally = Tally(
+        errors=[f"warm-up {e}" for e in warm.errors],
+        warm_chains=warm.chains,
+        warm_cards=warm.cards_double_clicked,
+    )
+    tally.claimed.update(warm.claimed)
     start = time.perf_counter()
     async with anyio.create_task_group() as group:
         for c, transport in enumerate(transports):
@@ -575,9 +597,11 @@ async def seed(store: TurnStore, clients: int, turns: int) -> list[str]:
 async def audit(store: TurnStore, accounts: Sequence[str], claimed: set[str]) -> dict[str, int]:
     """Count lost updates, duplicate effects and receipts without events from the store.
 
-    See the module docstring ("Checks") for what each count is.
+    See the module docstring ("Checks") for what each count is. Also counted, so a
+    check that found nothing to look at shows: ``cards_committed``, the clicked cards
+    whose clicks committed a change, and ``cards_drew``, those whose clicks drew a card.
     """
-    lost = dup = unbacked = 0
+    lost = dup = unbacked = committed = drew = 0
     all_events: set[str] = set()
     for account in accounts:
         turn_events: dict[str, set[tuple[CaseRef, int]]] = {}
@@ -616,11 +640,19 @@ async def audit(store: TurnStore, accounts: Sequence[str], claimed: set[str]) ->
             commits = set().union(*(turn_events.get(t, set()) for t in clickers))
             cards = {c for t in clickers for c in drawn.get(t, ())}
             dup += (len(commits) > 1) + (len(cards) > 1)
+            committed += bool(commits)
+            drew += bool(cards)
     missing = claimed - all_events
     if missing:
         found = {e.id for e in await store.events_by_id(sorted(missing))}
         lost += len(missing - found)
-    return {"lost": lost, "dup": dup, "unbacked": unbacked}
+    return {
+        "lost": lost,
+        "dup": dup,
+        "unbacked": unbacked,
+        "cards_committed": committed,
+        "cards_drew": drew,
+    }
 
 
 # one row -------------------------------------------------------------------------------------
@@ -648,11 +680,11 @@ async def in_process_phase(kind: StoreKind, clients: int, turns: int) -> tuple[T
     try:
         accounts = await seed(store, clients, turns)
         tally, wall = await drive([InProcess(store)] * clients, turns)
+        counts = await audit(store, accounts, tally.claimed)
         tally.errors += [
-            f"in process: {k}={v}"
-            for k, v in (await audit(store, accounts, tally.claimed)).items()
-            if v
+            f"in process: {k}={counts[k]}" for k in ("lost", "dup", "unbacked") if counts[k]
         ]
+        tally.check_cards(counts, "in process")
     finally:
         await store.close()
     return tally, wall
@@ -702,6 +734,7 @@ async def measure(
         await served.dispose()
     http_lat, local_lat = latency(remote), latency(local)
     counts["dup"] += remote.retry_mismatch
+    remote.check_cards(counts, "over HTTP")
     return {
         "store": label,
         "workers": workers,
