@@ -39,6 +39,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="reply locale (travel: en or pt-PT; default en, or the tour file's locale)",
     )
+    demo.add_argument(
+        "--web",
+        action="store_true",
+        help="serve the travel tour in the browser (extra `serve`; docs/serving.md)",
+    )
+    demo.add_argument("--host", default="127.0.0.1", help="with --web: the address")
+    demo.add_argument("--port", type=int, default=8000, help="with --web: the port")
 
     scenario = sub.add_parser("scenario", help="scenario files")
     scenario_sub = scenario.add_subparsers(dest="scenario_command", required=True)
@@ -92,11 +99,13 @@ def _parser() -> argparse.ArgumentParser:
     from turnframe.cli.models import add_commands as add_model_commands
     from turnframe.cli.new import add_commands as add_new_command
     from turnframe.cli.providers import add_commands as add_provider_commands
+    from turnframe.cli.serve import add_commands as add_serve_command
 
     add_commands(sub)
     add_new_command(sub)
     add_provider_commands(sub)
     add_model_commands(sub)
+    add_serve_command(sub)
     return parser
 
 
@@ -146,6 +155,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from turnframe.cli.models import run_models
 
         return run_models(args)
+    if args.command == "serve":
+        from turnframe.cli.serve import run_serve
+
+        return run_serve(args)
+    if args.command == "demo" and args.web:
+        from turnframe.cli.serve import run_demo_web
+
+        return run_demo_web(host=args.host, port=args.port, db=args.db)
     if args.command == "demo":
         from turnframe.cli.demo import run_demo
 

@@ -123,6 +123,12 @@ class ServeConfig:
         max_turns_per_actor: turns one actor may have running at once (429 beyond).
         inspector: the turn inspector's routes are served.
         loopback_only: the server is bound to a loopback address only.
+        turn_wait_seconds: how long a request for a turn another worker (or an earlier
+            process) is still running waits for its reply before ``turn_in_progress``.
+        locale: the turns' locale when a request names none (``None``: the
+            application's default).
+        turns_kept: finished turns kept in memory per process (older ones are read from
+            the store).
     """
 
     max_message_bytes: int = 16 * 1024
@@ -130,6 +136,9 @@ class ServeConfig:
     max_turns_per_actor: int = 4
     inspector: bool = True
     loopback_only: bool = True
+    turn_wait_seconds: float = 30.0
+    locale: str | None = None
+    turns_kept: int = 2048
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
