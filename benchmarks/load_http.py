@@ -100,8 +100,6 @@ MAX_TURNS = 500
 MAX_CARD_DEPTH = 4
 """Cards followed per message at most (the cancel draws two: select, then confirm)."""
 CONVERSATION = "load"
-WARM_UP = -1
-"""The client number of the untimed warm-up round (account ``load-warm-r0``)."""
 START_TIMEOUT_S = 90.0
 REQUEST_TIMEOUT_S = 120.0
 _BLOCKS = TypeAdapter(list[ReplyBlock])
@@ -171,6 +169,28 @@ class Tally:
     warm_cards: int = 0
     """The warm-up round's chains and cards (in the store too, so in the audit's counts)."""
 
+    def to_json(self) -> dict[str, Any]:
+        """The tally as JSON (an in-process worker's report)."""
+        out = {name: getattr(self, name) for name in self.__slots__}
+        out["claimed"] = sorted(self.claimed)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        """The tally :meth:`to_json` gave."""
+        return cls(**{**data, "claimed": set(data["claimed"])})
+
+    def merge(self, other: Tally) -> None:
+        """Add ``other``'s counts, samples, errors and receipts to this tally."""
+        for kind, values in other.samples.items():
+            self.samples.setdefault(kind, []).extend(values)
+        for name in ("turns", "replays", "busy", "retry_mismatch", "cards_double_clicked"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("chains", "warm_chains", "warm_cards"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors += other.errors
+        self.claimed |= other.claimed
+
     def check_cards(self, counts: dict[str, int], where: str) -> None:
         """Record an error when the clicks did not commit or draw what the chains need."""
         chains = self.chains + self.warm_chains
@@ -202,8 +222,18 @@ async def timed(call: Awaitable[Answer]) -> tuple[Answer, float]:
 
 
 def account_name(client: int, round_: int) -> str:
-    """Return the account client ``client`` acts for in round ``round_`` (the warm-up's: -1)."""
-    return f"load-warm-r{round_}" if client == WARM_UP else f"load-c{client}-r{round_}"
+    """Return the account client ``client`` acts for in round ``round_``.
+
+    Warm-up clients have negative numbers (:func:`warm_client`).
+    """
+    if client < 0:
+        return f"load-warm{-client - 1}-r{round_}"
+    return f"load-c{client}-r{round_}"
+
+
+def warm_client(k: int) -> int:
+    """Return the client number of the ``k``-th warm-up client (from 0)."""
+    return -1 - k
 
 
 def click_body(card: dict[str, Any]) -> dict[str, Any]:
@@ -289,28 +319,37 @@ def _key() -> str:
     return f"k-{secrets.token_hex(8)}"
 
 
-async def drive(transports: Sequence[Transport], turns: int) -> tuple[Tally, float]:
-    """Run every client at once (client ``c`` through ``transports[c]``).
+Clients = Sequence[tuple[int, Transport]]
+"""Client numbers, each with the transport it sends through."""
 
-    First one untimed round of the warm-up account through ``transports[0]`` (the first
-    turns of a process pay for imports and caches; its unexpected answers are kept).
 
-    Returns:
-        The tally and the wall time in seconds.
+async def warm_up(warm: Clients) -> Tally:
+    """Run one untimed round per warm-up client, all at once; return the tally to build on.
+
+    The first turns of a process pay for imports and caches; one warm-up client per
+    process (per server worker) takes them. Its unexpected answers are kept as errors,
+    its cards counted apart (they are in the store, so in the audit's counts).
     """
-    warm = Tally()
-    await run_client(transports[0], WARM_UP, len(MESSAGES), warm)
+    warm_tally = Tally()
+    async with anyio.create_task_group() as group:
+        for client, transport in warm:
+            group.start_soon(run_client, transport, client, len(MESSAGES), warm_tally)
     tally = Tally(
-        errors=[f"warm-up {e}" for e in warm.errors],
-        warm_chains=warm.chains,
-        warm_cards=warm.cards_double_clicked,
+        errors=[f"warm-up {e}" for e in warm_tally.errors],
+        warm_chains=warm_tally.chains,
+        warm_cards=warm_tally.cards_double_clicked,
     )
-    tally.claimed.update(warm.claimed)
+    tally.claimed.update(warm_tally.claimed)
+    return tally
+
+
+async def drive(clients: Clients, turns: int, tally: Tally) -> float:
+    """Run every client at once, counting into ``tally``; return the wall time in seconds."""
     start = time.perf_counter()
     async with anyio.create_task_group() as group:
-        for c, transport in enumerate(transports):
-            group.start_soon(run_client, transport, c, turns, tally)
-    return tally, time.perf_counter() - start
+        for client, transport in clients:
+            group.start_soon(run_client, transport, client, turns, tally)
+    return time.perf_counter() - start
 
 
 # in process ----------------------------------------------------------------------------------
@@ -430,6 +469,17 @@ class OverHttp:
         await self.http.aclose()
 
 
+def server_env() -> dict[str, str]:
+    """This environment, with ``benchmarks/`` and the imported ``turnframe`` first on the path.
+
+    So a subprocess runs the same code as this script, and finds ``load_auth``.
+    """
+    env = dict(os.environ)
+    src = str(Path(turnframe.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), src, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
 def free_port() -> int:
     """Return a TCP port free on 127.0.0.1 now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -471,11 +521,7 @@ class Server:
         if workers > 1:
             command += ["--workers", str(workers)]
         self.command = command
-        env = dict(os.environ)
-        src = str(Path(turnframe.__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(HERE), src, env.get("PYTHONPATH", "")) if p
-        )
+        env = server_env()
         self.proc = subprocess.Popen(
             command,
             stdout=self.log,
@@ -577,11 +623,11 @@ def postgres_kind(dsn: str) -> StoreKind:
     return StoreKind("postgres", open_store, args, dispose)
 
 
-async def seed(store: TurnStore, clients: int, turns: int) -> list[str]:
+async def seed(store: TurnStore, clients: int, turns: int, warm_ups: int = 1) -> list[str]:
     """Seed the demo records into every account the run uses; return the accounts."""
     runtime = runtime_for(store)
     rounds = math.ceil(turns / len(MESSAGES))
-    accounts = [account_name(WARM_UP, 0)]
+    accounts = [account_name(warm_client(k), 0) for k in range(warm_ups)]
     accounts += [account_name(c, r) for c in range(clients) for r in range(rounds)]
     for account in accounts:
 
@@ -674,41 +720,157 @@ def latency(tally: Tally) -> dict[str, float]:
     return {k: round(v, 2) for k, v in out.items()}
 
 
-async def in_process_phase(kind: StoreKind, clients: int, turns: int) -> tuple[Tally, float]:
-    """Seed a fresh store and run every client through ``Runtime.run_turn``."""
+def mine(clients: int, processes: int, index: int) -> list[int]:
+    """Return the clients process ``index`` of ``processes`` runs (round robin)."""
+    return [c for c in range(clients) if c % processes == index]
+
+
+async def in_process_phase(
+    kind: StoreKind, clients: int, turns: int, processes: int
+) -> tuple[Tally, float]:
+    """Seed a fresh store and run every client through ``Runtime.run_turn``.
+
+    With ``processes`` > 1 (the PostgreSQL row: as many as the server has workers), the
+    clients are split round robin over that many worker processes of this script
+    (:func:`in_process_worker`), so the baseline has the server's parallelism; each
+    warms up, then all start together.
+    """
     store = await kind.open()
     try:
-        accounts = await seed(store, clients, turns)
-        tally, wall = await drive([InProcess(store)] * clients, turns)
-        counts = await audit(store, accounts, tally.claimed)
-        tally.errors += [
-            f"in process: {k}={counts[k]}" for k in ("lost", "dup", "unbacked") if counts[k]
-        ]
-        tally.check_cards(counts, "in process")
+        accounts = await seed(store, clients, turns, warm_ups=processes)
     finally:
         await store.close()
+    if processes == 1:
+        store = await kind.open()
+        try:
+            transport = InProcess(store)
+            tally = await warm_up([(warm_client(0), transport)])
+            wall = await drive([(c, transport) for c in range(clients)], turns, tally)
+        finally:
+            await store.close()
+    else:
+        tally, wall = await anyio.to_thread.run_sync(
+            in_process_workers, kind, clients, turns, processes
+        )
+    store = await kind.open()
+    try:
+        counts = await audit(store, accounts, tally.claimed)
+    finally:
+        await store.close()
+    tally.errors += [
+        f"in process: {k}={counts[k]}" for k in ("lost", "dup", "unbacked") if counts[k]
+    ]
+    tally.errors += [
+        f"in process: {r} retries answered with another turn" for r in [tally.retry_mismatch] if r
+    ]
+    tally.check_cards(counts, "in process")
     return tally, wall
+
+
+def in_process_workers(
+    kind: StoreKind, clients: int, turns: int, processes: int
+) -> tuple[Tally, float]:
+    """Run the in-process clients in ``processes`` worker processes; merge their tallies."""
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--in-process-worker",
+                str(i),
+                "--workers",
+                str(processes),
+                "--clients",
+                str(clients),
+                "--turns",
+                str(turns),
+                "--store-args",
+                json.dumps(kind.cli_args),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=server_env(),
+        )
+        for i in range(processes)
+    ]
+    try:
+        for p in procs:
+            assert p.stdout is not None
+            line = p.stdout.readline().strip()
+            if line != "READY":
+                raise ServerFailed(f"an in-process worker failed to start: {line!r}")
+        start = time.perf_counter()
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write("GO\n")
+            p.stdin.flush()
+        tally = Tally()
+        for p in procs:
+            assert p.stdout is not None
+            tally.merge(Tally.from_json(json.loads(p.stdout.readline())))
+        wall = time.perf_counter() - start
+    finally:
+        for p in procs:
+            if p.stdin is not None:
+                p.stdin.close()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=10)
+    return tally, wall
+
+
+async def in_process_worker(index: int, processes: int, args: argparse.Namespace) -> None:
+    """One in-process worker: warm up, print READY, wait for GO, run, print its tally."""
+    store = await open_from_cli_args(json.loads(args.store_args))
+    try:
+        transport = InProcess(store)
+        tally = await warm_up([(warm_client(index), transport)])
+        print("READY", flush=True)
+        await anyio.to_thread.run_sync(sys.stdin.readline)  # GO
+        clients = [(c, transport) for c in mine(args.clients, processes, index)]
+        await drive(clients, args.turns, tally)
+        print(json.dumps(tally.to_json()), flush=True)
+    finally:
+        await store.close()
+
+
+async def open_from_cli_args(cli_args: list[str]) -> TurnStore:
+    """Open the store ``turnframe serve`` arguments name (``--store``, ``--db``/``--dsn --schema``)."""
+    named = dict(zip(cli_args[::2], cli_args[1::2], strict=True))
+    if named["--store"] == "postgres":
+        from turnframe.store.postgres import PostgresStore
+
+        return await PostgresStore.open(named["--dsn"], schema=named["--schema"], max_size=8)
+    from turnframe.store.sqlite import SqliteStore
+
+    return await SqliteStore.open(Path(named["--db"]))
 
 
 async def http_phase(
     kind: StoreKind, clients: int, turns: int, workers: int
 ) -> tuple[Tally, float, dict[str, int]]:
-    """Seed a fresh store, serve it, run every client over HTTP, then audit the store."""
+    """Seed a fresh store, serve it, run every client over HTTP, then audit the store.
+
+    One warm-up client per server worker first (each on its own connections, so the
+    kernel spreads them over the workers as it spreads the clients).
+    """
     store = await kind.open()
     try:
-        accounts = await seed(store, clients, turns)
+        accounts = await seed(store, clients, turns, warm_ups=workers)
     finally:
         await store.close()
     server = Server(kind.cli_args, workers)
+    transports = [OverHttp(server.base) for _ in range(clients + workers)]
     try:
         await server.wait_ready()
-        transports = [OverHttp(server.base) for _ in range(clients)]
-        try:
-            tally, wall = await drive(transports, turns)
-        finally:
-            for transport in transports:
-                await transport.aclose()
+        tally = await warm_up([(warm_client(k), transports[clients + k]) for k in range(workers)])
+        wall = await drive(list(enumerate(transports[:clients])), turns, tally)
     finally:
+        for transport in transports:
+            await transport.aclose()
         server.stop()
     store = await kind.open()
     try:
@@ -721,23 +883,40 @@ async def http_phase(
 async def measure(
     kind_for: Callable[[str], StoreKind], label: str, args: argparse.Namespace, workers: int
 ) -> dict[str, Any]:
-    """One row: the in-process baseline, then the same turns over HTTP, on fresh databases."""
-    base = kind_for("inproc")
-    try:
-        local, local_wall = await in_process_phase(base, args.clients, args.turns)
-    finally:
-        await base.dispose()
-    served = kind_for("http")
-    try:
-        remote, wall, counts = await http_phase(served, args.clients, args.turns, workers)
-    finally:
-        await served.dispose()
+    """One row: ``--repeat`` rounds of the in-process baseline and the same turns over HTTP.
+
+    Every phase runs on a fresh database. The order alternates (in process, HTTP, then
+    HTTP, in process, ...) so a load that rises or falls on the machine during the run
+    weighs on both sides alike; samples and counts are pooled over the rounds.
+    """
+    local, remote = Tally(), Tally()
+    local_wall = wall = 0.0
+    counts = {"lost": 0, "dup": 0, "unbacked": 0, "cards_committed": 0, "cards_drew": 0}
+    for rep in range(args.repeat):
+        for phase in ("in", "http") if rep % 2 == 0 else ("http", "in"):
+            kind = kind_for(f"{phase}{rep}")
+            try:
+                if phase == "in":
+                    tally, seconds = await in_process_phase(kind, args.clients, args.turns, workers)
+                    local.merge(tally)
+                    local_wall += seconds
+                else:
+                    tally, seconds, found = await http_phase(
+                        kind, args.clients, args.turns, workers
+                    )
+                    remote.merge(tally)
+                    wall += seconds
+                    for key, value in found.items():
+                        counts[key] += value
+            finally:
+                await kind.dispose()
     http_lat, local_lat = latency(remote), latency(local)
     counts["dup"] += remote.retry_mismatch
     remote.check_cards(counts, "over HTTP")
     return {
         "store": label,
         "workers": workers,
+        "repeat": args.repeat,
         "clients": args.clients,
         "turns": remote.turns,
         "turns_per_s": round(remote.turns / wall, 1) if wall > 0 else 0.0,
@@ -908,11 +1087,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--store", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument(
+        "--repeat",
+        type=_bounded(10),
+        default=2,
+        help="rounds of (in process, HTTP), order alternating; samples pooled",
+    )
+    parser.add_argument(
         "--dsn",
         default=os.environ.get("TURNFRAME_TEST_POSTGRES_DSN")
         or os.environ.get("TURNFRAME_POSTGRES_DSN"),
     )
+    parser.add_argument("--in-process-worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--store-args", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.in_process_worker is not None:
+        anyio.run(in_process_worker, args.in_process_worker, args.workers, args)
+        return 0
     try:
         report = run(args)
     except ServerFailed as exc:
