@@ -819,6 +819,8 @@ def in_process_workers(
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait(timeout=10)
+            if p.stdout is not None:
+                p.stdout.close()
     return tally, wall
 
 
