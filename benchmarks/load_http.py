@@ -1,13 +1,14 @@
 """Load over HTTP: concurrent clients through ``turnframe serve``, against in-process turns.
 
 What is measured
-    ``--clients`` concurrent clients (default 8, at most ``MAX_CLIENTS``) each run
-    ``--turns`` text turns (default 12) through ``turnframe serve`` on 127.0.0.1, with
-    ``httpx.AsyncClient`` (loopback only: the script takes no host). Rows: ``sqlite``
-    (one server process) and ``postgres×W`` (``--store postgres`` with ``--workers W``
-    uvicorn worker processes, default 3, on a fresh schema dropped afterwards; the DSN is
-    ``--dsn``, else ``TURNFRAME_TEST_POSTGRES_DSN`` or ``TURNFRAME_POSTGRES_DSN``; the row
-    is skipped with a message when none is set).
+    ``--clients`` concurrent clients (at most ``MAX_CLIENTS``; a list gives a row per
+    count, default 1 and 8) each run ``--turns`` text turns (default 12) through
+    ``turnframe serve`` on 127.0.0.1, with ``httpx.AsyncClient`` (loopback only: the
+    script takes no host). Rows: ``sqlite`` (one server process) and ``postgres×W``
+    (``--store postgres`` with ``--workers W`` uvicorn worker processes, default 3, on a
+    fresh schema dropped afterwards; the DSN is ``--dsn``, else
+    ``TURNFRAME_TEST_POSTGRES_DSN`` or ``TURNFRAME_POSTGRES_DSN``; the row is skipped
+    with a message when none is set).
 
     Every client acts for its own accounts (``benchmarks/load_auth.py``, passed with
     ``--auth``: the ``X-Load-Actor`` header names the account; it refuses non-loopback
@@ -28,10 +29,24 @@ What is measured
 
     The same clients, on the same store kind (a fresh database, seeded alike), run the
     same turns in process too, calling ``Runtime.run_turn`` directly (the retry key is
-    the turn id), in the same run. Latency is wall time per request on the client side
-    (``time.perf_counter``) for text and click turns that ran (not replays); the added
-    latency of the HTTP layer is HTTP minus in-process, at p50 and at p99.
-    ``turns/s`` = turns that ran over HTTP / the wall time of the HTTP phase.
+    the turn id), in the same run: in one process for SQLite, in ``W`` processes of this
+    script for ``postgres×W`` (the clients split round robin, as the server has ``W``
+    workers), so both sides have the same parallelism. Each process (each server
+    worker) first runs one untimed warm-up round on an account of its own. ``--repeat``
+    (default 2) alternates the phases (in process, HTTP, HTTP, in process, ...) on fresh
+    databases and pools the samples, so a load that changes on the machine during the
+    run weighs on both sides alike.
+
+    Latency is wall time per request on the client side (``time.perf_counter``) for the
+    text and click turns that ran (not replays, not 409s); p50 is the median, p99 the
+    nearest rank. The added latency of the HTTP layer is HTTP minus in process, at p50
+    and at p99 (the table also gives both per kind: a click needs no understanding, so
+    the pooled p50 is a click's). ``turns/s`` = turns that ran over HTTP / the wall time
+    of the HTTP phases. With one client little queues (the two clicks of a pair, the
+    retry race), and the difference is mostly the HTTP layer's own cost (the server's
+    request handling, the turn service, uvicorn, httpx and loopback TCP). With several, an HTTP request's clock also runs while it waits for a
+    busy server, whereas an in-process client's turn only starts (and its clock with it)
+    once the event loop is free: the added latency then includes that queueing.
 
 Checks (read from the store after the server stopped; all must be 0)
     ``lost``: a case whose committed revisions are not 1..its revision, a revision two
@@ -42,11 +57,16 @@ Checks (read from the store after the server stopped; all must be 0)
     than one turn, a key whose events span more than one revision, or a retry answered
     with another turn.
     ``unbacked``: receipt blocks of persisted replies citing an event id not in the store.
-    The script exits 1 when one is not 0 or a request got an unexpected answer.
+    So that a check with nothing to look at cannot pass, the clicked cards that committed
+    (one per chain of cards: the cancellation's confirmation) and that drew a card (the
+    selection) are counted from the store too, and must match what the clients clicked.
+    The script exits 1 when a count is not 0, or a request got an unexpected answer (any
+    status but 201 for a turn, 200 for a retry after the reply, or 409
+    ``turn_in_progress`` for one of a concurrent pair), in process or over HTTP.
 
 Usage: ``python benchmarks/load_http.py [--json] [--clients N] [--turns N] [--workers W]
-[--store sqlite|postgres|both] [--dsn DSN]``. Server logs go to a temporary file named
-in the error when it fails to start.
+[--store sqlite|postgres|both] [--dsn DSN] [--repeat R]``. When the server does not
+start, the error names its command and ends with its log.
 """
 
 from __future__ import annotations
@@ -832,7 +852,7 @@ async def in_process_worker(index: int, processes: int, args: argparse.Namespace
         tally = await warm_up([(warm_client(index), transport)])
         print("READY", flush=True)
         await anyio.to_thread.run_sync(sys.stdin.readline)  # GO
-        clients = [(c, transport) for c in mine(args.clients, processes, index)]
+        clients = [(c, transport) for c in mine(args.clients[0], processes, index)]
         await drive(clients, args.turns, tally)
         print(json.dumps(tally.to_json()), flush=True)
     finally:
@@ -883,7 +903,11 @@ async def http_phase(
 
 
 async def measure(
-    kind_for: Callable[[str], StoreKind], label: str, args: argparse.Namespace, workers: int
+    kind_for: Callable[[str], StoreKind],
+    label: str,
+    args: argparse.Namespace,
+    workers: int,
+    clients: int,
 ) -> dict[str, Any]:
     """One row: ``--repeat`` rounds of the in-process baseline and the same turns over HTTP.
 
@@ -899,13 +923,11 @@ async def measure(
             kind = kind_for(f"{phase}{rep}")
             try:
                 if phase == "in":
-                    tally, seconds = await in_process_phase(kind, args.clients, args.turns, workers)
+                    tally, seconds = await in_process_phase(kind, clients, args.turns, workers)
                     local.merge(tally)
                     local_wall += seconds
                 else:
-                    tally, seconds, found = await http_phase(
-                        kind, args.clients, args.turns, workers
-                    )
+                    tally, seconds, found = await http_phase(kind, clients, args.turns, workers)
                     remote.merge(tally)
                     wall += seconds
                     for key, value in found.items():
@@ -919,7 +941,7 @@ async def measure(
         "store": label,
         "workers": workers,
         "repeat": args.repeat,
-        "clients": args.clients,
+        "clients": clients,
         "turns": remote.turns,
         "turns_per_s": round(remote.turns / wall, 1) if wall > 0 else 0.0,
         "http_ms": http_lat,
@@ -949,9 +971,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="load_http_") as tmp:
         directory = Path(tmp)
         if args.store in ("sqlite", "both"):
-            rows.append(
-                anyio.run(measure, lambda label: sqlite_kind(directory, label), "sqlite", args, 1)
-            )
+            for n in args.clients:
+                rows.append(
+                    anyio.run(
+                        measure, lambda label: sqlite_kind(directory, label), "sqlite", args, 1, n
+                    )
+                )
     if args.store in ("postgres", "both"):
         label = f"postgres×{args.workers}"
         if not args.dsn:
@@ -963,9 +988,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rows.append({"store": label, "skipped": message})
         else:
             dsn = args.dsn
-            rows.append(
-                anyio.run(measure, lambda _label: postgres_kind(dsn), label, args, args.workers)
-            )
+            for n in args.clients:
+                rows.append(
+                    anyio.run(
+                        measure, lambda _label: postgres_kind(dsn), label, args, args.workers, n
+                    )
+                )
     return {
         "rows": rows,
         "config": {
@@ -1026,14 +1054,14 @@ def table(report: dict[str, Any]) -> str:
         "latencies in ms per text or click turn (client side); +http = HTTP minus in process "
         "(same turns, same store kind, this run)"
     )
-    lines.append("by kind (ms)       http p50/p99        in process p50/p99")
+    lines.append("by kind (ms)                   http p50/p99        in process p50/p99")
     for row in report["rows"]:
         if "skipped" in row:
             continue
         for kind in ("text", "click"):
             http, local = row["http_ms"], row["in_process_ms"]
             lines.append(
-                f"  {row['store']:<12} {kind:<5} "
+                f"  {row['store']:<12} {row['clients']:>3} clients  {kind:<5} "
                 f"{http[kind + '_p50']:>8} / {http[kind + '_p99']:<8}  "
                 f"{local[kind + '_p50']:>8} / {local[kind + '_p99']:<8}"
             )
@@ -1041,7 +1069,8 @@ def table(report: dict[str, Any]) -> str:
         if "skipped" in row:
             continue
         lines.append(
-            f"{row['store']}: {row['cards_double_clicked']} cards double-clicked, "
+            f"{row['store']}, {row['clients']} clients: "
+            f"{row['cards_double_clicked']} cards double-clicked, "
             f"{row['replays']} retries replayed, {row['busy_409']} answered 409 turn_in_progress, "
             f"{row['errors']} unexpected answers; in process {row['in_process']['turns']} turns "
             f"at {row['in_process']['turns_per_s']} turns/s"
@@ -1077,10 +1106,24 @@ def _bounded(limit: int) -> Callable[[str], int]:
     return parse
 
 
+def _counts(limit: int) -> Callable[[str], list[int]]:
+    one = _bounded(limit)
+
+    def parse(text: str) -> list[int]:
+        return [one(part.strip()) for part in text.split(",")]
+
+    return parse
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--clients", type=_bounded(MAX_CLIENTS), default=8)
+    parser.add_argument(
+        "--clients",
+        type=_counts(MAX_CLIENTS),
+        default=[1, 8],
+        help="concurrent clients; a comma-separated list gives a row per count (default 1,8)",
+    )
     parser.add_argument(
         "--turns", type=_bounded(MAX_TURNS), default=12, help="text turns per client"
     )

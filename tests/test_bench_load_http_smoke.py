@@ -133,7 +133,10 @@ def test_postgres_row_is_skipped_with_a_message_without_a_dsn(
         assert column in header
 
 
-@pytest.mark.parametrize("argv", [["--clients", "0"], ["--clients", "65"], ["--turns", "x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--clients", "0"], ["--clients", "65"], ["--clients", "1,x"], ["--turns", "x"]],
+)
 def test_bounds_are_refused(argv: list[str]) -> None:
     bench = _load()
     with pytest.raises(SystemExit) as exit_info:
