@@ -5,7 +5,7 @@ this directory on ``PYTHONPATH``, so each of its clients acts for its own accoun
 a benchmark tool, not a way to serve people: anyone who can reach the server could name
 any account. It therefore refuses every request that does not come from a loopback
 address to a server bound to one (403 ``forbidden``), and a missing or malformed header
-is 401 ``not_authenticated`` (docs/serving.md "Who is acting").
+is 401 ``not_authenticated`` (docs/serving.md "Auth").
 
 The header holds an account name (letters, digits, ``-`` and ``_``, at most 64); the
 actor is ``Actor(account=<header>, user="load", roles={"customer"})``.
