@@ -93,3 +93,30 @@ def test_demo_web_of_an_app_without_a_tour_is_a_usage_error(
 ) -> None:
     code = main(["demo", "--web", "--app", "expenses", "--db", str(tmp_path / "e.db")])
     assert code == 2 and "has no tour" in capsys.readouterr().err
+
+
+def test_without_the_serve_extra_the_import_and_the_command_name_it() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "sys.modules['starlette'] = None\n"
+        "try:\n"
+        "    import turnframe.serve.app\n"
+        "except ImportError as exc:\n"
+        "    assert 'turnframe[serve]' in str(exc), exc\n"
+        "else:\n"
+        "    raise SystemExit('turnframe.serve imported without starlette')\n"
+        "from turnframe.cli import main\n"
+        "code = main(['serve', '--port', '0', '--db', sys.argv[1]])\n"
+        "print('exit', code)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, "/nonexistent/x.db"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.stdout.strip() == "exit 2", proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and 'pip install "turnframe[serve]"' in proc.stderr

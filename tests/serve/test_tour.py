@@ -80,6 +80,9 @@ async def test_the_whole_tour_by_clicking(tmp_path: Path, serve: Any) -> None:
         first = await _say(client, says[0])
         kinds = [b["kind"] for b in first["blocks"]]
         assert kinds.count("receipt") == 2 and "answer" in kinds
+        inspected = (await client.get(first["inspect"])).json()
+        spans = {(e["argument"], e["text"]) for e in inspected["message"]["evidence"]}
+        assert {("traveler", "Rui"), ("start", "2 to 6 July")} <= spans  # the tour's evidence
 
         ask = await _say(client, says[1])
         card = _card(ask)

@@ -361,7 +361,9 @@ def run_serve(args: argparse.Namespace, out: Any | None = None) -> int:
         print(f"error: the database could not be used: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:  # the extra the store or the server needs is missing
-        print(f"error: {exc} (pip install 'turnframe[serve,postgres]')", file=sys.stderr)
+        said = str(exc).replace("\n", " ")
+        hint = "" if "turnframe[" in said else ' (pip install "turnframe[serve]")'
+        print(f"error: {said}{hint}", file=sys.stderr)
         return 2
     return _serve(settings, records, stream)
 
