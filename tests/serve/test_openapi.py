@@ -40,4 +40,5 @@ async def test_every_route_is_in_the_document_and_it_validates(tmp_path: Path, s
         turns = document["paths"]["/v1/conversations/{conversation_id}/turns"]["post"]
         body = turns["requestBody"]["content"]["application/json"]["schema"]
         assert body == {"$ref": "#/components/schemas/TurnRequestBody"}
-        assert "text/event-stream" in turns["responses"]["201"]["content"]
+        assert "text/event-stream" in turns["responses"]["200"]["content"]  # the stream: 200
+        assert list(turns["responses"]["201"]["content"]) == ["application/json"]

@@ -115,10 +115,13 @@ def _operation(spec: RouteSpec) -> dict[str, Any]:
     elif spec.response is not None:
         content = _body(spec.response)
         if spec.request == "TurnRequestBody":
-            content["text/event-stream"] = {"schema": {"type": "string"}}
+            again = _body(spec.response)
+            again["text/event-stream"] = {"schema": {"type": "string"}}
             responses["200"] = {
-                "description": "The same turn again (a retried key)",
-                "content": _body(spec.response),
+                "description": "The same turn again (a retried key); or, with Accept: "
+                "text/event-stream, the turn's SSE stream (id = seq; event = "
+                "phase|step|blocks|finished|error)",
+                "content": again,
             }
         responses[ok] = {"description": spec.summary, "content": content}
     else:
