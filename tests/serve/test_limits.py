@@ -67,20 +67,76 @@ async def test_bad_bodies_get_their_codes(tmp_path: Path, serve: Any) -> None:
         assert pt.status_code == 201
 
 
-async def test_a_message_the_reader_refuses_is_a_notice_and_nothing_runs(
+async def test_a_message_the_reader_refuses_is_a_stored_turn_with_a_notice(
     tmp_path: Path, serve: Any
 ) -> None:
     async with serve(tmp_path) as client:
         response = await client.post(URL, json={"text": "Something else entirely"})
         assert response.status_code == 201
-        [block] = response.json()["blocks"]
-        assert block["kind"] == "notice" and block["code"] == "not_understood"
-        assert LISBON in block["text"]
-        assert (await client.get("/v1/conversations/c1")).status_code == 404
+        view = response.json()
+        [block] = view["blocks"]
+        assert block["kind"] == "notice" and block["code"] == "unreadable_message"
+        assert view["model_calls"] == 0
+        # a turn like any other: reloaded, inspectable, replayable
+        reload = (await client.get("/v1/conversations/c1")).json()
+        assert reload["turns"] == [{"turn_id": view["turn_id"], "blocks": view["blocks"]}]
+        assert (await client.get(view["inspect"])).status_code == 200
+        replayed = await client.post(f"/v1/turns/{view['turn_id']}/replay", json={})
+        assert replayed.json()["same"] is True
+        # the tour's messages are matched whatever the case, spacing or final stop
+        loose = await client.post(URL, json={"text": "  add A SEAT to the   lisbon trip  "})
+        assert any(b["kind"] == "interaction" for b in loose.json()["blocks"])
     async with serve(tmp_path / "none", reader=None) as client:
         response = await client.post(URL, json={"text": LISBON})
         [block] = response.json()["blocks"]
         assert block["code"] == "no_model" and "--model" in block["text"]
+
+
+async def test_what_the_router_refuses_is_a_problem_too(tmp_path: Path, serve: Any) -> None:
+    async with serve(tmp_path) as client:
+        absent = await client.get("/v1/turns/turn-none")
+        unrouted = await client.get("/v1/nope")
+        assert unrouted.status_code == 404 and unrouted.content == absent.content
+        wrong = await client.delete("/v1/conversations/c1")
+        assert wrong.status_code == 405 and wrong.json()["code"] == "method_not_allowed"
+        assert wrong.headers["content-type"] == "application/problem+json"
+        assert "GET" in wrong.headers["allow"]
+        long_id = await client.post(f"/v1/conversations/{'a' * 201}/turns", json={"text": LISBON})
+        assert long_id.status_code == 422 and "1–200" in long_id.json()["detail"]
+
+
+async def test_unencodable_and_deeply_nested_bodies_are_refused_not_500(
+    tmp_path: Path, serve: Any
+) -> None:
+    async with serve(tmp_path) as client:
+        json_type = {"Content-Type": "application/json"}
+        lone = await client.post(URL, content=b'{"text": "\\ud800"}', headers=json_type)
+        assert lone.status_code == 400 and lone.json()["code"] == "message_not_utf8"
+        deep = b'{"text": "x", "click": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+        nested = await client.post(URL, content=deep, headers=json_type)
+        assert nested.status_code == 422 and "nested" in nested.json()["detail"]
+
+
+async def test_the_default_locale_named_or_not_is_the_same_request(
+    tmp_path: Path, serve: Any
+) -> None:
+    async with serve(tmp_path) as client:
+        key = {"Idempotency-Key": "loc"}
+        first = await client.post(URL, json={"text": LISBON}, headers=key)
+        again = await client.post(URL, json={"text": LISBON, "locale": "en"}, headers=key)
+        assert (first.status_code, again.status_code) == (201, 200)
+
+
+async def test_a_reconnect_after_the_end_is_204(tmp_path: Path, serve: Any) -> None:
+    async with serve(tmp_path) as client:
+        view = (await client.post(URL, json={"text": LISBON})).json()
+        events = f"/v1/turns/{view['turn_id']}/events"
+        whole = await client.get(events)
+        last = whole.text.count("event: ")
+        assert (await client.get(events, headers={"Last-Event-ID": str(last)})).status_code == 204
+        assert (await client.get(events, headers={"Last-Event-ID": "999"})).status_code == 204
+        rest = await client.get(events, headers={"Last-Event-ID": str(last - 1)})
+        assert rest.status_code == 200 and "event: finished" in rest.text
 
 
 class _Gate:

@@ -316,7 +316,11 @@ def _serve(settings: ServeSettings, records: str, out: Any) -> int:
     sock.listen(config.backlog)  # connections queue from now on, before the workers accept
     port = sock.getsockname()[1]
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
-    where = settings.db if settings.store == "sqlite" else f"postgres schema {settings.schema}"
+    where = (
+        settings.db
+        if settings.store == "sqlite"
+        else f"{_dsn_place(settings.dsn)} schema {settings.schema}"
+    )
     print(records, file=sys.stderr)
     if settings.auth is None:
         print(
@@ -338,6 +342,18 @@ def _serve(settings: ServeSettings, records: str, out: Any) -> int:
     else:
         uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _dsn_place(dsn: str | None) -> str:
+    """Return ``host:port/db`` of a DSN, never its user or password."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(dsn or "")
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "(dsn)"
+    return f"{parts.hostname or 'localhost'}{port}{parts.path or ''}"
 
 
 def _app_name(settings: ServeSettings) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -244,7 +245,10 @@ def create_app(
         )
     )
     app = Starlette(
-        routes=starlette_routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)]
+        routes=starlette_routes,
+        lifespan=lifespan,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={HTTPException: routes.router_problem},
     )
     app.state.turnframe_app = application
     app.state.turnframe_suggestions = tuple(suggestions)

@@ -92,6 +92,20 @@ async def read_json(request: Request, model: type[_Model], limit: int) -> _Model
         data = json.loads(text)
     except ValueError as exc:
         raise problem(422, "invalid_request", "Invalid request", f"not JSON: {exc}") from None
+    except RecursionError:
+        raise problem(
+            422, "invalid_request", "Invalid request", "the JSON is nested too deeply"
+        ) from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate escape (\ud800): not text
+        raise problem(
+            400, "message_not_utf8", "Not UTF-8", "the body holds a character UTF-8 cannot encode"
+        ) from None
+    except RecursionError:
+        raise problem(
+            422, "invalid_request", "Invalid request", "the JSON is nested too deeply"
+        ) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:

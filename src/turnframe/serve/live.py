@@ -60,6 +60,11 @@ class BufferedTurn:
         return self._view is not None or self._problem is not None
 
     @property
+    def last_seq(self) -> int:
+        """The seq of the last event so far (0: none yet)."""
+        return len(self._events)
+
+    @property
     def problem(self) -> ProblemError | None:
         """The error the turn ended with, or ``None``."""
         return self._problem

@@ -202,6 +202,9 @@ async def turn_events(request: Request) -> Response:
     actor = await authenticate(request)
     after = _after(request)
     live = await state.service.live_turn(actor, path_id(request, "turn_id"))
+    ended = getattr(live, "done", False) and after >= getattr(live, "last_seq", after + 1)
+    if ended:  # nothing more will come: 204 tells an EventSource to stop reconnecting
+        return Response(status_code=204)
     return EventSourceResponse(frames(live, after), ping=15)
 
 
@@ -246,6 +249,25 @@ async def card(request: Request) -> Response:
     return Response(view.model_dump_json(), media_type="application/json")
 
 
+async def router_problem(request: Request, exc: Exception) -> Response:
+    """Answer the router's own refusals as problems: no route → the one ``not_found``.
+
+    A method a route does not take → 405 ``method_not_allowed`` (with ``Allow``); any
+    other HTTP error keeps its status with code ``http_<status>``.
+    """
+    status = int(getattr(exc, "status_code", 500))
+    if status == 404:
+        return problem_response(not_found())
+    headers = dict(getattr(exc, "headers", None) or {})
+    if status == 405:
+        error = problem(
+            405, "method_not_allowed", "Method not allowed", "this route does not take that method"
+        )
+    else:
+        error = problem(status, f"http_{status}", "HTTP error", str(getattr(exc, "detail", "")))
+    return problem_response(ProblemError(error.problem, headers=headers))
+
+
 async def healthz(request: Request) -> Response:
     """``GET /healthz`` → ``{"status": "ok"}``."""
     return JSONResponse({"status": "ok"})
@@ -268,8 +290,12 @@ inspector_page = _page("inspector.html")
 
 
 def path_id(request: Request, name: str) -> str:
-    """Return the path parameter ``name`` (1–200 characters, else the one ``not_found``)."""
+    """Return the path parameter ``name``.
+
+    Raises:
+        ProblemError: ``invalid_request`` (422) for an id over 200 characters.
+    """
     value = str(request.path_params[name])
     if not 0 < len(value) <= 200:
-        raise not_found()
+        raise problem(422, "invalid_request", "Invalid request", f"{name} is 1–200 characters")
     return value

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from turnframe.core.acts import Understanding
 from turnframe.core.ids import Actor
 from turnframe.core.reply import NoticeBlock
 from turnframe.core.turn import InteractionResponse, TurnInput, TurnPhase
@@ -44,6 +45,7 @@ from turnframe.serve.views import (
     turn_id_for_key,
     turn_view,
 )
+from turnframe.understand import ScriptedUnderstanding
 
 __all__ = ["NO_MODEL_NOTICE", "Reader", "RuntimeTurnService", "served_locales", "turn_id_for_key"]
 
@@ -110,7 +112,7 @@ class RuntimeTurnService:
                 ``too_many_turns``, ``store_unavailable``.
         """
         turn = self._turn_input(body)
-        asked = fingerprint(conversation_id, body)
+        asked = fingerprint(conversation_id, turn)
         who = (actor.account, actor.user)
         turn_id = (
             turn_id_for_key(actor, idempotency_key)
@@ -167,11 +169,15 @@ class RuntimeTurnService:
         reading: tuple[Any, Any] | None = None
         if turn.text:
             chosen = self.reader(turn.text) if self.reader is not None else NO_MODEL_NOTICE
-            if isinstance(chosen, str):
-                code = "no_model" if chosen == NO_MODEL_NOTICE else "not_understood"
-                notice = NoticeBlock(code=code, text=chosen)
+            if chosen == NO_MODEL_NOTICE:  # the server's set-up, said at once; nothing runs
+                notice = NoticeBlock(code="no_model", text=NO_MODEL_NOTICE)
                 live.finish(turn_view(live.turn_id, conversation_id, [notice]))
                 return None
+            if isinstance(chosen, str):
+                # A message the reader cannot read is still a turn of the conversation:
+                # run, stored, reloaded and inspectable, its reply an "unreadable" notice.
+                unread = Understanding(notices=("unreadable_message",))
+                chosen = (ScriptedUnderstanding([unread]), None)
             reading = chosen
         if idempotency_key is not None:
             live.created = await self._stored_record(actor, live.turn_id) is None

@@ -3,7 +3,7 @@
 ``turnframe serve --model tour`` (and ``turnframe demo --web``) read messages from the
 application's tour file (:attr:`turnframe.runtime.Application.tour`; the travel sample's
 is ``turnframe/samples/travel/tour.yaml``): a message the file lists (case-insensitively,
-spaces collapsed) is understood as its ``understanding:`` says, record keys made the
+spaces collapsed, a final stop aside) is understood as its ``understanding:`` says, record keys made the
 turn's handles, the way the scenario runner does (docs/scenario-format.md); any other
 message is refused with a notice naming the tour's messages, and no turn runs. No model is
 called. The tour's messages are the web chat's suggestions (docs/serving.md "Tours").
@@ -42,8 +42,8 @@ TRAVEL_TOUR = Path(__file__).resolve().parent.parent / "samples" / "travel" / "t
 
 
 def normal(text: str) -> str:
-    """Return ``text`` as messages are matched: case-folded, whitespace collapsed."""
-    return " ".join(text.casefold().split())
+    """Return ``text`` as messages are matched: case-folded, spaces collapsed, no final stop."""
+    return " ".join(text.casefold().split()).rstrip(" .!?…")
 
 
 def tour_path(app: Application) -> Path | None:

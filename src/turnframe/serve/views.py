@@ -13,12 +13,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from turnframe.core.canonical import digest
+from turnframe.core.canonical import digest, to_json_value
 from turnframe.core.ids import Actor
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
+from turnframe.core.turn import TurnInput
 from turnframe.runtime import TurnResult
-from turnframe.serve.models import CardOptionView, CardView, TurnRequestBody, TurnView
+from turnframe.serve.models import CardOptionView, CardView, TurnView
 
 __all__ = [
     "alias",
@@ -104,7 +105,11 @@ def result_view(result: TurnResult) -> TurnView:
     )
 
 
-def fingerprint(conversation_id: str, body: TurnRequestBody) -> str:
-    """Return what a turn request asks, as a digest (same key + same digest: same turn)."""
-    payload = json.dumps([conversation_id, body.model_dump(mode="json")], sort_keys=True)
+def fingerprint(conversation_id: str, turn: TurnInput) -> str:
+    """Return what a turn asks, as a digest (same key + same digest: the same turn).
+
+    Taken from the turn input with its defaults applied (a body that names the default
+    locale asks the same as one that names none).
+    """
+    payload = json.dumps([conversation_id, to_json_value(turn)], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
