@@ -51,7 +51,8 @@ __all__ = ["NO_MODEL_NOTICE", "Reader", "RuntimeTurnService", "served_locales", 
 
 Reader = Callable[[str], "tuple[Any, Any] | str"]
 """Given a message, the ``(understander, reply_writer)`` to read it with, or a refusal
-(a one-line notice: the message is not read and no turn runs)."""
+(the message is then run as a turn whose reply is the ``unreadable_message`` notice:
+stored, reloaded and inspectable like any other)."""
 
 NO_MODEL_NOTICE = (
     "No model is configured, so messages cannot be read; cards still work. Restart the "
@@ -141,7 +142,7 @@ class RuntimeTurnService:
             if self._turns.get(turn_id) is live:
                 del self._turns[turn_id]
             raise error from exc
-        if live.done:  # a notice: the message was not read, nothing runs
+        if live.done:  # no model: the server's set-up was said, nothing runs
             return live
         self._spawn(self._drive, live, actor, turn, reading, resume)
         return live

@@ -5,7 +5,7 @@ application's tour file (:attr:`turnframe.runtime.Application.tour`; the travel 
 is ``turnframe/samples/travel/tour.yaml``): a message the file lists (case-insensitively,
 spaces collapsed, a final stop aside) is understood as its ``understanding:`` says, record keys made the
 turn's handles, the way the scenario runner does (docs/scenario-format.md); any other
-message is refused with a notice naming the tour's messages, and no turn runs. No model is
+message is refused (the server runs it as a turn answered "couldn't be read"). No model is
 called. The tour's messages are the web chat's suggestions (docs/serving.md "Tours").
 """
 
