@@ -170,3 +170,27 @@ async def test_any_app_with_a_tour_is_served_with_it(tmp_path: Path) -> None:
                 assert [b["kind"] for b in done["blocks"]].count("receipt") == 1
     finally:
         await store.close()
+
+
+async def test_a_card_whose_record_moved_is_shown_stale_before_a_click(
+    tmp_path: Path, serve: Any
+) -> None:
+    async with serve(tmp_path) as client:
+        says = (await client.get("/v1/session")).json()["suggestions"]
+        client.cookies.clear()  # a non-browser client (no CSRF token needed)
+        hotel = _card(await _say(client, says[2]))  # a confirm card on the June trip
+        cards = (await client.get("/v1/conversations/tour/cards")).json()["cards"]
+        assert [c["status"] for c in cards] == ["open"]
+        pick = _card(await _say(client, says[1]))
+        june = next(o for o in pick["options"] if "June" in o["label"])
+        await client.post(URL, json=_click(pick, june["id"]))  # the June trip moves
+        cards = (await client.get("/v1/conversations/tour/cards")).json()["cards"]
+        assert [(c["interaction_id"], c["status"]) for c in cards] == [
+            (hotel["interaction_id"], "stale")
+        ]
+        one = await client.get(
+            f"/v1/cards/{hotel['interaction_id']}", params={"conversation_id": "tour"}
+        )
+        assert one.json()["status"] == "stale"
+        clicked = (await client.post(URL, json=_click(hotel, "confirm"))).json()
+        assert any(b.get("code") == "stale" for b in clicked["blocks"] if b["kind"] == "notice")

@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 
 from turnframe.core.acts import Understanding
 from turnframe.core.ids import Actor
+from turnframe.core.interactions import Interaction
 from turnframe.core.reply import NoticeBlock
 from turnframe.core.turn import InteractionResponse, TurnInput, TurnPhase
 from turnframe.runtime import Runtime
@@ -428,9 +429,21 @@ class RuntimeTurnService:
         """
         try:
             cards = await self.runtime.store.open_interactions(actor.account, conversation_id)
+            return [card_view(c, stale=await self._moved(c)) for c in cards]
         except Exception as exc:
             raise problem_for(exc) from exc
-        return [card_view(c) for c in cards]
+
+    async def _moved(self, card: Interaction) -> bool:
+        """Whether an open card's record moved past its revision (a click would be stale).
+
+        The reducer's own rule (a card on a record, not ``independent``, whose record's
+        revision is no longer the one it is bound to), read without a click.
+        """
+        spec = card.spec
+        if card.status.value != "open" or spec.case is None or spec.independent:
+            return False
+        row = await self.runtime.store.load_case(spec.case)
+        return row is not None and row.revision != spec.bound_revision
 
     async def card(self, actor: Actor, interaction_id: str, conversation_id: str = "") -> CardView:
         """Return one card of this account in ``conversation_id``.
@@ -446,4 +459,8 @@ class RuntimeTurnService:
             raise problem_for(exc) from exc
         if found is None:
             raise not_found()
-        return card_view(found)
+        try:
+            moved = await self._moved(found)
+        except Exception as exc:
+            raise problem_for(exc) from exc
+        return card_view(found, stale=moved)

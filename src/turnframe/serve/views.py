@@ -63,8 +63,12 @@ def alias(account: str, turn_id: str) -> str:
     return "turn-" + digest(("turn_id", account, turn_id))[:24]
 
 
-def card_view(card: Interaction) -> CardView:
-    """Return ``card`` as a client shows it (no server-side meaning, I7)."""
+def card_view(card: Interaction, *, stale: bool = False) -> CardView:
+    """Return ``card`` as a client shows it (no server-side meaning, I7).
+
+    ``stale``: the card is open but its record has moved past the revision it is bound
+    to, so a click can only be refused as out of date; it is shown ``stale`` now.
+    """
     resolution = card.resolution
     return CardView(
         interaction_id=card.id,
@@ -74,7 +78,7 @@ def card_view(card: Interaction) -> CardView:
         prompt=card.spec.prompt,
         options=[CardOptionView(id=o.id, label=o.label) for o in card.spec.options],
         expected_revision=card.spec.bound_revision,
-        status=card.status.value,
+        status="stale" if stale and card.status.value == "open" else card.status.value,
         resolution=None
         if resolution is None
         else {"option_id": resolution.option_id, "turn_id": resolution.turn_id},
