@@ -321,7 +321,9 @@ def _serve(settings: ServeSettings, records: str, out: Any) -> int:
         if settings.store == "sqlite"
         else f"{_dsn_place(settings.dsn)} schema {settings.schema}"
     )
-    print(records, file=sys.stderr)
+    # the chat's line, without its terminal command (the web chat has none)
+    said = records.replace(" (/records lists them)", "").replace("; /records lists them", "")
+    print(said, file=sys.stderr)
     if settings.auth is None:
         print(
             "auth: development: every request acts as acme/maria "

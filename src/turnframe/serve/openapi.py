@@ -162,6 +162,27 @@ def openapi_document(
     paths: dict[str, dict[str, Any]] = {}
     for spec in table:
         paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec)
+    paths["/static/{path}"] = {
+        "get": {
+            "operationId": "static",
+            "summary": "The pages' files (package data src/turnframe/serve/static/)",
+            "tags": ["pages"],
+            "parameters": [
+                {"name": "path", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
+            "responses": {
+                "200": {"description": "The file", "content": {"*/*": {"schema": {}}}},
+                "404": {
+                    "description": "Not found",
+                    "content": {
+                        "application/problem+json": {
+                            "schema": {"$ref": REF.format(model="Problem")}
+                        }
+                    },
+                },
+            },
+        }
+    }
     paths["/openapi.json"] = {
         "get": {
             "operationId": "openapi",
