@@ -52,6 +52,16 @@ async def test_bad_bodies_get_their_codes(tmp_path: Path, serve: Any) -> None:
         json_type = {"Content-Type": "application/json"}
         not_utf8 = await client.post(URL, content=b'{"text": "\xff\xfe"}', headers=json_type)
         assert not_utf8.status_code == 400 and not_utf8.json()["code"] == "message_not_utf8"
+        latin = await client.post(
+            URL,
+            content=b'{"text": "hi"}',
+            headers={"Content-Type": "application/json; charset=latin-1"},
+        )
+        assert latin.status_code == 415 and latin.json()["code"] == "unsupported_media_type"
+        utf8 = await client.post(
+            URL, json={"text": LISBON}, headers={"Content-Type": "application/json; charset=UTF-8"}
+        )
+        assert utf8.status_code == 201
         form = await client.post(URL, data={"text": "hi"})
         assert form.status_code == 415 and form.json()["code"] == "unsupported_media_type"
         unknown = await client.post(URL, json={"text": LISBON, "sneaky": 1})

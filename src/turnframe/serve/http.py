@@ -64,6 +64,21 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _json_utf8(content_type: str) -> bool:
+    """Whether ``content_type`` is JSON (``application/json`` or ``+json``) in UTF-8."""
+    media, _, params = content_type.partition(";")
+    media = media.strip().lower()
+    charset = "utf-8"
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip('"').lower()
+    is_json = media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+    return is_json and charset in ("utf-8", "utf8")
+
+
 async def read_json(request: Request, model: type[_Model], limit: int) -> _Model:
     """Return the body as ``model``, checked (docs/serving.md "Limits").
 
@@ -71,15 +86,12 @@ async def read_json(request: Request, model: type[_Model], limit: int) -> _Model
         ProblemError: ``unsupported_media_type`` (415), ``body_too_large`` (413),
             ``message_not_utf8`` (400), ``invalid_request`` (422, pydantic's messages).
     """
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media != "application/json" and not (
-        media.startswith("application/") and media.endswith("+json")
-    ):
+    if not _json_utf8(request.headers.get("content-type", "")):
         raise problem(
             415,
             "unsupported_media_type",
             "Unsupported media type",
-            "send the body as application/json",
+            "send the body as application/json (UTF-8)",
         )
     raw = await read_body(request, limit)
     try:
