@@ -67,3 +67,31 @@ def test_keys_name_turns_per_user(account: str, users: list[str], key: str) -> N
 @pytest.mark.parametrize("account", ["acme", "évora", ""])
 def test_the_alias_is_the_runtimes(account: str) -> None:
     assert alias(account, "turn-1") == runtime_alias(account, "turn-1")
+
+
+def test_a_stream_of_a_stopping_server_ends_with_not_ready_or_finishes() -> None:
+    from turnframe.serve.routes import frames
+
+    async def run() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+        held = BufferedTurn("t", "c")
+        held.push(TurnStep(turn_id="t", name="segment"))
+        stopping = anyio.Event()
+        stopping.set()
+        cut = [f async for f in frames(held, 0, stopping, grace=0.05)]
+        done = BufferedTurn("t", "c")
+        stopping2 = anyio.Event()
+        stopping2.set()
+
+        async def finish_soon() -> None:
+            await anyio.sleep(0.02)
+            done.finish(TurnView(turn_id="t", conversation_id="c", blocks=[], inspect="/i"))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(finish_soon)
+            whole = [f async for f in frames(done, 0, stopping2, grace=2)]
+        return cut, whole
+
+    cut, whole = anyio.run(run)
+    assert [f["event"] for f in cut] == ["step", "error"]
+    assert "id" not in cut[-1] and '"not_ready"' in cut[-1]["data"]
+    assert [f["event"] for f in whole] == ["blocks", "finished"]  # finished within the grace

@@ -95,6 +95,15 @@ class BufferedTurn:
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
 
+    def since(self, after: int) -> list[StreamEvent]:
+        """Return the events so far with ``seq > after`` (no waiting)."""
+        return self._events[max(after, 0) :]
+
+    async def changed(self) -> None:
+        """Return when the next event arrives (or at once if the stream is complete)."""
+        if not self.done:
+            await self._changed.wait()
+
     async def events(self, after: int = 0) -> AsyncIterator[StreamEvent]:
         """Yield the events with ``seq > after``: the buffered ones, then live ones.
 
@@ -141,6 +150,11 @@ class ReplayedTurn:
     def events(self, after: int = 0) -> AsyncIterator[StreamEvent]:
         """Yield the turn's events after ``after`` (:meth:`BufferedTurn.events`)."""
         return self._live.events(after)
+
+    @property
+    def buffered(self) -> BufferedTurn:
+        """The turn's buffer."""
+        return self._live
 
     async def result(self) -> TurnView:
         """Wait for the turn and return its reply (:meth:`BufferedTurn.result`)."""

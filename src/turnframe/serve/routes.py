@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 from pydantic import TypeAdapter
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
@@ -24,8 +25,16 @@ from turnframe.core.turn import TurnEvent
 from turnframe.serve.errors import ProblemError, not_found, problem
 from turnframe.serve.failures import problem_for
 from turnframe.serve.http import CSRF_COOKIE, CsrfTokens, read_json, require_csrf
-from turnframe.serve.models import ActorView, CardsView, Problem, SessionView, TurnRequestBody
-from turnframe.serve.state import LiveTurn, ServeState
+from turnframe.serve.live import BufferedTurn
+from turnframe.serve.models import (
+    ActorView,
+    CardsView,
+    Problem,
+    SessionView,
+    TurnRequestBody,
+    TurnView,
+)
+from turnframe.serve.state import LiveTurn, ServeState, StreamEvent
 from turnframe.serve.views import served_locales
 
 __all__ = [
@@ -155,7 +164,7 @@ async def start_turn(request: Request) -> Response:
     created = bool(getattr(live, "created", True))
     headers = {"Location": f"/v1/turns/{live.turn_id}", "X-Turn-Id": live.turn_id}
     if _wants_stream(request):
-        return EventSourceResponse(frames(live, 0), headers=headers, ping=15)
+        return _stream(live, 0, headers)
     view = await live.result()
     return Response(
         view.model_dump_json(),
@@ -165,23 +174,73 @@ async def start_turn(request: Request) -> Response:
     )
 
 
-async def frames(live: LiveTurn, after: int) -> AsyncIterator[dict[str, str]]:
+SHUTDOWN_GRACE_SECONDS = 4.0
+"""How long a stream keeps going once the server is stopping (the turn may finish in it)."""
+
+
+def _frame(item: StreamEvent, view: TurnView | None) -> dict[str, str]:
+    event = item.event
+    if isinstance(event, Problem):
+        return {"id": str(item.seq), "event": "error", "data": event.model_dump_json()}
+    if event.kind == "finished" and view is not None:
+        return {"id": str(item.seq), "event": "finished", "data": view.model_dump_json()}
+    return {"id": str(item.seq), "event": event.kind, "data": _EVENT.dump_json(event).decode()}
+
+
+async def frames(
+    live: LiveTurn,
+    after: int,
+    stopping: anyio.Event | None = None,
+    grace: float = SHUTDOWN_GRACE_SECONDS,
+) -> AsyncIterator[dict[str, str]]:
     """Yield the SSE frames of ``live`` after ``after`` (docs/serving.md "Streaming").
 
     ``id`` is the event's seq; ``event`` its kind (``phase``, ``step``, ``blocks``,
     ``finished``) or ``error``; ``data`` the runtime's event as JSON, the
-    :class:`TurnView` for ``finished``, the :class:`Problem` for ``error``.
+    :class:`TurnView` for ``finished``, the :class:`Problem` for ``error``. Once
+    ``stopping`` is set (the server is shutting down) the stream goes on for ``grace``
+    seconds; a turn not finished by then gets a last ``error`` frame ``not_ready``
+    without an ``id`` (reconnect with the last id to get the rest).
     """
-    async for item in live.events(after):
-        event = item.event
-        if isinstance(event, Problem):
-            yield {"id": str(item.seq), "event": "error", "data": event.model_dump_json()}
-        elif event.kind == "finished":
-            view = await live.result()
-            yield {"id": str(item.seq), "event": "finished", "data": view.model_dump_json()}
-        else:
-            data = _EVENT.dump_json(event).decode()
-            yield {"id": str(item.seq), "event": event.kind, "data": data}
+    buffer = getattr(live, "buffered", live)
+    if not isinstance(buffer, BufferedTurn):
+        async for item in live.events(after):
+            view = await live.result() if _is_finished(item) else None
+            yield _frame(item, view)
+        return
+    seen = max(after, 0)
+    deadline: float | None = None
+    while True:
+        for item in buffer.since(seen):
+            seen = item.seq
+            yield _frame(item, buffer.view if _is_finished(item) else None)
+        if buffer.done and not buffer.since(seen):
+            return
+        if stopping is not None and stopping.is_set():
+            deadline = deadline if deadline is not None else anyio.current_time() + grace
+            if anyio.current_time() >= deadline:
+                gone = problem(
+                    503, "not_ready", "Not ready", "The server is stopping; reconnect to follow.",
+                ).problem  # fmt: skip
+                yield {"event": "error", "data": gone.model_dump_json()}
+                return
+        with anyio.move_on_after(0.25):
+            await buffer.changed()
+
+
+def _is_finished(item: StreamEvent) -> bool:
+    return not isinstance(item.event, Problem) and item.event.kind == "finished"
+
+
+def _stream(live: LiveTurn, after: int, headers: dict[str, str] | None = None) -> Response:
+    stopping = anyio.Event()
+    return EventSourceResponse(
+        frames(live, after, stopping),
+        headers=headers,
+        ping=15,
+        shutdown_event=stopping,
+        shutdown_grace_period=SHUTDOWN_GRACE_SECONDS + 0.5,
+    )
 
 
 def _after(request: Request) -> int:
@@ -205,7 +264,7 @@ async def turn_events(request: Request) -> Response:
     ended = getattr(live, "done", False) and after >= getattr(live, "last_seq", after + 1)
     if ended:  # nothing more will come: 204 tells an EventSource to stop reconnecting
         return Response(status_code=204)
-    return EventSourceResponse(frames(live, after), ping=15)
+    return _stream(live, after)
 
 
 @api
