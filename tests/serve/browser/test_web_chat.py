@@ -122,9 +122,16 @@ def test_a_multi_act_message_streams_and_renders_typed_blocks(
     assert kinds == ["receipt", "receipt", "answer"]
     assert turn.locator("a.turn__inspect").get_attribute("href") == f"/turns/{turn_id}"
 
+    steps = turn.locator(".steps .step").all_text_contents()
+    assert steps and all(steps), steps  # the reading was narrated, in words
+    assert turn.locator(".steps__summary").inner_text() in (
+        "Read in 1 step",
+        f"Read in {len(steps)} steps",
+    )
     seen = page.evaluate("window.__seen")
     phases = [s for s in seen if s.startswith("phase:")]
     assert phases[0] == "phase:received" and "phase:committed" in phases, seen
+    assert "step" in seen and seen.index("step") < seen.index("blocks"), seen
     # blocks are drawn only after the commit was streamed, all at once (3 blocks)
     first = seen.index("blocks")
     assert first > seen.index("phase:committed"), seen
