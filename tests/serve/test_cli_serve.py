@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,22 @@ import httpx
 import pytest
 
 from turnframe.cli import main
+
+UNTOURED = (
+    "import dataclasses\n"
+    "from turnframe.samples.expenses import expenses_application\n"
+    "application = dataclasses.replace(expenses_application(), tour=None)\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def untoured_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Put ``untoured_app:application`` (the expenses sample without its tour) on the path."""
+    home = tmp_path / "untoured"
+    home.mkdir()
+    (home / "untoured_app.py").write_text(UNTOURED, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(home))
+    monkeypatch.delitem(sys.modules, "untoured_app", raising=False)
 
 
 def test_serve_prints_its_line_and_answers(tmp_path: Path, running: Any) -> None:
@@ -40,7 +57,7 @@ def test_demo_web_serves_the_tour_with_its_suggestions(tmp_path: Path, running: 
         (["--app", "no_such_app_xyz"], "no_such_app_xyz"),
         (["--locale", "xx"], "--locale"),
         (["--store", "postgres"], "--dsn"),
-        (["--app", "expenses", "--model", "tour"], "has no tour"),
+        (["--app", "untoured_app:application", "--model", "tour"], "has no tour"),
         (["--model", "scripted:/no/such/file.yaml"], "/no/such/file.yaml"),
         # a closed loopback port: the database cannot be reached at start-up
         (["--store", "postgres", "--dsn", "postgresql://postgres@127.0.0.1:9/x"], "127.0.0.1:9"),
@@ -91,7 +108,9 @@ def test_a_worker_builds_the_same_app_from_the_environment(
 def test_demo_web_of_an_app_without_a_tour_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["demo", "--web", "--app", "expenses", "--db", str(tmp_path / "e.db")])
+    code = main(
+        ["demo", "--web", "--app", "untoured_app:application", "--db", str(tmp_path / "e.db")]
+    )
     assert code == 2 and "has no tour" in capsys.readouterr().err
 
 

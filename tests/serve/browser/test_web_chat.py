@@ -122,9 +122,16 @@ def test_a_multi_act_message_streams_and_renders_typed_blocks(
     assert kinds == ["receipt", "receipt", "answer"]
     assert turn.locator("a.turn__inspect").get_attribute("href") == f"/turns/{turn_id}"
 
+    steps = turn.locator(".steps .step").all_text_contents()
+    assert steps and all(steps), steps  # the reading was narrated, in words
+    assert turn.locator(".steps__summary").inner_text() in (
+        "Read in 1 step",
+        f"Read in {len(steps)} steps",
+    )
     seen = page.evaluate("window.__seen")
     phases = [s for s in seen if s.startswith("phase:")]
     assert phases[0] == "phase:received" and "phase:committed" in phases, seen
+    assert "step" in seen and seen.index("step") < seen.index("blocks"), seen
     # blocks are drawn only after the commit was streamed, all at once (3 blocks)
     first = seen.index("blocks")
     assert first > seen.index("phase:committed"), seen
@@ -520,16 +527,19 @@ def test_the_page_runs_under_a_strict_content_security_policy(
     server: Server, browser: Browser
 ) -> None:
     page = browser.page()
-    policy = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+    policy = "default-src 'self'; frame-ancestors 'none'"  # no data: (the icon is /static)
 
     def strict(route: Any) -> None:
         response = route.fetch()
         headers = {**response.headers, "content-security-policy": policy}
         route.fulfill(response=response, headers=headers)
 
-    page.route(re.compile(r"^[^?]*/(\?.*)?$"), strict)  # the chat document itself
+    # the two documents: the chat and the inspector (their scripts and styles are /static)
+    page.route(re.compile(r"^[^?]*/(turns/[^/?]+)?(\?.*)?$"), strict)
     open_chat(page, server.url + "/")
     turn = chip(page, SEAT)
     click_option(page, turn.locator(".card"), JUNE)
     assert page.locator(".block--receipt").count() == 1
-    browser.assert_clean()  # a refused script or style would be a console error
+    page.goto(server.url + f"/turns/{turn.get_attribute('data-turn-id')}")
+    page.wait_for_selector("body[data-state='ready']")
+    browser.assert_clean()  # a refused script, style or image would be a console error

@@ -11,6 +11,8 @@ words), ``rules`` (checks and transitions), ``receipts`` (receipt and card words
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from turnframe.core import RegistryError, WorkflowRegistry
 from turnframe.runtime import Application
 from turnframe.samples.expenses.copy import LOCALES
@@ -52,9 +54,13 @@ __all__ = [
     "RemoveLine",
     "ReportState",
     "SubmitReport",
+    "TOUR",
     "TransitionRefused",
     "expenses_application",
 ]
+
+TOUR = Path(__file__).resolve().parent / "tour.yaml"
+"""The sample's tour (``turnframe demo --app expenses``, the web chat's suggestions)."""
 
 
 def expenses_application() -> Application:
@@ -64,7 +70,8 @@ def expenses_application() -> Application:
         ``Application(name="expenses")`` with a fresh registry holding
         :class:`ExpenseReportWorkflow` (registration checks every operation's policy and
         its summaries and labels in both locales), ``locales=("en", "pt-PT")`` and
-        :class:`ExpenseSeeder`.
+        :class:`ExpenseSeeder` and the tour :data:`TOUR` (a scenario file,
+        docs/scenario-format.md).
 
     Raises:
         RegistryError: when the workflow's copy lacks a sentence in a served locale.
@@ -80,4 +87,5 @@ def expenses_application() -> Application:
         locales=LOCALES,
         default_locale="en",
         seeder=ExpenseSeeder(),
+        tour=str(TOUR),
     )
