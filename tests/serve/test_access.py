@@ -190,7 +190,8 @@ async def test_every_answer_refuses_framing_and_api_answers_are_not_cached(
             response = await client.get(path)
             assert response.headers["x-frame-options"] == "DENY", path
             assert response.headers["x-content-type-options"] == "nosniff"
-            assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+            policy = response.headers["content-security-policy"]
+            assert policy == "default-src 'self'; frame-ancestors 'none'"
             cached = response.headers.get("cache-control")
             assert (cached == "no-store") == path.startswith("/v1/"), path
         client.cookies.clear()  # a non-browser client: no CSRF token needed

@@ -1,8 +1,9 @@
 """Response headers every answer carries (docs/serving.md "CSRF").
 
-A pure ASGI middleware (streams pass through untouched): pages may not be framed (a card's
-Confirm button cannot be clickjacked), content types are not sniffed, no referrer leaves
-the site, and API answers are never cached (they are one account's).
+A pure ASGI middleware (streams pass through untouched): pages load only this server's
+own files (``default-src 'self'``: no inline script, no other origin) and may not be
+framed (a card's Confirm button cannot be clickjacked), content types are not sniffed, no
+referrer leaves the site, and API answers are never cached (they are one account's).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ __all__ = ["SecurityHeaders"]
 _ALWAYS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"content-security-policy", b"default-src 'self'; frame-ancestors 'none'"),
     (b"referrer-policy", b"no-referrer"),
 )
 _API = ((b"cache-control", b"no-store"),)
