@@ -38,7 +38,7 @@ from turnframe.understand import Brief, ScriptedUnderstanding
 __all__ = ["TRAVEL_TOUR", "TourReader", "TourUnderstanding", "normal", "tour_path", "tour_reader"]
 
 TRAVEL_TOUR = Path(__file__).resolve().parent.parent / "samples" / "travel" / "tour.yaml"
-"""The travel sample's web tour (the five steps ``turnframe demo`` prints)."""
+"""The travel sample's web tour: the five steps ``turnframe demo`` prints, as six messages."""
 
 
 def normal(text: str) -> str:

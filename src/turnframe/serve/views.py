@@ -43,14 +43,8 @@ def turn_id_for_key(actor: Actor, key: str) -> str:
 
 
 def served_locales(app: Any) -> tuple[str, ...]:
-    """Return the locales turns may name: the application's, default first.
-
-    The travel sample declares ``en`` only but its copy is written in ``en`` and ``pt-PT``
-    too (``turnframe demo --locale pt-PT``), so both are served for it.
-    """
+    """Return the locales turns may name: ``Application.locales``, the default first."""
     locales = tuple(app.locales)
-    if app.name == "travel" and "pt-PT" not in locales:
-        locales += ("pt-PT",)
     return (app.default_locale, *(x for x in locales if x != app.default_locale))
 
 

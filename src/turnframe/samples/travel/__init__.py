@@ -107,9 +107,14 @@ def travel_application() -> Application:
     Returns:
         ``Application(name="travel")`` with a fresh :class:`WorkflowRegistry` holding
         :class:`TripWorkflow`, :class:`TravelerWorkflow` and :class:`ManifestWorkflow`,
-        and :class:`TravelKnowledge` as its knowledge source.
+        :class:`TravelKnowledge` as its knowledge source, serving ``en`` and ``pt-PT``
+        (every workflow's copy is written in both).
     """
     registry = WorkflowRegistry([TripWorkflow(), TravelerWorkflow(), ManifestWorkflow()])
     return Application(
-        name="travel", registry=registry, knowledge=TravelKnowledge(), seeder=TravelSeeder()
+        name="travel",
+        registry=registry,
+        knowledge=TravelKnowledge(),
+        seeder=TravelSeeder(),
+        locales=("en", "pt-PT"),
     )
