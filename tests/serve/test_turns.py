@@ -32,7 +32,13 @@ async def test_a_text_turn_returns_its_blocks_and_reloads_identically(
         again = await client.get(f"/v1/turns/{view['turn_id']}")
         assert again.json()["blocks"] == view["blocks"]
         reload = await client.get("/v1/conversations/c1")
-        assert reload.json()["turns"] == [{"turn_id": view["turn_id"], "blocks": view["blocks"]}]
+        assert reload.json()["turns"] == [
+            {
+                "turn_id": view["turn_id"],
+                "input": {"text": MULTI, "click": None},
+                "blocks": view["blocks"],
+            }
+        ]
 
 
 async def test_the_stream_orders_phases_steps_then_blocks_then_finished(
@@ -75,6 +81,20 @@ async def test_the_stream_orders_phases_steps_then_blocks_then_finished(
         assert any(b["kind"] == "receipt" for b in clicked.json()["blocks"])
         assert clicked.json()["model_calls"] == 0
         assert (await client.get("/v1/conversations/c1/cards")).json()["cards"] == []
+        # the reload carries what the user sent: the text, then the click and its label
+        turns = (await client.get("/v1/conversations/c1")).json()["turns"]
+        assert [t["input"] for t in turns] == [
+            {"text": "Add a seat to the Lisbon trip.", "click": None},
+            {
+                "text": None,
+                "click": {
+                    "interaction_id": card["interaction_id"],
+                    "option_id": june,
+                    "label": card["options"][1]["label"],
+                },
+            },
+        ]
+        assert [t["turn_id"] for t in turns] == [turn_id, clicked.json()["turn_id"]]
 
 
 async def test_a_turn_this_process_does_not_hold_is_served_from_the_store(
@@ -130,3 +150,80 @@ async def test_healthz_and_pages(tmp_path: Path, serve: Any) -> None:
                 assert page.text == (STATIC_DIR / name).read_text()
             else:
                 assert page.status_code == 404 and page.content == absent.content
+
+
+async def test_the_reload_reads_each_turns_own_record_and_another_account_gets_404(
+    tmp_path: Path, serve: Any
+) -> None:
+    from starlette.requests import Request
+
+    from turnframe.core.acts import Understanding
+    from turnframe.core.ids import Actor
+    from turnframe.core.turn import TurnInput
+    from turnframe.serve.reload import conversation_turns
+    from turnframe.serve.views import alias
+    from turnframe.understand import ScriptedUnderstanding
+
+    async def by_header(request: Request) -> Actor:
+        account, _, user = request.headers["x-actor"].partition("/")
+        return Actor(account=account, user=user, roles=frozenset({"customer"}))
+
+    maria, eve = {"X-Actor": "acme/maria"}, {"X-Actor": "evil/eve"}
+    async with serve(tmp_path, authenticate=by_header) as client:
+        first = await client.post(
+            "/v1/conversations/c1/turns",
+            json={"text": "Add a seat to the Lisbon trip."},
+            headers=maria,
+        )
+        card = next(b for b in first.json()["blocks"] if b["kind"] == "interaction")
+        option = card["options"][0]
+        click = {"interaction_id": card["interaction_id"], "option_id": option["id"]}
+        clicked = await client.post(
+            "/v1/conversations/c1/turns", json={"click": click}, headers=maria
+        )
+        assert clicked.status_code == 201, clicked.text
+        theirs = await client.get("/v1/conversations/c1", headers=eve)
+        absent = await client.get("/v1/conversations/nope", headers=eve)
+        assert theirs.status_code == absent.status_code == 404
+        assert theirs.content == absent.content
+        # eve's turn under maria's turn id is stored under eve's alias; her reload reads it
+        service = client.app.state.turnframe.service  # type: ignore[attr-defined]
+        taken = first.json()["turn_id"]
+        await service.runtime.run_turn(
+            Actor(account="evil", user="eve", roles=frozenset({"customer"})),
+            "c1",
+            TurnInput(text="mine"),
+            turn_id=taken,
+            understander=ScriptedUnderstanding([Understanding()]),
+        )
+        mine = (await client.get("/v1/conversations/c1", headers=eve)).json()["turns"]
+        assert [(t["turn_id"], t["input"]) for t in mine] == [
+            (alias("evil", taken), {"text": "mine", "click": None})
+        ]
+        ours = (await client.get("/v1/conversations/c1", headers=maria)).json()["turns"]
+        assert [t["input"]["text"] for t in ours] == ["Add a seat to the Lisbon trip.", None]
+        # one turn record per turn; a click whose card no shown reply drew reads that card
+        store = service.runtime.store
+        reads: list[str] = []
+        get_turn, get_card = store.get_turn, store.get_interaction
+
+        async def counted_turn(account: str, turn_id: str) -> Any:
+            reads.append("turn")
+            return await get_turn(account, turn_id)
+
+        async def counted_card(account: str, conversation_id: str, card_id: str) -> Any:
+            reads.append("card")
+            return await get_card(account, conversation_id, card_id)
+
+        store.get_turn, store.get_interaction = counted_turn, counted_card
+        replies = await store.conversation_replies("acme", "c1")
+        full = await conversation_turns(store, "acme", "c1", replies)
+        assert reads == ["turn", "turn"]
+        alone = await conversation_turns(store, "acme", "c1", replies[1:])
+        assert reads == ["turn", "turn", "turn", "card"]
+        assert full[1].input == alone[0].input
+        assert alone[0].input is not None and alone[0].input.click is not None
+        assert alone[0].input.click.label == option["label"]
+        assert await conversation_turns(store, "evil", "c1", replies[:1]) == [
+            full[0].model_copy(update={"input": None})
+        ]

@@ -19,11 +19,13 @@ __all__ = [
     "CardOptionView",
     "CardView",
     "ClickBody",
+    "ClickInputView",
     "ConversationTurn",
     "ConversationView",
     "CardsView",
     "Problem",
     "SessionView",
+    "TurnInputView",
     "TurnRequestBody",
     "TurnView",
 ]
@@ -87,10 +89,44 @@ class TurnView(_Wire):
     inspect: str
 
 
+class ClickInputView(_Wire):
+    """The card click a turn answered, as the user saw it (docs/serving.md "Reload").
+
+    Attributes:
+        interaction_id: the card clicked.
+        option_id: the option chosen.
+        label: that option's label, from the card as drawn in the conversation or as the
+            store still holds it; ``None`` when neither has it.
+    """
+
+    interaction_id: str
+    option_id: str
+    label: str | None = None
+
+
+class TurnInputView(_Wire):
+    """What the user sent in a turn, read from the stored turn record.
+
+    Attributes:
+        text: the message typed, or ``None`` (a click-only turn).
+        click: the card click, or ``None``.
+    """
+
+    text: str | None = None
+    click: ClickInputView | None = None
+
+
 class ConversationTurn(_Wire):
-    """One replied turn of a conversation, its blocks exactly as returned."""
+    """One replied turn of a conversation: what the user sent and the blocks returned.
+
+    Attributes:
+        turn_id: the turn (the id it is stored under).
+        input: the user's text and/or click; ``None`` when the stored record has none.
+        blocks: the reply, exactly as returned.
+    """
 
     turn_id: str
+    input: TurnInputView | None = None
     blocks: list[ReplyBlock]
 
 

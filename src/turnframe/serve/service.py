@@ -31,11 +31,11 @@ from turnframe.serve.failures import RETRY_AFTER, problem_for, turn_in_progress
 from turnframe.serve.live import BufferedTurn, ReplayedTurn
 from turnframe.serve.models import (
     CardView,
-    ConversationTurn,
     ConversationView,
     TurnRequestBody,
     TurnView,
 )
+from turnframe.serve.reload import conversation_turns
 from turnframe.serve.state import LiveTurn, ServeConfig
 from turnframe.serve.views import (
     alias,
@@ -404,7 +404,10 @@ class RuntimeTurnService:
             raise problem_for(exc) from exc
 
     async def conversation(self, actor: Actor, conversation_id: str) -> ConversationView:
-        """Return every replied turn's blocks, exactly as returned (oldest first).
+        """Return every replied turn's input and blocks, exactly as returned (oldest first).
+
+        Each turn's input is read from its stored record (``serve/reload.py``: one
+        record per turn; docs/serving.md "Reload").
 
         Raises:
             ProblemError: ``not_found`` for a conversation with no replied turn of this
@@ -412,14 +415,16 @@ class RuntimeTurnService:
         """
         try:
             replies = await self.runtime.reload(actor.account, conversation_id)
+            if not replies:
+                raise not_found()
+            turns = await conversation_turns(
+                self.runtime.store, actor.account, conversation_id, replies
+            )
+        except ProblemError:
+            raise
         except Exception as exc:
             raise problem_for(exc) from exc
-        if not replies:
-            raise not_found()
-        return ConversationView(
-            conversation_id=conversation_id,
-            turns=[ConversationTurn(turn_id=t, blocks=list(b)) for t, b in replies],
-        )
+        return ConversationView(conversation_id=conversation_id, turns=turns)
 
     async def open_cards(self, actor: Actor, conversation_id: str) -> list[CardView]:
         """Return the conversation's open cards, oldest first (empty for an unknown one).
