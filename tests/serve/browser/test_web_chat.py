@@ -263,6 +263,40 @@ def test_the_tour_by_clicking_then_a_reload_shows_identical_blocks(
     browser.assert_clean()
 
 
+def user_messages(page: Any) -> list[str]:
+    """The words of every turn's user message, in order ('' for a turn with none)."""
+    return [
+        str(x)
+        for x in page.eval_on_selector_all(
+            "article.turn",
+            "ts => ts.map(t => { const m = t.querySelector('.msg--user .msg__text');"
+            " return m ? m.textContent : ''; })",
+        )
+    ]
+
+
+def test_a_reload_in_a_new_browser_context_shows_the_users_messages(
+    server: Server, browser: Browser
+) -> None:
+    page = open_chat(browser.page(), server.url + "/")
+    chip(page, SEAT)
+    click_option(page, last_card(page), JUNE)
+    sent = user_messages(page)
+    assert sent[0] == SEAT and sent[1].endswith("You chose: Lisbon · 3–6 June 2026 · planning")
+
+    # another browser (a fresh context: no localStorage), the same account and address
+    other = open_chat(browser.page(), page.url)
+    noted = other.evaluate(
+        "Object.keys(localStorage).filter(k => k.startsWith('turnframe:said:')).length"
+    )
+    assert noted == 0
+    assert turn_ids(other) == turn_ids(page)
+    assert user_messages(other) == sent
+    assert blocks_snapshot(other) == blocks_snapshot(page)
+    screenshot(other, "chat-reloaded-elsewhere")
+    browser.assert_clean()
+
+
 def test_superseded_and_stale_cards_are_out_of_date_and_do_nothing(
     server: Server, browser: Browser
 ) -> None:

@@ -376,6 +376,22 @@
     try { return JSON.parse(localStorage.getItem("turnframe:said:" + turnId) || "null"); } catch (e) { return null; }
   }
 
+  /* What the user sent in a reloaded turn: the view's own input (the text, or the clicked
+     option's label), so another browser shows the same words; this browser's note of it
+     only when the view has none (docs/web-chat.md "Reload"). */
+  function saidFrom(entry) {
+    var input = entry.input;
+    var noted = recalled(entry.turn_id) || {};
+    if (input && typeof input.text === "string") return { text: input.text };
+    if (input && input.click) {
+      var shown = input.click.label
+        || (noted.vars && noted.vars.label)
+        || input.click.option_id;
+      return { key: "you_chose", vars: { label: shown } };
+    }
+    return noted;
+  }
+
   /* Run one turn: POST it as an event stream; resume with Last-Event-ID if the stream breaks
      (an unanswered POST is retried with the same Idempotency-Key: never a second turn). */
   async function sendTurn(payload, said) {
@@ -589,7 +605,7 @@
       return;
     }
     (view.turns || []).forEach(function (entry) {
-      var said = recalled(entry.turn_id) || {};
+      var said = saidFrom(entry);
       var turn = newTurn(said.text !== undefined ? said.text : null, said.key, said.vars);
       setTurnId(turn, entry.turn_id);
       renderBlocks(turn, entry.blocks || []);
