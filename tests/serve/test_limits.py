@@ -89,7 +89,13 @@ async def test_a_message_the_reader_refuses_is_a_stored_turn_with_a_notice(
         assert view["model_calls"] == 0
         # a turn like any other: reloaded, inspectable, replayable
         reload = (await client.get("/v1/conversations/c1")).json()
-        assert reload["turns"] == [{"turn_id": view["turn_id"], "blocks": view["blocks"]}]
+        assert reload["turns"] == [
+            {
+                "turn_id": view["turn_id"],
+                "input": {"text": "Something else entirely", "click": None},
+                "blocks": view["blocks"],
+            }
+        ]
         assert (await client.get(view["inspect"])).status_code == 200
         replayed = await client.post(f"/v1/turns/{view['turn_id']}/replay", json={})
         assert replayed.json()["same"] is True
