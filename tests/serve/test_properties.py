@@ -8,12 +8,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from turnframe.core.ids import Actor
-from turnframe.core.turn import TurnPhase, TurnPhaseChanged, TurnStep
+from turnframe.core.turn import (
+    InteractionResponse,
+    TurnInput,
+    TurnPhase,
+    TurnPhaseChanged,
+    TurnStep,
+)
 from turnframe.runtime.steps.accept import alias as runtime_alias
+from turnframe.runtime.steps.accept import input_json
 from turnframe.serve.errors import problem
 from turnframe.serve.http import CsrfTokens
 from turnframe.serve.live import BufferedTurn
-from turnframe.serve.models import TurnView
+from turnframe.serve.models import ClickInputView, TurnView
+from turnframe.serve.reload import input_view
 from turnframe.serve.views import alias, turn_id_for_key
 
 EVENT = st.one_of(
@@ -95,3 +103,38 @@ def test_a_stream_of_a_stopping_server_ends_with_not_ready_or_finishes() -> None
     assert [f["event"] for f in cut] == ["step", "error"]
     assert "id" not in cut[-1] and '"not_ready"' in cut[-1]["data"]
     assert [f["event"] for f in whole] == ["blocks", "finished"]  # finished within the grace
+
+
+TEXT = st.one_of(st.none(), st.text(max_size=40))
+CLICK = st.one_of(
+    st.none(),
+    st.builds(
+        InteractionResponse,
+        interaction_id=st.text(min_size=1, max_size=12),
+        option_id=st.text(min_size=1, max_size=6),
+        expected_revision=st.one_of(st.none(), st.integers(0, 9)),
+    ),
+)
+
+
+@given(text=TEXT, click=CLICK, label=st.one_of(st.none(), st.text(max_size=12)))
+def test_the_reloaded_input_is_what_the_runtime_stored(
+    text: str | None, click: InteractionResponse | None, label: str | None
+) -> None:
+    """``serve/reload.py`` reads the very JSON ``accept.input_json`` stores, losing nothing."""
+    actor = Actor(account="acme", user="maria")
+    stored = input_json(TurnInput(text=text, interaction_response=click), actor, None)
+    labels = (
+        {} if click is None or label is None else {(click.interaction_id, click.option_id): label}
+    )
+    shown = input_view(stored, labels)
+    if text is None and click is None:
+        assert shown is None
+        return
+    assert shown is not None and shown.text == text
+    if click is None:
+        assert shown.click is None
+    else:
+        assert shown.click == ClickInputView(
+            interaction_id=click.interaction_id, option_id=click.option_id, label=label
+        )
