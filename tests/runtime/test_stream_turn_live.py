@@ -6,6 +6,8 @@ only, and a phase must reach the client while the turn is still running (not aft
 
 from __future__ import annotations
 
+from datetime import date
+
 import anyio
 
 from turnframe.core import Actor, TurnInput, Understanding
@@ -17,6 +19,7 @@ from turnframe.understand import Brief, ScriptedUnderstanding
 from turnframe.understand.base import UnderstandingResult
 
 ACTOR = Actor(account="acme", user="maria", roles=frozenset({"customer"}))
+TODAY = date(2026, 5, 1)
 
 
 class Gate:
@@ -32,13 +35,8 @@ class Gate:
 
 
 def _runtime() -> Runtime:
-    from datetime import date
-
     return Runtime(
-        travel_application(),
-        InMemoryStore(),
-        ScriptedUnderstanding([]),
-        clock=FixedClock(date(2026, 5, 1)),
+        travel_application(), InMemoryStore(), ScriptedUnderstanding([]), clock=FixedClock(TODAY)
     )
 
 
@@ -48,11 +46,12 @@ def test_a_phase_reaches_the_stream_before_the_turn_finishes() -> None:
         gate = Gate()
         seen: list[str] = []
         stream = runtime.stream_turn(ACTOR, "c1", TurnInput(text="hello"), understander=gate)
-        async for event in stream:
-            seen.append(event.kind)
-            if event.kind == "phase" and not gate.opened.is_set():
-                # the turn is parked inside understanding: this phase came live
-                gate.opened.set()
+        with anyio.fail_after(5):  # a buffered stream would park here: fail, not hang
+            async for event in stream:
+                seen.append(event.kind)
+                if event.kind == "phase" and not gate.opened.is_set():
+                    # the turn is parked inside understanding: this phase came live
+                    gate.opened.set()
         assert seen[0] == "phase"
         assert seen[-2:] == ["blocks", "finished"]
 
@@ -96,5 +95,22 @@ def test_a_per_turn_understander_leaves_the_runtimes_own_in_place() -> None:
         gate.opened.set()
         await runtime.run_turn(ACTOR, "c1", TurnInput(text="hello"), understander=gate)
         assert runtime.understander is own
+
+    anyio.run(main)
+
+
+def test_a_failing_stream_raises_the_turns_own_error_not_a_group() -> None:
+    from turnframe.core.errors import UsageError
+
+    async def main() -> None:
+        runtime = Runtime(travel_application(), InMemoryStore(), None, clock=FixedClock(TODAY))
+        with anyio.fail_after(5):
+            try:
+                async for _event in runtime.stream_turn(ACTOR, "c1", TurnInput(text="hi")):
+                    pass
+            except UsageError as exc:
+                assert "understander" in str(exc)
+            else:
+                raise AssertionError("a text turn with no understander must be refused")
 
     anyio.run(main)

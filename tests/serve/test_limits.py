@@ -331,3 +331,22 @@ async def test_a_stream_of_a_failing_turn_ends_with_an_error_frame(
             headers={"Accept": "text/event-stream", "Idempotency-Key": "e"},
         )
         assert [f["event"] for f in sse(again.text)][-2:] == ["blocks", "finished"]
+
+
+async def test_a_text_turn_interrupted_before_its_plan_is_read_again_on_retry(
+    tmp_path: Path, serve: Any
+) -> None:
+    # Stopped in phase ``received``: the retry runs it again from its stored input, so the
+    # message is read again with the server's reader (not refused for want of one).
+    from turnframe.store.faults import FaultInjectingStore, FaultPlan
+
+    plan = FaultPlan()
+    async with serve(tmp_path, wrap=lambda store: FaultInjectingStore(store, plan)) as client:
+        plan.arm("set_turn_phase")
+        body = {"text": "Book Hotel Avenida for 3 nights in June."}
+        first = await client.post(URL, json=body, headers={"Idempotency-Key": "recv-1"})
+        assert first.status_code == 503, first.text
+        assert first.json()["code"] == "turn_interrupted"
+        again = await client.post(URL, json=body, headers={"Idempotency-Key": "recv-1"})
+        assert again.status_code in (200, 201), again.text
+        assert [b["kind"] for b in again.json()["blocks"]] == ["interaction"]

@@ -292,24 +292,30 @@ class Runtime:
             understander=understander, reply_writer=reply_writer, listener=send.send_nowait
         )
         outcome: list[TurnResult] = []
+        failed: list[BaseException] = []
 
         async def run() -> None:
             async with send:
-                outcome.append(
-                    await self._run(
-                        actor,
-                        conversation_id,
-                        turn,
-                        in_view=in_view,
-                        turn_id=turn_id,
-                        parts=parts,
+                try:
+                    outcome.append(
+                        await self._run(
+                            actor,
+                            conversation_id,
+                            turn,
+                            in_view=in_view,
+                            turn_id=turn_id,
+                            parts=parts,
+                        )
                     )
-                )
+                except Exception as exc:  # re-raised bare below, not as an ExceptionGroup
+                    failed.append(exc)
 
         async with anyio.create_task_group() as group, receive:
             group.start_soon(run)
             async for event in receive:
                 yield event
+        if failed:
+            raise failed[0]
         result = outcome[0]
         yield TurnBlocks(turn_id=result.turn_id, blocks=result.blocks)
         yield TurnFinished(turn_id=result.turn_id)

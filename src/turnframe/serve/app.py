@@ -31,6 +31,7 @@ from turnframe.serve.agui import agui_endpoint
 from turnframe.serve.headers import SecurityHeaders
 from turnframe.serve.http import CsrfTokens
 from turnframe.serve.recovery import (
+    ReaderUnderstanding,
     actor_for,
     can_take_over,
     recover_forever,
@@ -199,9 +200,13 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         opened = store if not callable(store) else await store()
         try:
+            # Each turn is read with the understander its message picks (run_turn's
+            # understander=); the runtime's own reads a turn resumed by a retried key
+            # (Runtime.recover from phase ``received``) with the same reader.
             runtime = Runtime(
                 application,
                 opened,
+                ReaderUnderstanding(reader),
                 clock=clock,
                 narration=NarrationConfig(steps=True),
             )

@@ -74,8 +74,8 @@ def problem_for(exc: BaseException) -> ProblemError:
             503,
             "turn_interrupted",
             "Turn interrupted",
-            f"The turn stopped after phase {exc.phase}; retry with the same Idempotency-Key "
-            "to finish it (nothing runs twice).",
+            f"The turn stopped after phase {exc.phase}; what it committed stands. A retry "
+            "with the same Idempotency-Key resumes it from that phase.",
             headers={"Retry-After": RETRY_AFTER},
         )
     if isinstance(exc, StoreUnavailable) or (
