@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--web",
         action="store_true",
-        help="serve the travel tour in the browser (extra `serve`; docs/serving.md)",
+        help="serve the app's tour in the browser (travel by default; extra `serve`; docs/serving.md)",
     )
     demo.add_argument("--host", default="127.0.0.1", help="with --web: the address")
     demo.add_argument("--port", type=int, default=8000, help="with --web: the port")

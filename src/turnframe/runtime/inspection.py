@@ -187,7 +187,7 @@ async def _view(
     receipts = [receipt_of(b) for b in blocks if b.get("kind") == "receipt"]
     events = await _events(store, rec, plan)
     model = model_view(rec)
-    if not model.calls and text:
+    if not model.calls and text and NO_REPLAY not in notes:  # no record: NO_REPLAY says it
         notes.append(NO_CALLS)
     units = model.units
 

@@ -19,6 +19,7 @@
     notJson: "The server's answer was not JSON.",
     noText: "(no text: this turn was a click)",
     clickAnswered: "Answered card",
+    clickOn: "Click on card",
     clickOption: "option",
     clickNotFound: "The card is not one of this conversation's (unknown or foreign id): nothing ran.",
     clickStatus: "card status now",
@@ -229,7 +230,7 @@
       var c = view.click, box = $("click");
       box.textContent = "";
       if (c.found) {
-        add(box, [el("strong", null, T.clickAnswered + " "), code(c.interaction_id),
+        add(box, [el("strong", null, (c.status === "resolved" ? T.clickAnswered : T.clickOn) + " "), code(c.interaction_id),
           c.interaction_kind ? el("span", { class: "tag" }, c.interaction_kind) : null,
           c.prompt ? el("q", { class: "card-prompt" }, c.prompt) : null, " → ", T.clickOption + " ",
           code(c.option_id), c.option_label ? el("span", { class: "option-label" }, " “" + c.option_label + "”") : null,
@@ -237,7 +238,7 @@
             [T.case, c.case], [T.clickStatus, c.status], ["value", c.value],
             [T.cardTurn, c.card_turn_id ? turnLink(c.card_turn_id) : null]])]);
       } else {
-        add(box, [el("strong", null, T.clickAnswered + " "), code(c.interaction_id), " → ", code(c.option_id), el("p", null, T.clickNotFound)]);
+        add(box, [el("strong", null, T.clickOn + " "), code(c.interaction_id), " → ", code(c.option_id), el("p", null, T.clickNotFound)]);
       }
       box.hidden = false;
     }
