@@ -41,7 +41,6 @@ from turnframe.runtime.inspection import (
     inspection_for,
     replay_for,
     replay_view,
-    turn_alias,
 )
 from turnframe.runtime.inspection_models import EvidenceSpan
 from turnframe.runtime.steps.accept import alias
@@ -560,11 +559,6 @@ def test_another_accounts_turn_and_an_unknown_one_are_none() -> None:
         assert replayed is not None and replayed.turn_id == "t-shared"
 
     run(go)
-
-
-def test_the_inspectors_alias_is_the_pipelines() -> None:
-    for account, turn_id in [("acme", "t-1"), ("globex", "t-shared"), ("", ""), ("a/b", "ü")]:
-        assert turn_alias(account, turn_id) == alias(account, turn_id)
 
 
 class PartialStore:

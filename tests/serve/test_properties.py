@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import anyio
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,14 +14,13 @@ from turnframe.core.turn import (
     TurnPhaseChanged,
     TurnStep,
 )
-from turnframe.runtime.steps.accept import alias as runtime_alias
 from turnframe.runtime.steps.accept import input_json
 from turnframe.serve.errors import problem
 from turnframe.serve.http import CsrfTokens
 from turnframe.serve.live import BufferedTurn
 from turnframe.serve.models import ClickInputView, TurnView
 from turnframe.serve.reload import input_view
-from turnframe.serve.views import alias, turn_id_for_key
+from turnframe.serve.views import turn_id_for_key
 
 EVENT = st.one_of(
     st.builds(TurnStep, turn_id=st.just("t"), name=st.sampled_from(["segment", "route"])),
@@ -70,11 +68,6 @@ def test_keys_name_turns_per_user(account: str, users: list[str], key: str) -> N
     one, two = (Actor(account=account, user=u) for u in users)
     assert turn_id_for_key(one, key) == turn_id_for_key(one, key)
     assert turn_id_for_key(one, key) != turn_id_for_key(two, key)
-
-
-@pytest.mark.parametrize("account", ["acme", "évora", ""])
-def test_the_alias_is_the_runtimes(account: str) -> None:
-    assert alias(account, "turn-1") == runtime_alias(account, "turn-1")
 
 
 def test_a_stream_of_a_stopping_server_ends_with_not_ready_or_finishes() -> None:

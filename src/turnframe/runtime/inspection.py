@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from turnframe.core.canonical import digest
 from turnframe.core.events import DomainEvent
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.workflow import WorkflowRegistry
@@ -55,6 +54,7 @@ from turnframe.runtime.inspection_reply import (
     reduction_of,
 )
 from turnframe.runtime.inspection_trace import ReplayView
+from turnframe.runtime.parts import turn_alias
 from turnframe.store.base import TurnRecord, TurnStore
 
 __all__ = [
@@ -128,16 +128,6 @@ async def replay_for(
         return None
     record = await store.load_replay(account, key)
     return replay_view(dict(record or {}), registry, turn_id)
-
-
-def turn_alias(account: str, turn_id: str) -> str:
-    """Return the account-scoped id a turn is stored under when another account holds ``turn_id``.
-
-    The same function as ``steps/accept.py`` ``alias`` (which only the pipeline may
-    import; ``tests/runtime/test_inspection.py`` checks the two agree):
-    docs/adr/0016-races-and-turn-ids.md.
-    """
-    return "turn-" + digest(("turn_id", account, turn_id))[:24]
 
 
 def _summarised(view: InspectionView, registry: WorkflowRegistry) -> InspectionView:

@@ -16,6 +16,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
+from turnframe.core.canonical import digest
 from turnframe.core.ids import CaseRef
 from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.results import PlannedActResult, ResultStatus
@@ -169,3 +170,14 @@ def with_status(result: PlannedActResult, status: ResultStatus, **changes: Any) 
 def rejected(result: PlannedActResult, code: str, sentence: str) -> PlannedActResult:
     """Return ``result`` rejected with ``code`` and the user's ``sentence`` (I11)."""
     return with_status(result, ResultStatus.REJECTED, code=code, sentence=sentence)
+
+
+def turn_alias(account: str, turn_id: str) -> str:
+    """Return the account-scoped id a turn is stored under when another account holds ``turn_id``.
+
+    ``"turn-"`` + the first 24 hex digits of ``digest(("turn_id", account, turn_id))``: a
+    fixed function of the account and the id, so the account finds its turn again, and
+    no other account's id can be read from it (docs/adr/0016-races-and-turn-ids.md). The
+    pipeline stores such a turn under it; the inspector and the server look it up by it.
+    """
+    return "turn-" + digest(("turn_id", account, turn_id))[:24]

@@ -26,6 +26,7 @@ from turnframe.core.reply import NoticeBlock
 from turnframe.core.turn import InteractionResponse, TurnInput, TurnPhase
 from turnframe.runtime import Runtime
 from turnframe.runtime.errors import TurnIdReused
+from turnframe.runtime.inspection import turn_alias as alias
 from turnframe.serve.errors import ProblemError, not_found, problem
 from turnframe.serve.failures import RETRY_AFTER, problem_for, turn_in_progress
 from turnframe.serve.live import BufferedTurn, ReplayedTurn
@@ -38,7 +39,6 @@ from turnframe.serve.models import (
 from turnframe.serve.reload import conversation_turns
 from turnframe.serve.state import LiveTurn, ServeConfig
 from turnframe.serve.views import (
-    alias,
     card_view,
     fingerprint,
     result_view,

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from turnframe.core.canonical import digest, to_json_value
+from turnframe.core.canonical import to_json_value
 from turnframe.core.ids import Actor
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
@@ -22,7 +22,6 @@ from turnframe.runtime import TurnResult
 from turnframe.serve.models import CardOptionView, CardView, TurnView
 
 __all__ = [
-    "alias",
     "card_view",
     "fingerprint",
     "result_view",
@@ -46,15 +45,6 @@ def served_locales(app: Any) -> tuple[str, ...]:
     """Return the locales turns may name: ``Application.locales``, the default first."""
     locales = tuple(app.locales)
     return (app.default_locale, *(x for x in locales if x != app.default_locale))
-
-
-def alias(account: str, turn_id: str) -> str:
-    """Return the id a turn is stored under when another account holds ``turn_id``.
-
-    The runtime's own rule (docs/adr/0016-races-and-turn-ids.md; a test checks it
-    against ``turnframe.runtime.steps.accept.alias``, which only the pipeline imports).
-    """
-    return "turn-" + digest(("turn_id", account, turn_id))[:24]
 
 
 def card_view(card: Interaction, *, stale: bool = False) -> CardView:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from turnframe.core.canonical import digest, to_json_value
+from turnframe.core.canonical import to_json_value
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.turn import Effort, InteractionResponse, TurnInput, TurnPhase
 from turnframe.runtime.errors import TurnIdReused
 from turnframe.runtime.parts import RuntimeParts
+from turnframe.runtime.parts import turn_alias as alias
 from turnframe.runtime.serial import load_result
 from turnframe.runtime.turn import TurnResult
 from turnframe.store.base import TurnRecord
@@ -142,16 +143,6 @@ async def _begin(
             continue
         return key, None
     raise StoreError(f"turn {record.turn_id} could not be started")
-
-
-def alias(account: str, turn_id: str) -> str:
-    """Return the account-scoped id a turn is stored under when another account holds ``turn_id``.
-
-    ``"turn-"`` + the first 24 hex digits of ``digest(("turn_id", account, turn_id))``: a
-    fixed function of the account and the id, so the account finds its turn again, and
-    no other account's id can be read from it (docs/adr/0016-races-and-turn-ids.md).
-    """
-    return "turn-" + digest(("turn_id", account, turn_id))[:24]
 
 
 def input_json(turn: TurnInput, actor: Actor, in_view: Sequence[CaseRef] | None) -> JSONObject:
