@@ -160,14 +160,14 @@ def test_a_selection_card_then_a_confirmation(server: Server, browser: Browser) 
     assert body["click"]["option_id"] == "o2"
     assert "expected_revision" in body["click"]
     assert card.get_attribute("data-status") == "resolved"
-    assert card.locator(".card__state").inner_text().startswith("You chose: Lisbon · 3–6 June")
+    assert card.locator(".card__state").inner_text().startswith("Resolved: Lisbon · 3–6 June")
     assert all(
         card.locator(".card__option").nth(i).is_disabled() for i in range(2)
     )  # a resolved card takes no second click
     assert (
         reply.locator(".msg--user")
         .inner_text()
-        .endswith("You chose: Lisbon · 3–6 June 2026 · planning")
+        .endswith("You clicked: Lisbon · 3–6 June 2026 · planning")
     )
     assert reply.locator(".block--receipt").count() == 1
     assert operations_of(server, str(reply.get_attribute("data-turn-id"))) == ["trip.add_extra"]
@@ -180,7 +180,7 @@ def test_a_selection_card_then_a_confirmation(server: Server, browser: Browser) 
     assert reply.locator(".block--receipt").count() == 1
     assert "Hotel Avenida" in reply.locator(".block--receipt").inner_text()
     assert count_operation(server, "trip.book_hotel") == 1
-    assert card.locator(".card__state").inner_text() == "You chose: Confirm"
+    assert card.locator(".card__state").inner_text() == "Resolved: Confirm"
     screenshot(page, "chat-cards")
     browser.assert_clean()
 
@@ -215,7 +215,7 @@ def test_a_double_click_in_two_tabs_has_exactly_one_effect(
         page.wait_for_function(
             "el => el.getAttribute('data-status') === 'resolved'", arg=card.element_handle()
         )
-        assert card.locator(".card__state").inner_text() == "You chose: Confirm"
+        assert card.locator(".card__state").inner_text() == "Resolved: Confirm"
         assert card.locator(".card__option").first.is_disabled()
     # the onlooking tab shows the resolution as soon as it is looked at again
     watched = last_card(third)
@@ -224,7 +224,7 @@ def test_a_double_click_in_two_tabs_has_exactly_one_effect(
     third.wait_for_function(
         "el => el.getAttribute('data-status') === 'resolved'", arg=watched.element_handle()
     )
-    assert watched.locator(".card__state").inner_text() == "You chose: Confirm"
+    assert watched.locator(".card__state").inner_text() == "Resolved: Confirm"
     screenshot(first, "chat-double-click-tab1")
     screenshot(second, "chat-double-click-tab2")
     browser.assert_clean()
@@ -282,7 +282,7 @@ def test_a_reload_in_a_new_browser_context_shows_the_users_messages(
     chip(page, SEAT)
     click_option(page, last_card(page), JUNE)
     sent = user_messages(page)
-    assert sent[0] == SEAT and sent[1].endswith("You chose: Lisbon · 3–6 June 2026 · planning")
+    assert sent[0] == SEAT and sent[1].endswith("You clicked: Lisbon · 3–6 June 2026 · planning")
 
     # another browser (a fresh context: no localStorage), the same account and address
     other = open_chat(browser.page(), page.url)

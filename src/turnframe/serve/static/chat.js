@@ -246,16 +246,22 @@
     card.classList.toggle("card--pending", status === "pending");
     card.classList.toggle("card--resolved", status === "resolved" || status === "declined");
     card.classList.toggle("card--stale", ["superseded", "stale", "withdrawn", "gone"].indexOf(status) >= 0);
+    if (open) {
+      card.querySelectorAll(".card__option").forEach(function (b) {
+        b.classList.remove("card__option--chosen");
+      });
+    }
     if (open || status === "pending") { line.hidden = true; return; }
     line.hidden = false;
-    if (status === "resolved" || status === "declined") {
+    /* The server says the card is resolved, not who chose: the same words in every tab. */
+    if (status === "resolved") {
       var r = resolution || {};
       var optionId = r.option_id || r.option || null;
       var text = r.label || (optionId && optionLabel(card, optionId)) || r.value || r.free_value || null;
       card.querySelectorAll(".card__option").forEach(function (b) {
         b.classList.toggle("card__option--chosen", !!optionId && b.getAttribute("data-option-id") === optionId);
       });
-      if (text) label(line, "you_chose", { label: text });
+      if (text) label(line, "resolved", { label: text });
       else label(line, "resolved_plain");
     } else if (status === "gone") {
       label(line, "card_not_open");
@@ -387,7 +393,7 @@
       var shown = input.click.label
         || (noted.vars && noted.vars.label)
         || input.click.option_id;
-      return { key: "you_chose", vars: { label: shown } };
+      return { key: "you_clicked", vars: { label: shown } };
     }
     return noted;
   }
@@ -499,7 +505,7 @@
     };
     setCardStatus(card, "pending");
     button.classList.add("card__option--chosen");
-    return sendTurn({ click: click }, { key: "you_chose", vars: { label: button.textContent } });
+    return sendTurn({ click: click }, { key: "you_clicked", vars: { label: button.textContent } });
   }
 
   function sendText(text) {
@@ -657,7 +663,7 @@
   /* A structured click sent exactly as a card's button sends it (for embedding and tests). */
   function sendClick(click, optionLabel) {
     if (state.busy) return null;
-    return sendTurn({ click: click }, { key: "you_chose", vars: { label: optionLabel || click.option_id } });
+    return sendTurn({ click: click }, { key: "you_clicked", vars: { label: optionLabel || click.option_id } });
   }
 
   window.TurnframeChat = { sendText: sendText, sendClick: sendClick, refreshCards: refreshCards, state: state };
