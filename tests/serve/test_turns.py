@@ -160,8 +160,8 @@ async def test_the_reload_reads_each_turns_own_record_and_another_account_gets_4
     from turnframe.core.acts import Understanding
     from turnframe.core.ids import Actor
     from turnframe.core.turn import TurnInput
-    from turnframe.serve.reload import conversation_turns
     from turnframe.runtime.inspection import turn_alias as alias
+    from turnframe.serve.reload import conversation_turns
     from turnframe.understand import ScriptedUnderstanding
 
     async def by_header(request: Request) -> Actor:
