@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     relay.add_argument("--poll", type=float, default=0.5, help="idle poll seconds")
     relay.add_argument("--owner", help="this relay's lease name")
     from turnframe.cli.chat import add_commands
+    from turnframe.cli.explore import add_commands as add_explore_command
     from turnframe.cli.models import add_commands as add_model_commands
     from turnframe.cli.new import add_commands as add_new_command
     from turnframe.cli.providers import add_commands as add_provider_commands
@@ -106,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     add_provider_commands(sub)
     add_model_commands(sub)
     add_serve_command(sub)
+    add_explore_command(sub)
     return parser
 
 
@@ -155,6 +157,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from turnframe.cli.models import run_models
 
         return run_models(args)
+    if args.command == "explore":
+        from turnframe.cli.explore import run_explore
+
+        return run_explore(args)
     if args.command == "serve":
         from turnframe.cli.serve import run_serve
 

@@ -27,7 +27,7 @@ from turnframe.testing.explore.findings import (
     TerminalMovesOn,
     TerminalWithoutOutcome,
 )
-from turnframe.testing.explore.space import Move, WorkflowSpace, state_key
+from turnframe.testing.explore.space import Move, WorkflowSpace
 
 __all__ = ["Problem", "check_moves", "check_state"]
 
@@ -181,7 +181,7 @@ def check_moves(
             )
         )
     for move in good:
-        after = views[state_key(move.target)]
+        after = views[move.key]
         for problem in _unstable(view.obligations, after.obligations, move):
             found.append((move, problem))
     if data is not None and view.exists and not terminal and not moves:

@@ -179,14 +179,14 @@ def explore_workflow(
         moves = space.moves(data)
         for move in moves:
             if move.target is not None:
-                datas.setdefault(state_key(move.target), move.target)
+                datas.setdefault(move.key, move.target)
         # A target whose projection raises is still reached; it is reported when expanded.
         checked = [
-            m for m in moves if m.target is None or view_of(state_key(m.target)) is not None
+            m for m in moves if m.target is None or view_of(m.key) is not None
         ]
         for move, problem in check_moves(space, data, view, checked, views):
             note(problem, path if move is None else (*path, move.step))
-        return [(m.step, state_key(m.target)) for m in moves if m.target is not None]
+        return [(m.step, m.key) for m in moves if m.target is not None]
 
     search = breadth_first(roots, successors, limits)
     notes: list[str] = []

@@ -69,11 +69,13 @@ class Move:
     Attributes:
         step: what was done.
         target: the new state's JSON (``None`` when the move is a finding).
+        key: the new state's key (:func:`state_key` of ``target``).
         finding: the transition's finding class and detail (``None`` for a good move).
     """
 
     step: Step
     target: JSONObject | None = None
+    key: str = ""
     finding: tuple[type[Finding], str, str] | None = None
 
 
@@ -157,7 +159,8 @@ class WorkflowSpace:
                     move = self._system(state, name, when)
                     if move is not None:
                         found.append(move)
-        return [m for m in found if m.target is None or m.target != data]
+        here = state_key(data)
+        return [m for m in found if m.target is None or m.key != here]
 
     def _command(
         self, state: Any, view: WorkflowView, spec: Any, given: dict[str, Any], step: Step
@@ -260,7 +263,7 @@ class WorkflowSpace:
             self.definition.load_state(dumped)
         except TurnframeError as exc:
             return _raised(step, exc, "the state it leaves does not load back")
-        return Move(step=step, target=dumped)
+        return Move(step=step, target=dumped, key=state_key(dumped))
 
 
 def system_triggers(workflow: ErasedWorkflow) -> tuple[str, ...]:
