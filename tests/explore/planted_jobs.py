@@ -246,7 +246,9 @@ class CancelDrops(JobWorkflow):
         """Cancelling returns no state."""
         if isinstance(command, CancelJob):
             dropped: Any = None
-            return Execution(state=dropped, events=self.emit(self.existing(state, command), command).events)
+            return Execution(
+                state=dropped, events=self.emit(self.existing(state, command), command).events
+            )
         return super().execute(state, command, ctx)
 
 
@@ -301,11 +303,11 @@ def job_app(workflow: type[JobWorkflow] = JobWorkflow) -> Application:
     return Application(name=f"jobs-{workflow.__name__}", registry=WorkflowRegistry([workflow()]))
 
 
-def PauseIsADeadEnd_app() -> Application:  # noqa: N802 - named for the CLI's --app
+def PauseIsADeadEnd_app() -> Application:
     """The application of :class:`PauseIsADeadEnd` (``--app planted_jobs:PauseIsADeadEnd_app``)."""
     return job_app(PauseIsADeadEnd)
 
 
-def CancelDrops_app() -> Application:  # noqa: N802 - named for the CLI's --app
+def CancelDrops_app() -> Application:
     """The application of :class:`CancelDrops` (``--app planted_jobs:CancelDrops_app``)."""
     return job_app(CancelDrops)

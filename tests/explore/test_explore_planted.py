@@ -72,7 +72,9 @@ def test_the_clean_job_has_no_finding_and_reaches_every_phase() -> None:
     assert job.states == 16 and not job.cut and job.depth_reached == 4
 
 
-@pytest.mark.parametrize(("workflow", "kind", "path"), PLANTED, ids=lambda v: getattr(v, "__name__", "p"))
+@pytest.mark.parametrize(
+    ("workflow", "kind", "path"), PLANTED, ids=lambda v: getattr(v, "__name__", "p")
+)
 def test_a_planted_defect_is_caught_with_the_shortest_path(
     workflow: type[JobWorkflow], kind: type[Finding], path: str
 ) -> None:
@@ -84,7 +86,9 @@ def test_a_planted_defect_is_caught_with_the_shortest_path(
     assert all(len(f.path) >= len(found[0].path) for f in found)
 
 
-@pytest.mark.parametrize(("workflow", "kind", "path"), PLANTED, ids=lambda v: getattr(v, "__name__", "p"))
+@pytest.mark.parametrize(
+    ("workflow", "kind", "path"), PLANTED, ids=lambda v: getattr(v, "__name__", "p")
+)
 def test_the_clean_job_has_none_of_the_planted_kinds(
     workflow: type[JobWorkflow], kind: type[Finding], path: str
 ) -> None:

@@ -137,9 +137,7 @@ def _machine(edges: dict[int, list[int]], terminal: set[int], size: int) -> Appl
             "new": ("m.make",),
             **{f"p{n}": tuple(f"m.go{t}" for t in sorted(set(ts))) for n, ts in edges.items()},
         }
-        receipts = {
-            "en": {"m.made": "Made.", **{f"m.went{k}": "Moved." for k in range(size)}}
-        }
+        receipts = {"en": {"m.made": "Made.", **{f"m.went{k}": "Moved." for k in range(size)}}}
 
         def execute(
             self, state: Node | None, command: Command, ctx: ExecutionContext
@@ -177,9 +175,7 @@ def test_every_dead_end_of_a_random_machine_is_found_at_its_shortest_distance(
     # Brute force over the phase graph: absent -> p0 in one move, then the edges.
     graph: Graph = {n: [(f"go{t}", t) for t in ts if t != n] for n, ts in edges.items()}
     dist = {n: d + 1 for n, d in _distances(graph, [0]).items()}
-    dead = {
-        n for n, d in dist.items() if n not in terminal and not [t for t in edges[n] if t != n]
-    }
+    dead = {n for n, d in dist.items() if n not in terminal and not [t for t in edges[n] if t != n]}
     found = {f.key: len(f.path) for f in report.findings if isinstance(f, DeadEnd)}
     assert found == {f"p{n}": dist[n] for n in dead}
     assert all(isinstance(f, DeadEnd) for f in report.findings)

@@ -1,5 +1,7 @@
 """The state explorer: every reachable state of a workflow, checked (docs/explorer.md).
 
+The properties are those of docs/architecture.md "Workflows" and docs/invariants.md I3.
+
 ``explore(app)`` walks each workflow of an application breadth first from the absent
 state (and seeded records) through the workflow's own pure code, and reports each
 broken property of docs/invariants.md I3 as a typed finding with the shortest path to

@@ -38,9 +38,7 @@ def assert_explores(
             state (or its seed).
         UsageError: a bad limit, an unknown workflow, or records that cannot be seeded.
     """
-    report = explore(
-        app, workflow, depth=depth, states=states, records=records, today=today
-    )
+    report = explore(app, workflow, depth=depth, states=states, records=records, today=today)
     if not report.ok:
         count = len(report.findings)
         raise AssertionError(

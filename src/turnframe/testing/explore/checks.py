@@ -10,6 +10,7 @@ explorer's own: no dead end without an explicit trigger.
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from turnframe.core.errors import TurnframeError
 from turnframe.core.ids import JSONObject
 from turnframe.core.view import Obligation, WorkflowView

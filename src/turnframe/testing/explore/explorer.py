@@ -181,11 +181,9 @@ def explore_workflow(
             if move.target is not None:
                 datas.setdefault(move.key, move.target)
         # A target whose projection raises is still reached; it is reported when expanded.
-        checked = [
-            m for m in moves if m.target is None or view_of(m.key) is not None
-        ]
-        for move, problem in check_moves(space, data, view, checked, views):
-            note(problem, path if move is None else (*path, move.step))
+        checked = [m for m in moves if m.target is None or view_of(m.key) is not None]
+        for at, problem in check_moves(space, data, view, checked, views):
+            note(problem, path if at is None else (*path, at.step))
         return [(m.step, m.key) for m in moves if m.target is not None]
 
     search = breadth_first(roots, successors, limits)
@@ -211,12 +209,13 @@ def explore_workflow(
 
 def _seed_data(space: WorkflowSpace, seed: Seed) -> JSONObject:
     try:
-        return space.definition.dump_state(space.definition.load_state(seed.state))
+        data: JSONObject = space.definition.dump_state(space.definition.load_state(seed.state))
     except TurnframeError as exc:
         raise UsageError(
             f"explore: seed {seed.key!r} of {space.workflow.name!r} does not load: "
             f"{exc.__cause__ or exc}"
         ) from exc
+    return data
 
 
 def explore(
@@ -265,4 +264,3 @@ def explore(
         if workflow is None or name == workflow
     )
     return ExploreReport(application=app.name, limits=limits, today=today, workflows=reports)
-

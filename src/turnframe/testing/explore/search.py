@@ -48,7 +48,9 @@ class Limits:
         for name, least in (("depth", 0), ("states", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise UsageError(f"explore: {name} must be a whole number >= {least}, got {value!r}")
+                raise UsageError(
+                    f"explore: {name} must be a whole number >= {least}, got {value!r}"
+                )
 
 
 @dataclass(slots=True, kw_only=True)
