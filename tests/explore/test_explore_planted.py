@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from planted_jobs import (
     AbsentIsCancelled,
@@ -20,7 +22,9 @@ from planted_jobs import (
     job_app,
 )
 
+from turnframe.core import JSONObject, UsageError
 from turnframe.testing.explore import (
+    EXPLORE_TODAY,
     BlockingWithoutUserStep,
     CaseEndsByDisappearing,
     DeadEnd,
@@ -31,13 +35,17 @@ from turnframe.testing.explore import (
     ObligationIdUnstable,
     OutcomeOutsideTerminal,
     ProjectionNotPure,
+    Step,
     TerminalMovesOn,
     TerminalWithoutOutcome,
     TransitionRemovesCase,
     assert_explores,
     explore,
     format_path,
+    replay_path,
 )
+from turnframe.testing.explore.checks import check_moves, check_state
+from turnframe.testing.explore.space import WorkflowSpace
 
 CREATE = 'absent -> job.create(title="Alpha")'
 
@@ -112,3 +120,41 @@ def test_a_finding_is_json_with_its_steps() -> None:
         {"kind": "operation", "name": "job.create", "arguments": {"title": "Alpha"}},
         {"kind": "operation", "name": "job.cancel", "arguments": {}},
     ]
+
+
+def _kinds_at(space: WorkflowSpace, data: JSONObject | None) -> tuple[set[type], list[Any]]:
+    """The finding kinds on the state ``data`` and its moves, and each move's finding kinds."""
+    view = space.view(data)
+    moves = space.moves(data)
+    views = {m.key: space.view(m.target) for m in moves if m.target is not None}
+    on_moves = check_moves(space, data, view, moves, views)
+    here = {cls for cls, _, _ in check_state(space, data, view)}
+    here |= {problem[0] for at, problem in on_moves if at is None}
+    return here, [(at.step, problem[0]) for at, problem in on_moves if at is not None]
+
+
+@pytest.mark.parametrize(
+    ("workflow", "kind", "path"), PLANTED, ids=lambda v: getattr(v, "__name__", "p")
+)
+def test_replaying_the_path_reproduces_the_finding(
+    workflow: type[JobWorkflow], kind: type[Finding], path: str
+) -> None:
+    app = job_app(workflow)
+    erased = app.registry.workflow("job")
+    finding = _of(kind, explore(app).findings)[0]
+    space = WorkflowSpace(erased, today=EXPLORE_TODAY, locale="en")
+    # A finding on a state shows at the end of its path; one on a move, as that last move.
+    here, _ = _kinds_at(space, replay_path(erased, finding.path))
+    if finding.path:
+        _, moves = _kinds_at(space, replay_path(erased, finding.path[:-1]))
+        here |= {cls for step, cls in moves if step == finding.path[-1]}
+    assert kind in here
+
+
+def test_a_path_that_no_longer_fits_is_refused() -> None:
+    erased = job_app(JobWorkflow).registry.workflow("job")
+    bogus = (Step(kind="operation", name="job.finish", arguments={}),)
+    with pytest.raises(UsageError, match=r"step 1 \(job.finish\(\)\) is not a move"):
+        replay_path(erased, bogus)
+    with pytest.raises(UsageError, match="seed 'J9'"):
+        replay_path(erased, (Step(kind="seed", name="J9"),))

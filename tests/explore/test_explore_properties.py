@@ -26,7 +26,7 @@ from turnframe.core import (
     arg,
 )
 from turnframe.runtime.app import Application
-from turnframe.testing.explore import DeadEnd, Limits, Step, explore
+from turnframe.testing.explore import DeadEnd, Limits, Step, explore, replay_path
 from turnframe.testing.explore.search import breadth_first
 
 Graph = dict[int, list[tuple[str, int]]]
@@ -171,7 +171,8 @@ def test_every_dead_end_of_a_random_machine_is_found_at_its_shortest_distance(
     drawn: tuple[dict[int, list[int]], set[int], int],
 ) -> None:
     edges, terminal, size = drawn
-    report = explore(_machine(edges, terminal, size), depth=size + 1)
+    app = _machine(edges, terminal, size)
+    report = explore(app, depth=size + 1)
     # Brute force over the phase graph: absent -> p0 in one move, then the edges.
     graph: Graph = {n: [(f"go{t}", t) for t in ts if t != n] for n, ts in edges.items()}
     dist = {n: d + 1 for n, d in _distances(graph, [0]).items()}
@@ -181,3 +182,8 @@ def test_every_dead_end_of_a_random_machine_is_found_at_its_shortest_distance(
     assert all(isinstance(f, DeadEnd) for f in report.findings)
     (machine,) = report.workflows
     assert machine.states == 1 + len(dist)
+    # Re-running each reported path through the workflow lands on the dead phase again.
+    erased = app.registry.workflow("m")
+    for finding in report.findings:
+        end = replay_path(erased, finding.path)
+        assert end is not None and end["status"] == finding.key

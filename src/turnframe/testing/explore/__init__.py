@@ -16,6 +16,7 @@ from turnframe.testing.explore.explorer import (
     WorkflowReport,
     explore,
     explore_workflow,
+    replay_path,
 )
 from turnframe.testing.explore.findings import (
     BlockingWithoutUserStep,
@@ -66,4 +67,5 @@ __all__ = [
     "explore_workflow",
     "format_path",
     "read_records",
+    "replay_path",
 ]

@@ -26,7 +26,14 @@ from turnframe.testing.explore.search import DEFAULT_DEPTH, DEFAULT_STATES, Limi
 from turnframe.testing.explore.seeds import Seed, seeds_of
 from turnframe.testing.explore.space import WorkflowSpace, state_key
 
-__all__ = ["EXPLORE_TODAY", "ExploreReport", "WorkflowReport", "explore", "explore_workflow"]
+__all__ = [
+    "EXPLORE_TODAY",
+    "ExploreReport",
+    "WorkflowReport",
+    "explore",
+    "explore_workflow",
+    "replay_path",
+]
 
 EXPLORE_TODAY = date(2026, 1, 15)
 """The explorer's default today: fixed, so one suite explores the same states every day."""
@@ -205,6 +212,58 @@ def explore_workflow(
         findings=tuple(findings),
         notes=tuple(notes),
     )
+
+
+def replay_path(
+    workflow: ErasedWorkflow,
+    path: Path,
+    *,
+    today: date = EXPLORE_TODAY,
+    locale: str = "en",
+    seeds: Sequence[Seed] = (),
+) -> JSONObject | None:
+    """Follow ``path`` through the workflow's own code again; return the state it ends in.
+
+    Reproduces a finding (docs/explorer.md "Paths"): each step is matched against the
+    moves of the state reached so far, so the state returned is the one the explorer
+    saw. A path whose last step is a finding on the move itself (it removes the record,
+    or raises) ends in the state before that step.
+
+    Args:
+        workflow: the workflow the path was found in.
+        path: a finding's path (it may start with ``seed KEY``).
+        today: the explorer's today the path was found at.
+        locale: the locale it was explored in.
+        seeds: the seeds it was explored from (a ``seed`` step names one by key).
+
+    Returns:
+        The JSON state at the end of the path (``None``: absent).
+
+    Raises:
+        UsageError: a step that is not a move of the state reached (the workflow
+            changed), or a seed step naming no given seed.
+    """
+    space = WorkflowSpace(workflow, today=today, locale=locale)
+    data: JSONObject | None = None
+    steps = list(path)
+    if steps and steps[0].kind == "seed":
+        first = steps.pop(0)
+        seed = next((s for s in seeds if s.key == first.name), None)
+        if seed is None:
+            raise UsageError(f"replay: the path starts from seed {first.name!r}, not given")
+        data = _seed_data(space, seed)
+    for index, step in enumerate(steps):
+        move = next((m for m in space.moves(data) if m.step == step), None)
+        if move is None:
+            raise UsageError(
+                f"replay: step {index + 1} ({step}) is not a move of the state reached"
+            )
+        if move.target is None:
+            if index != len(steps) - 1:
+                raise UsageError(f"replay: step {index + 1} ({step}) leaves no state to go on from")
+            return data
+        data = move.target
+    return data
 
 
 def _seed_data(space: WorkflowSpace, seed: Seed) -> JSONObject:
