@@ -282,6 +282,35 @@ class ImpureView(JobWorkflow):
         return (Obligation(id=f"start:{self.calls}", kind="start", waits_for="job.start"),)
 
 
+class ExpiryDrops(JobWorkflow):
+    """Planted: a system trigger (time passing) drops a paused job."""
+
+    def expire(self, state: Job, today: date) -> Execution[Job]:
+        """A paused job expires by disappearing (the defect); others are refused."""
+        if state.status != "paused":
+            raise ValueError("only a paused job expires")
+        dropped: Any = None
+        return Execution(state=dropped, events=(_status_event(state, "expired"),))
+
+
+class OnlyLowFlags(JobWorkflow):
+    """Clean, with its own argument values: the explorer tries ``low`` flags only."""
+
+    def explore_values(self, operation: Any, argument: Any) -> tuple[str, ...] | None:
+        """Flags are tried ``low`` only; every other argument by its kind."""
+        return ("low",) if argument.name == "level" else None
+
+
+def _status_event(state: Job, status: str) -> Any:
+    from turnframe.core import EventDraft
+
+    return EventDraft(
+        type="job.status_changed",
+        data={"title": state.title, "status": status},
+        operation="job.finish",
+    )
+
+
 PLANTED: tuple[type[JobWorkflow], ...] = (
     BlankPhase,
     TwiceObligation,
@@ -295,6 +324,7 @@ PLANTED: tuple[type[JobWorkflow], ...] = (
     PauseIsADeadEnd,
     FlagHighRaises,
     ImpureView,
+    ExpiryDrops,
 )
 
 

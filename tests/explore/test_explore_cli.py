@@ -50,6 +50,7 @@ def test_limits_cut_the_walk(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
+        ([], "explore needs --app SPEC"),
         (["--app", "no_such_module_x:app"], "cannot import module 'no_such_module_x'"),
         (["--app", f"{JOBS}:job_app", "jbo"], "no workflow 'jbo'; did you mean 'job'?"),
         (["--app", f"{JOBS}:job_app", "--depth", "-1"], "depth must be a whole number >= 0"),

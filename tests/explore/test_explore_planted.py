@@ -11,9 +11,11 @@ from planted_jobs import (
     BlockingWhenDone,
     CancelDrops,
     DoneWithoutOutcome,
+    ExpiryDrops,
     FlagHighRaises,
     ImpureView,
     JobWorkflow,
+    OnlyLowFlags,
     PausedWithOutcome,
     PauseIsADeadEnd,
     RevivedByCallback,
@@ -45,7 +47,7 @@ from turnframe.testing.explore import (
     replay_path,
 )
 from turnframe.testing.explore.checks import check_moves, check_state
-from turnframe.testing.explore.space import WorkflowSpace
+from turnframe.testing.explore.space import WorkflowSpace, system_triggers
 
 CREATE = 'absent -> job.create(title="Alpha")'
 
@@ -66,6 +68,11 @@ PLANTED = [
     (PauseIsADeadEnd, DeadEnd, f"{CREATE} -> job.start() -> job.pause()"),
     (FlagHighRaises, DomainRaised, f'{CREATE} -> job.flag(level="high")'),
     (ImpureView, ProjectionNotPure, CREATE),
+    (
+        ExpiryDrops,
+        TransitionRemovesCase,
+        f"{CREATE} -> job.start() -> job.pause() -> system expire(today=2026-01-15)",
+    ),
 ]
 
 
@@ -158,3 +165,18 @@ def test_a_path_that_no_longer_fits_is_refused() -> None:
         replay_path(erased, bogus)
     with pytest.raises(UsageError, match="seed 'J9'"):
         replay_path(erased, (Step(kind="seed", name="J9"),))
+
+
+def test_a_workflow_supplies_its_own_argument_values() -> None:
+    (clean,) = explore(job_app(JobWorkflow)).workflows
+    (low,) = assert_explores(job_app(OnlyLowFlags)).workflows
+    assert low.states < clean.states  # no high-flagged job is reached
+
+
+def test_system_triggers_are_the_state_and_today_methods() -> None:
+    from turnframe.samples.travel import travel_application
+
+    registry = travel_application().registry
+    assert system_triggers(registry.workflow("trip")) == ("complete",)
+    assert system_triggers(registry.workflow("manifest")) == ()
+    assert system_triggers(job_app(ExpiryDrops).registry.workflow("job")) == ("expire",)

@@ -28,8 +28,7 @@ def add_commands(sub: Any) -> None:
     explore.add_argument(
         "--app",
         metavar="SPEC",
-        required=True,
-        help="the application: module:attribute or an installed app's name",
+        help="the application (required): module:attribute or an installed app's name",
     )
     explore.add_argument("workflow", nargs="?", help="only this workflow (default: every one)")
     explore.add_argument(
@@ -67,6 +66,10 @@ def run_explore(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
     stream = out or sys.stdout
     try:
+        if not args.app:
+            raise UsageError(
+                "explore needs --app SPEC (module:attribute or an installed app's name)"
+            )
         depth = _whole("depth", args.depth, DEFAULT_DEPTH)
         states = _whole("states", args.states, DEFAULT_STATES)
         app = load_application(str(args.app))
