@@ -46,8 +46,8 @@ class WorkflowReport:
     Attributes:
         workflow: the workflow's name.
         states: distinct states kept (the absent state and seeds included).
-        transitions: moves examined (each state's commands and external updates that
-            change it, plus moves that are findings).
+        transitions: the moves that change a kept state (commands, external updates,
+            system triggers), whether to a new state, a known one or one past a limit.
         depth_reached: the most moves from a root to a kept state.
         cut: whether ``depth`` or ``states`` stopped the walk before it ran out.
         seeds: seeded records explored from, besides the absent state.
