@@ -177,6 +177,20 @@ class UnstableObligation(JobWorkflow):
         return ()
 
 
+class FlagIdByLevel(JobWorkflow):
+    """Planted: the flag obligation stays open until flagged high, its id naming the level so far.
+
+    The move between the two ids is ``job.flag``, the obligation's own operation, so no
+    single move breaks stability; the same obligation has two ids on two states.
+    """
+
+    def obligations(self, state: Job, today: date) -> tuple[Obligation, ...]:
+        """The flag obligation, open until high, with the current level in its id."""
+        if state.status != "draft" or state.flag == "high":
+            return ()
+        return (Obligation(id=f"flag:{state.flag or 'none'}", kind="flag", waits_for="job.flag"),)
+
+
 class BlockingWhenDone(JobWorkflow):
     """Planted: a finished job still blocks on a confirmation."""
 
@@ -315,6 +329,7 @@ PLANTED: tuple[type[JobWorkflow], ...] = (
     BlankPhase,
     TwiceObligation,
     UnstableObligation,
+    FlagIdByLevel,
     BlockingWhenDone,
     DoneWithoutOutcome,
     PausedWithOutcome,

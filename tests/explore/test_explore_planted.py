@@ -13,6 +13,7 @@ from planted_jobs import (
     DoneWithoutOutcome,
     ExpiryDrops,
     FlagHighRaises,
+    FlagIdByLevel,
     ImpureView,
     JobWorkflow,
     OnlyLowFlags,
@@ -46,7 +47,7 @@ from turnframe.testing.explore import (
     format_path,
     replay_path,
 )
-from turnframe.testing.explore.checks import check_moves, check_state
+from turnframe.testing.explore.checks import check_moves, check_state, same_obligation_same_id
 from turnframe.testing.explore.space import WorkflowSpace, system_triggers
 
 CREATE = 'absent -> job.create(title="Alpha")'
@@ -55,6 +56,7 @@ PLANTED = [
     (BlankPhase, NotOnePhase, f"{CREATE} -> job.start()"),
     (TwiceObligation, ObligationIdsNotUnique, CREATE),
     (UnstableObligation, ObligationIdUnstable, f"{CREATE} -> job.pause()"),
+    (FlagIdByLevel, ObligationIdUnstable, f'{CREATE} -> job.flag(level="low")'),
     (BlockingWhenDone, BlockingWithoutUserStep, f"{CREATE} -> job.start() -> job.finish()"),
     (DoneWithoutOutcome, TerminalWithoutOutcome, f"{CREATE} -> job.start() -> job.finish()"),
     (PausedWithOutcome, OutcomeOutsideTerminal, f"{CREATE} -> job.start() -> job.pause()"),
@@ -155,6 +157,11 @@ def test_replaying_the_path_reproduces_the_finding(
     if finding.path:
         _, moves = _kinds_at(space, replay_path(erased, finding.path[:-1]))
         here |= {cls for step, cls in moves if step == finding.path[-1]}
+    # One obligation under two ids shows along the path's states.
+    seen: dict[tuple[str, str], str] = {}
+    for end in range(len(finding.path) + 1):
+        view = space.view(replay_path(erased, finding.path[:end]))
+        here |= {cls for cls, _, _ in same_obligation_same_id(view, seen)}
     assert kind in here
 
 

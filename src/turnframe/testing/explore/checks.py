@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from turnframe.core.canonical import canonical_json
 from turnframe.core.errors import TurnframeError
 from turnframe.core.ids import JSONObject
 from turnframe.core.view import Obligation, WorkflowView
@@ -30,7 +31,7 @@ from turnframe.testing.explore.findings import (
 )
 from turnframe.testing.explore.space import Move, WorkflowSpace
 
-__all__ = ["Problem", "check_moves", "check_state"]
+__all__ = ["Problem", "check_moves", "check_state", "same_obligation_same_id"]
 
 Problem = tuple[type[Finding], str, str]
 """A broken property before its path is attached: (finding class, detail, key)."""
@@ -115,6 +116,30 @@ def check_state(space: WorkflowSpace, data: JSONObject | None, view: WorkflowVie
                 phase,
             )
         )
+    return found
+
+
+def same_obligation_same_id(view: WorkflowView, seen: dict[tuple[str, str], str]) -> list[Problem]:
+    """Return the obligations of ``view`` whose id differs from the one seen before for them.
+
+    An obligation is its kind and parameters; its id is a stable function of them on
+    every state (docs/invariants.md I3), so ``payer`` for extra ``E1`` is ``payer:E1``
+    wherever it stands. ``seen`` maps (kind, canonical parameters) to the first id met,
+    and is filled here.
+    """
+    found: list[Problem] = []
+    for obligation in view.obligations:
+        signature = (obligation.kind, canonical_json(dict(obligation.params)))
+        first = seen.setdefault(signature, obligation.id)
+        if first != obligation.id:
+            found.append(
+                (
+                    ObligationIdUnstable,
+                    f"obligation {obligation.kind} {dict(obligation.params)} is {first!r} on "
+                    f"one state and {obligation.id!r} on this one (phase {view.phase!r})",
+                    f"{signature[0]}:{signature[1]}",
+                )
+            )
     return found
 
 

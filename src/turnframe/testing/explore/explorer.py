@@ -20,7 +20,12 @@ from turnframe.core.ids import JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import ErasedWorkflow
 from turnframe.runtime.app import Application
-from turnframe.testing.explore.checks import Problem, check_moves, check_state
+from turnframe.testing.explore.checks import (
+    Problem,
+    check_moves,
+    check_state,
+    same_obligation_same_id,
+)
 from turnframe.testing.explore.findings import DomainRaised, Finding, Path, Step
 from turnframe.testing.explore.search import DEFAULT_DEPTH, DEFAULT_STATES, Limits, breadth_first
 from turnframe.testing.explore.seeds import Seed, seeds_of
@@ -159,6 +164,7 @@ def explore_workflow(
     views: dict[str, WorkflowView] = {}
     kept: dict[tuple[type[Finding], str], Finding] = {}
     phases: dict[str, None] = {}
+    ids: dict[tuple[str, str], str] = {}
 
     def note(problem: Problem, path: Path) -> None:
         cls, detail, key = problem
@@ -182,6 +188,8 @@ def explore_workflow(
             return []
         phases.setdefault(view.phase, None)
         for problem in check_state(space, data, view):
+            note(problem, path)
+        for problem in same_obligation_same_id(view, ids):
             note(problem, path)
         moves = space.moves(data)
         for move in moves:
