@@ -124,9 +124,11 @@ class WorkflowSpace:
         )
 
     def moves(self, data: JSONObject | None) -> list[Move]:
-        """Return every move out of the state ``data``: user commands, then external updates.
+        """Return every move out of the state ``data``: user commands, external updates, triggers.
 
-        Moves that change nothing (a refusal, a no-op) are left out.
+        Moves that change nothing (a refusal, a no-op, a move back to ``data``) are left
+        out; a move that is a finding (it drops the record, or the domain raised) is kept
+        with its ``finding``.
         """
         state = self.typed(data)
         view = self.definition.project(state, self.today)
