@@ -21,7 +21,7 @@ def test_a_clean_app_prints_the_table_and_exits_0(capsys: pytest.CaptureFixture[
     assert main(["explore", "--app", f"{JOBS}:job_app"]) == 0
     out = capsys.readouterr().out
     assert "workflow  states  transitions  depth  cut  findings" in out
-    assert "job           16           26      4   no         0" in out
+    assert "job           31           52      4   no         0" in out
     assert out.rstrip().endswith("no findings")
 
 

@@ -139,6 +139,9 @@ def _machine(edges: dict[int, list[int]], terminal: set[int], size: int) -> Appl
         }
         receipts = {"en": {"m.made": "Made.", **{f"m.went{k}": "Moved." for k in range(size)}}}
 
+        def explore_values(self, operation: Any, argument: Any) -> tuple[str, ...]:
+            return ("Alpha",)  # one title: the states are the phases
+
         def execute(
             self, state: Node | None, command: Command, ctx: ExecutionContext
         ) -> Execution[Node]:

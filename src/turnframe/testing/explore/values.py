@@ -6,7 +6,8 @@ Otherwise each :class:`~turnframe.core.operations.ArgumentKind` has a small fixe
 chosen so the same run always explores the same states (a drawn value would make two
 runs of one suite disagree):
 
-- ``TEXT``: ``"Alpha"``; ``EMAIL``: ``"alpha@example.com"``;
+- ``TEXT``: ``"Alpha"`` and ``"Beta"`` (so a rename changes something);
+  ``EMAIL``: ``"alpha@example.com"``;
 - ``DATE``: today + 30 days and today + 33 days (so an ordered pair and its reverse);
 - ``INTEGER``: ``0`` and ``2``; ``NUMBER``: ``0`` and ``2.5``; ``AMOUNT``: ``12.50`` and
   ``0`` without a currency (the domain decides);
@@ -62,7 +63,7 @@ def argument_values(
             return tuple(given)
     kind = argument.kind
     if kind is ArgumentKind.TEXT:
-        return ("Alpha",)
+        return ("Alpha", "Beta")
     if kind is ArgumentKind.EMAIL:
         return ("alpha@example.com",)
     if kind is ArgumentKind.DATE:
