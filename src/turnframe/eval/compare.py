@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -185,7 +185,7 @@ class Comparison:
         """Whether anything regressed (``eval compare`` then exits 1)."""
         return bool(self.regressions())
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> dict[str, Any]:
         """Return the comparison as one JSON object."""
         return {
             "before": dict(self.before),

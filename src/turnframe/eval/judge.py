@@ -20,8 +20,9 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from turnframe.core.errors import UsageError
+from turnframe.core.errors import TurnFailure, UsageError
 from turnframe.core.ids import JSONObject
 from turnframe.core.reply import ReplyBlock
 from turnframe.eval.dataset import EvalCase
@@ -30,7 +31,7 @@ from turnframe.providers.base import Provider
 from turnframe.providers.errors import ProviderError
 from turnframe.tasks import schema as s
 from turnframe.tasks.budget import TurnBudget
-from turnframe.tasks.errors import TaskFailed, TurnFailure
+from turnframe.tasks.errors import TaskFailed
 from turnframe.tasks.run import TaskModels, TaskRunner, concurrently
 from turnframe.tasks.task import Task
 from turnframe.testing.judge import JUDGE_TASK, ScriptedJudge
@@ -225,7 +226,7 @@ class JudgeResult:
 
     checklist: dict[str, str]
     votes: tuple[JudgeVote, ...]
-    calls: tuple[JSONObject, ...] = ()
+    calls: tuple[dict[str, Any], ...] = ()
 
     @property
     def valid_votes(self) -> int:
@@ -259,7 +260,7 @@ class JudgeResult:
         """Whether every vote failed because the judge could not be reached."""
         return bool(self.votes) and all(v.unreachable for v in self.votes)
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> dict[str, Any]:
         """Return the result as JSON: the checklist, verdicts, pass and every vote."""
         return {
             "checklist": dict(self.checklist),
