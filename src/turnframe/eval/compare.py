@@ -222,7 +222,7 @@ class Comparison:
         }
 
     def table(self) -> str:
-        """Return the comparison as a text table."""
+        """Return the comparison as a text table (long case lists cut; ``--json`` has all)."""
         a, b = self.before, self.after
         lines = [
             f"A: {a['model']} · effort {a['effort']} · {a['cases']} messages",
@@ -244,15 +244,15 @@ class Comparison:
             ("only in A", self.removed),
             ("only in B", self.added),
         ):
-            lines.append(f"{label}: {', '.join(keys) if keys else 'none'}")
+            lines.append(f"{label}: {_names(keys)}")
         if self.judge is not None:
             j = self.judge
             lines += [
                 "",
                 f"judge pass rate: {j['before']:.1%} → {j['after']:.1%} "
                 f"({(j['after'] - j['before']) * 100:+.1f} points)",
-                f"judge passing → failing: {', '.join(self.judge_now_failing) or 'none'}",
-                f"judge failing → passing: {', '.join(self.judge_now_passing) or 'none'}",
+                f"judge passing → failing: {_names(self.judge_now_failing)}",
+                f"judge failing → passing: {_names(self.judge_now_passing)}",
             ]
         lines += ["", "cost per message (A → B):"]
         for key, (x, y) in self.cost.items():
@@ -260,6 +260,14 @@ class Comparison:
         found = self.regressions()
         lines += ["", f"regressed: {'; '.join(found)}" if found else "nothing regressed"]
         return "\n".join(lines)
+
+
+def _names(keys: list[str], limit: int = 6) -> str:
+    """Return ``keys`` for the table: ``none``, or the first ``limit`` and how many more."""
+    if not keys:
+        return "none"
+    shown = ", ".join(keys[:limit])
+    return shown if len(keys) <= limit else f"{shown} … and {len(keys) - limit} more"
 
 
 def compare_runs(before: RunFile, after: RunFile) -> Comparison:
