@@ -166,3 +166,27 @@ def test_votes_out_of_range_and_a_bad_script_file_are_usage_errors(tmp_path: Pat
         judge_provider(f"scripted-judge:{script}")
     script.write_text("[true, {claims_only_committed: false}, '{oops']\n")
     assert isinstance(judge_provider(f"scripted-judge:{script}"), ScriptedJudge)
+
+
+def test_a_bad_case_check_stops_the_run_before_any_case_runs(tmp_path: Path) -> None:
+    text = (SET / "01_single_acts.yaml").read_text(encoding="utf-8")
+    marker = "\n  - id: "
+    first, rest = text.split(marker, 1)
+    head, tail = rest.split("\n", 1)
+    bad = f"{first}{marker}{head}\n    checks: {{'Not An Id': 'x'}}\n{tail}"
+    path = tmp_path / "bad.yaml"
+    path.write_text(bad, encoding="utf-8")
+    provider = ScriptedJudge()
+    with pytest.raises(UsageError, match="check id"):
+        anyio.run(run_eval, path, "oracle", "low", None, JudgeSetup(provider, 1))
+    assert provider.requests == []
+
+
+def test_a_judge_without_structured_output_is_refused_up_front() -> None:
+    from turnframe.providers.base import Capabilities
+    from turnframe.providers.errors import CapabilityMissing
+    from turnframe.providers.scripted import ScriptedProvider
+
+    loose = ScriptedProvider({}, capabilities=Capabilities(structured_output=False))
+    with pytest.raises(CapabilityMissing):
+        JudgeSetup(loose, 3)

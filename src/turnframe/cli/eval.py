@@ -23,6 +23,7 @@ import anyio
 
 from turnframe.cli.models import EXIT_UNREACHABLE, fetch_exit_code
 from turnframe.core.errors import UsageError
+from turnframe.eval.judge import MAX_VOTES
 from turnframe.eval.models import KNOWN_MODELS
 from turnframe.providers.model_files import ModelFetchError
 from turnframe.runtime.loading import load_application
@@ -40,8 +41,8 @@ def _votes(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a whole number of votes, not {text!r}") from None
-    if not 1 <= value <= 25:
-        raise argparse.ArgumentTypeError(f"1 to 25 votes, not {value}")
+    if not 1 <= value <= MAX_VOTES:
+        raise argparse.ArgumentTypeError(f"1 to {MAX_VOTES} votes, not {value}")
     return value
 
 

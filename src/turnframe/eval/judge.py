@@ -27,7 +27,7 @@ from turnframe.core.ids import JSONObject
 from turnframe.core.reply import ReplyBlock
 from turnframe.eval.dataset import EvalCase
 from turnframe.eval.models import provider_from_spec, read_answers
-from turnframe.providers.base import Provider
+from turnframe.providers.base import Provider, require
 from turnframe.providers.errors import ProviderError
 from turnframe.tasks import schema as s
 from turnframe.tasks.budget import TurnBudget
@@ -39,9 +39,12 @@ from turnframe.testing.judge import JUDGE_TASK, ScriptedJudge
 __all__ = [
     "DEFAULT_CHECKS",
     "JUDGE_INSTRUCTIONS",
+    "MAX_VOTES",
     "JudgeResult",
+    "JudgeSetup",
     "JudgeVote",
     "ReplyView",
+    "check_ids",
     "checklist",
     "judge_provider",
     "judge_reply",
@@ -161,6 +164,18 @@ def checklist(case: EvalCase, view: ReplyView) -> dict[str, str]:
         ids.append("answers_each_question")
     ids.append("no_untouched_record")
     out = {c: DEFAULT_CHECKS[c] for c in ids}
+    out.update(check_ids(case))
+    return out
+
+
+def check_ids(case: EvalCase) -> dict[str, str]:
+    """Return ``case``'s own checks, checked: id → its statement, stripped.
+
+    Raises:
+        UsageError: a check id that is not lower-case words joined by ``_`` (at most 40
+            characters), or an empty statement.
+    """
+    out: dict[str, str] = {}
     for check, statement in case.checks.items():
         if not _CHECK_ID.match(check):
             raise UsageError(
@@ -356,3 +371,29 @@ def judge_provider(spec: str) -> Provider:
             "true/false, or raw answer text), or a mapping with script and default"
         )
     return ScriptedJudge(script, default=default)
+
+
+class JudgeSetup:
+    """A run's judge: its provider, how it was named and how many votes each reply gets.
+
+    Args:
+        spec: a provider spec (:func:`~turnframe.eval.judge.judge_provider`) or a provider.
+        votes: votes per reply (1..25; odd avoids ties).
+
+    Raises:
+        UsageError: an unknown spec or a vote count out of range.
+        CapabilityMissing: the judge's provider has no genuine structured output.
+    """
+
+    def __init__(self, spec: str | Provider, votes: int = 3) -> None:
+        if isinstance(spec, str):
+            self.name = spec
+            self.provider = judge_provider(spec)
+        else:
+            self.name = spec.profile.id
+            self.provider = spec
+        if not 1 <= votes <= MAX_VOTES:
+            raise UsageError(f"--votes takes 1 to {MAX_VOTES} votes, not {votes}")
+        # A judge that cannot answer a strict schema is refused before any case runs.
+        require(self.provider.profile, judge_task(ReplyView(message="", locale="en"), {}).needs)
+        self.votes = votes

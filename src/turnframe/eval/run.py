@@ -19,7 +19,7 @@ from typing import Any
 from turnframe.core.errors import UsageError
 from turnframe.core.turn import Effort
 from turnframe.eval.dataset import EvalCase, EvalFile, load_set
-from turnframe.eval.judge import checklist, judge_provider, judge_reply, reply_view
+from turnframe.eval.judge import JudgeSetup, check_ids, checklist, judge_reply, reply_view
 from turnframe.eval.models import provider_from_spec
 from turnframe.eval.oracle import OracleReading, oracle_provider
 from turnframe.eval.report import TASKS, CaseCost, CaseResult, EvalReport, Score
@@ -42,29 +42,6 @@ __all__ = [
     "run_eval",
     "unreachable_model",
 ]
-
-
-class JudgeSetup:
-    """A run's judge: its provider, how it was named and how many votes each reply gets.
-
-    Args:
-        spec: a provider spec (:func:`~turnframe.eval.judge.judge_provider`) or a provider.
-        votes: votes per reply (1..25; odd avoids ties).
-
-    Raises:
-        UsageError: an unknown spec or a vote count out of range.
-    """
-
-    def __init__(self, spec: str | Provider, votes: int = 3) -> None:
-        if isinstance(spec, str):
-            self.name = spec
-            self.provider = judge_provider(spec)
-        else:
-            self.name = spec.profile.id
-            self.provider = spec
-        if not 1 <= votes <= 25:
-            raise UsageError(f"--votes takes 1 to 25 votes, not {votes}")
-        self.votes = votes
 
 
 async def run_eval(
@@ -98,7 +75,11 @@ async def run_eval(
         report.judge, report.judge_votes = judge.name, judge.votes
     base: Provider | None = None if model == "oracle" else provider_from_spec(model)
     takes_app = "app" in inspect.signature(run_scenario).parameters
-    for file, data in load_set(path):
+    files = load_set(path)
+    for _file, data in files:
+        for case in data.cases:
+            check_ids(case)  # a bad per-case check stops the run before it starts
+    for file, data in files:
         if app is not None and not takes_app and app.name != data.sample:
             raise UsageError(
                 f"{file}: this scenario runner runs only the sample a set names "
