@@ -190,3 +190,17 @@ def test_a_judge_without_structured_output_is_refused_up_front() -> None:
     loose = ScriptedProvider({}, capabilities=Capabilities(structured_output=False))
     with pytest.raises(CapabilityMissing):
         JudgeSetup(loose, 3)
+
+
+def test_a_rule_decides_a_check_from_what_the_judge_was_shown() -> None:
+    def committed(data: Any) -> tuple[bool, str]:
+        return bool(data["committed"]), f"{len(data['committed'])} receipt(s) shown"
+
+    provider = ScriptedJudge(rules={"claims_only_committed": committed}, default=False)
+    result = anyio.run(judge_reply, provider, VIEW, CHECKS, 1)
+    vote = result.votes[0]
+    assert vote.checks["claims_only_committed"] == {"holds": True, "reason": "1 receipt(s) shown"}
+    assert vote.checks["no_untouched_record"]["holds"] is False  # the default decides
+    empty = ReplyView(message="m", locale="en")
+    result = anyio.run(judge_reply, provider, empty, CHECKS, 1)
+    assert result.votes[0].checks["claims_only_committed"]["holds"] is False

@@ -119,3 +119,16 @@ def test_a_hostile_message_cannot_add_markup(oracle_run: dict[str, Any], words: 
     assert [name for name, _ in parsed.attrs] == [name for name, _ in benign.attrs]
     # And the words themselves are on the page, as text.
     assert words in "".join(parsed.text)
+
+
+def test_a_run_without_a_judge_still_shows_each_failing_message(
+    hostile_run: dict[str, Any],
+) -> None:
+    data = copy.deepcopy(hostile_run)
+    data["judge"] = None
+    for case in data["results"]:
+        case["judge"] = None
+    page = render_html(data)
+    text = " ".join(_parse(page).text)
+    assert "Judge votes" not in text and "votes per reply" not in text
+    assert page.count('<section class="case">') == sum(not c["perfect"] for c in data["results"])

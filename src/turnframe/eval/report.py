@@ -210,13 +210,13 @@ class EvalReport:
 
     def cost_total(self) -> JSONObject:
         """Return the run's total cost (the sum of every case's :class:`CaseCost`)."""
-        return {
-            "calls": self.calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "critical_path_ms": round(self.latency_ms, 2),
-            "wall_ms": round(self.wall_ms, 2),
-        }
+        return CaseCost(
+            calls=self.calls,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            critical_path_ms=self.latency_ms,
+            wall_ms=self.wall_ms,
+        ).to_json()
 
     def to_json(self) -> dict[str, Any]:
         """Return the report as one JSON object (the run file ``--out`` writes)."""
