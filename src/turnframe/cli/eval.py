@@ -73,6 +73,12 @@ def add_commands(sub: Any) -> None:
         "(scripted-judge[:FILE] needs no model; docs/evals.md)",
     )
     run.add_argument(
+        "--reply-model",
+        metavar="SPEC",
+        help="a model writes each reply's words (acknowledgement, answers) as chat does; "
+        "`same` is the --model under test (default: the words code writes)",
+    )
+    run.add_argument(
         "--votes", type=_votes, default=3, help="judge votes per reply, majority decides (3)"
     )
     run.add_argument("--out", metavar="RUN.json", help="write the run (for eval compare)")
@@ -113,7 +119,8 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     for target in (getattr(args, "out", None), getattr(args, "html", None)):
         if target and Path(target).is_dir():
             raise UsageError(f"{target} is a directory; name a file to write")
-    report = anyio.run(run_eval, args.path, args.model, args.effort, app, judge)
+    words = getattr(args, "reply_model", None)
+    report = anyio.run(run_eval, args.path, args.model, args.effort, app, judge, words)
     data = report.to_json()
     # The table first: a file that cannot be written then loses nothing of the run.
     print(json.dumps(data) if args.json else report.table(), file=stream)

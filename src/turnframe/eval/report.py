@@ -76,6 +76,7 @@ class CaseCost:
         completion_tokens: their completion tokens.
         critical_path_ms: the time the turn waited on the model (concurrent calls once).
         wall_ms: the whole case's wall time, ``before`` turns included.
+        reply_calls: how many of ``calls`` wrote the reply's words (``--reply-model``).
     """
 
     calls: int = 0
@@ -83,11 +84,13 @@ class CaseCost:
     completion_tokens: int = 0
     critical_path_ms: float = 0.0
     wall_ms: float = 0.0
+    reply_calls: int = 0
 
     def to_json(self) -> JSONObject:
         """Return the cost as JSON (ms rounded to 0.01)."""
         return {
             "calls": self.calls,
+            "reply_calls": self.reply_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "critical_path_ms": round(self.critical_path_ms, 2),
@@ -174,6 +177,8 @@ class EvalReport:
     """The judge's provider spec, or ``None`` for a run without a judge."""
     judge_votes: int = 0
     """Votes per judged reply."""
+    reply_model: str | None = None
+    """What wrote the replies' words (``None``: the words code writes)."""
 
     @property
     def disagreement(self) -> float:
@@ -216,6 +221,7 @@ class EvalReport:
             completion_tokens=self.completion_tokens,
             critical_path_ms=self.latency_ms,
             wall_ms=self.wall_ms,
+            reply_calls=sum(c.cost.reply_calls for c in self.results),
         ).to_json()
 
     def to_json(self) -> dict[str, Any]:
@@ -225,6 +231,7 @@ class EvalReport:
             "format": RUN_FORMAT,
             "model": self.model,
             "effort": self.effort,
+            "reply_model": self.reply_model,
             "cases": self.cases,
             "perfect_cases": self.perfect,
             "tasks": {
@@ -264,7 +271,8 @@ class EvalReport:
         data = self.to_json()
         lines = [
             f"model {self.model} · effort {self.effort} · {self.cases} messages · "
-            f"{self.perfect} read perfectly",
+            f"{self.perfect} read perfectly"
+            + (f" · words by {self.reply_model}" if self.reply_model else ""),
             "",
             f"{'task':<12} {'precision':>9} {'recall':>7} {'F1':>6} {'expected':>9}",
         ]

@@ -31,6 +31,7 @@ from turnframe.testing.scenario.model import ScenarioModel, TurnModel
 from turnframe.testing.scenario.runner import run_scenario
 from turnframe.understand import Brief, ModelUnderstanding, UnderstandingResult
 from turnframe.understand.merged import script_merge
+from turnframe.understand.reply import ModelReplyWriter
 from turnframe.understand.words import normalize
 
 __all__ = [
@@ -50,6 +51,7 @@ async def run_eval(
     effort: str = "medium",
     app: Application | None = None,
     judge: JudgeSetup | None = None,
+    reply_model: str | Provider | None = None,
 ) -> EvalReport:
     """Run every case of the set at ``path`` with ``model`` (``oracle`` or a provider spec).
 
@@ -61,19 +63,26 @@ async def run_eval(
         app: the application the cases run with (default: the one each file's
             ``sample`` names); handed to the scenario runner.
         judge: grade each reply with this judge (every vote kept in the case's result).
+        reply_model: a provider (or spec; ``same``: the model under test) that writes
+            each reply's words (acknowledge, review, answer) as chat does; default none:
+            the words code writes stand. Its calls count in the message's cost.
 
     A turn that could not reach the model is counted in :attr:`EvalReport.unreachable`
     (``turnframe eval run`` then exits 3).
 
     Raises:
-        UsageError: for an unknown model or a bad set, or an ``app`` other than a set's
-            sample with a scenario runner that takes no application.
+        UsageError: for an unknown model or a bad set, an ``app`` other than a set's
+            sample with a scenario runner that takes no application, or a
+            ``reply_model`` it cannot use (``same`` with the oracle).
     """
     Effort(effort)
     report = EvalReport(model=model, effort=effort)
     if judge is not None:
         report.judge, report.judge_votes = judge.name, judge.votes
     base: Provider | None = None if model == "oracle" else provider_from_spec(model)
+    writer = _reply_writer(reply_model, base, effort)
+    if reply_model is not None:
+        report.reply_model = reply_model if isinstance(reply_model, str) else "provider"
     takes_app = "app" in inspect.signature(run_scenario).parameters
     files = load_set(path)
     for _file, data in files:
@@ -87,7 +96,7 @@ async def run_eval(
             )
         for case in data.cases:
             await _run_case(
-                report, file, data, case, base, effort, app if takes_app else None, judge
+                report, file, data, case, base, effort, app if takes_app else None, judge, writer
             )
     return report
 
@@ -101,6 +110,7 @@ async def _run_case(
     effort: str,
     app: Application | None = None,
     judge: JudgeSetup | None = None,
+    writer: ModelReplyWriter | None = None,
 ) -> None:
     reading = OracleReading(case)
     turns: list[dict[str, Any]] = [
@@ -148,18 +158,23 @@ async def _run_case(
 
     started = time.perf_counter()
     extra: dict[str, Any] = {"app": app} if app is not None else {}
+    if writer is not None:
+        extra["reply_writer"] = writer
     outcome = await run_scenario(
         scenario, f"{file.name}#{case.id}", model_reader=reader, on_turn=on_turn, **extra
     )
     wall = (time.perf_counter() - started) * 1000
     record = captured.get("record", {})
-    calls = record.get("calls", [])
+    # The reply's words are written after the commit, so their calls follow the reading's.
+    reply_calls = (record.get("reply") or {}).get("calls", [])
+    calls = [*record.get("calls", []), *reply_calls]
     cost = CaseCost(
         calls=len(calls),
         prompt_tokens=sum(int(c.get("prompt_tokens", 0)) for c in calls),
         completion_tokens=sum(int(c.get("completion_tokens", 0)) for c in calls),
-        critical_path_ms=critical_path_ms(calls),
+        critical_path_ms=critical_path_ms(record.get("calls", [])) + critical_path_ms(reply_calls),
         wall_ms=wall,
+        reply_calls=len(reply_calls),
     )
     report.wall_ms += wall
     report.cases += 1
@@ -246,6 +261,26 @@ def _words(target: Any) -> str:
     if isinstance(target, tuple) and target[:1] == ("find",):
         return f"find '{target[1]}'"
     return " ".join(str(k) for k in target)
+
+
+def _reply_writer(
+    spec: str | Provider | None, base: Provider | None, effort: str
+) -> ModelReplyWriter | None:
+    """Return the writer of the replies' words ``spec`` names (``None``: code's words)."""
+    if spec is None:
+        return None
+    if "reply_writer" not in inspect.signature(run_scenario).parameters:
+        raise UsageError(
+            "this scenario runner cannot take a reply writer (run_scenario(reply_writer=...)), "
+            "so --reply-model cannot be used"
+        )
+    if spec == "same":
+        if base is None:
+            raise UsageError("--reply-model same needs a model; the oracle writes no words")
+        return ModelReplyWriter(base, effort=effort)
+    return ModelReplyWriter(
+        provider_from_spec(spec) if isinstance(spec, str) else spec, effort=effort
+    )
 
 
 def unreachable_model(result: TurnResult) -> bool:
