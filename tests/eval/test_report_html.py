@@ -55,6 +55,7 @@ def _hostile(run: dict[str, Any], words: str) -> dict[str, Any]:
     vote["checks"][check]["reason"] = words
     case["judge"]["votes"][1] = {"vote": 1, "valid": False, "checks": {}, "error": words}
     data["model"] = words
+    data["reply_model"] = words
     return data
 
 

@@ -70,6 +70,7 @@ class RunFile(_Loose):
     format: Literal["turnframe-eval-run/1"]
     model: str
     effort: str
+    reply_model: str | None = None
     cases: int
     tasks: dict[str, _TaskScore]
     cost: _Cost
@@ -224,9 +225,14 @@ class Comparison:
     def table(self) -> str:
         """Return the comparison as a text table (long case lists cut; ``--json`` has all)."""
         a, b = self.before, self.after
+
+        def head(run: JSONObject) -> str:
+            words = f" · words by {run['reply_model']}" if run.get("reply_model") else ""
+            return f"{run['model']} · effort {run['effort']} · {run['cases']} messages{words}"
+
         lines = [
-            f"A: {a['model']} · effort {a['effort']} · {a['cases']} messages",
-            f"B: {b['model']} · effort {b['effort']} · {b['cases']} messages",
+            f"A: {head(a)}",
+            f"B: {head(b)}",
             "",
             f"{'task':<12} {'ΔP':>7} {'ΔR':>7} {'F1 A':>6} {'F1 B':>6} {'ΔF1':>7}  change",
         ]
@@ -274,7 +280,12 @@ def compare_runs(before: RunFile, after: RunFile) -> Comparison:
     """Return what changed from run ``before`` (A) to run ``after`` (B)."""
 
     def head(run: RunFile) -> JSONObject:
-        return {"model": run.model, "effort": run.effort, "cases": run.cases}
+        return {
+            "model": run.model,
+            "effort": run.effort,
+            "reply_model": run.reply_model,
+            "cases": run.cases,
+        }
 
     def scores(s: _TaskScore | None) -> dict[str, float] | None:
         return None if s is None else {"precision": s.precision, "recall": s.recall, "f1": s.f1}

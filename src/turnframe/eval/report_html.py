@@ -165,6 +165,8 @@ def render_html(run: Mapping[str, Any]) -> str:
         c for c in results if not c.get("perfect") or (c.get("judge") and not c["judge"]["passed"])
     ]
     title = f"Evaluation: {run.get('model', '')} · effort {run.get('effort', '')}"
+    if run.get("reply_model"):
+        title += f" · words by {run['reply_model']}"
     body = [
         f"<h1>{_e(title)}</h1>",
         f"<p>{_e(run.get('cases', 0))} messages · {_e(run.get('perfect_cases', 0))} read "
