@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from turnframe.core.errors import UsageError
 from turnframe.eval.compare import compare_runs, read_run
@@ -104,3 +106,41 @@ def test_a_file_that_is_not_a_run_is_one_usage_error(
     assert "\n" not in str(caught.value)
     with pytest.raises(UsageError, match="cannot read"):
         read_run(tmp_path / "missing.json")
+
+
+_SCORE = st.floats(min_value=0.0, max_value=1.0, allow_nan=False).map(lambda x: round(x, 4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_SCORE, _SCORE, _SCORE, st.booleans(), st.booleans()), min_size=9, max_size=9
+    ),
+    st.floats(min_value=0.0, max_value=1.0).map(lambda x: round(x, 4)),
+)
+def test_what_regressed_one_way_improved_the_other(
+    tmp_path_factory: pytest.TempPathFactory,
+    oracle_run: dict[str, Any],
+    changes: list[tuple[float, float, float, bool, bool]],
+    pass_rate: float,
+) -> None:
+    other = copy.deepcopy(oracle_run)
+    for score, (p, r, f, perfect, passed), case in zip(
+        other["tasks"].values(), changes, other["results"], strict=False
+    ):
+        score.update(precision=p, recall=r, f1=f)
+        case["perfect"] = perfect
+        case["judge"]["passed"] = passed
+    other["judge"]["pass_rate"] = pass_rate
+    tmp = tmp_path_factory.mktemp("runs")
+    a = read_run(_save(tmp, "a.json", oracle_run))
+    b = read_run(_save(tmp, "b.json", other))
+    forward, back = compare_runs(a, b), compare_runs(b, a)
+    assert not compare_runs(b, b).regressed
+    flip = {"regressed": "improved", "improved": "regressed", "same": "same"}
+    assert [flip[t.change] for t in forward.tasks] == [t.change for t in back.tasks]
+    assert forward.now_imperfect == back.now_perfect
+    assert forward.judge_now_failing == back.judge_now_passing
+    worse = any(t.change == "regressed" for t in forward.tasks) or bool(forward.now_imperfect)
+    worse = worse or pass_rate < 1.0 or bool(forward.judge_now_failing)
+    assert forward.regressed == worse
