@@ -68,6 +68,8 @@ def test_compare_exits_2_with_one_line_for_a_bad_file(
         ["--judge", "no-such-model:x"],
         ["--judge", "scripted-judge:/nonexistent/judge.yaml"],
         ["--out", "/"],
+        # Either the runner takes no reply writer, or the oracle writes no words.
+        ["--reply-model", "same"],
     ],
 )
 def test_run_usage_errors_are_one_line_exit_2(

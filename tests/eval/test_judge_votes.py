@@ -204,3 +204,13 @@ def test_a_rule_decides_a_check_from_what_the_judge_was_shown() -> None:
     empty = ReplyView(message="m", locale="en")
     result = anyio.run(judge_reply, provider, empty, CHECKS, 1)
     assert result.votes[0].checks["claims_only_committed"]["holds"] is False
+
+
+def test_a_judge_that_takes_no_temperature_nor_seed_is_asked_once() -> None:
+    from turnframe.providers.base import Capabilities
+
+    provider = ScriptedJudge(capabilities=Capabilities(temperature=False, seed=False))
+    result = anyio.run(judge_reply, provider, VIEW, CHECKS, 3)
+    assert len(provider.requests) == 1 and len(result.votes) == 1
+    assert result.collapsed == 2 and result.to_json()["collapsed_votes"] == 2
+    assert result.passed is True

@@ -237,11 +237,14 @@ class JudgeResult:
         checklist: check id → statement, as asked.
         votes: every vote, valid or not, in vote order.
         calls: the judge's call records (the same records a turn keeps, I20).
+        collapsed: votes not sent because their request would have been identical to
+            the first (a provider that takes neither a temperature nor a seed).
     """
 
     checklist: dict[str, str]
     votes: tuple[JudgeVote, ...]
     calls: tuple[dict[str, Any], ...] = ()
+    collapsed: int = 0
 
     @property
     def valid_votes(self) -> int:
@@ -283,6 +286,7 @@ class JudgeResult:
             "passed": self.passed,
             "valid_votes": self.valid_votes,
             "votes": [v.to_json() for v in self.votes],
+            "collapsed_votes": self.collapsed,
             "calls": len(self.calls),
             "prompt_tokens": sum(int(c.get("prompt_tokens", 0)) for c in self.calls),
             "completion_tokens": sum(int(c.get("completion_tokens", 0)) for c in self.calls),
@@ -293,6 +297,9 @@ async def judge_reply(
     provider: Provider, view: ReplyView, checks: Mapping[str, str], votes: int = 3
 ) -> JudgeResult:
     """Return ``votes`` concurrent judge votes on ``view`` against ``checks``.
+
+    On a provider that takes neither a temperature nor a seed only one vote is sent
+    (:attr:`JudgeResult.collapsed` counts the rest).
 
     A vote whose answer fails the schema after its repair round, whose provider fails, or
     that runs over its budget is recorded as invalid with the error; it never raises.
@@ -305,8 +312,13 @@ async def judge_reply(
     if not checks:
         raise UsageError("a judge needs at least one check")
     task = judge_task(view, checks)
+    caps = provider.profile.capabilities
+    # A provider that takes neither a temperature nor a seed would get N identical
+    # requests: one could only repeat another's reading, so only the first is sent
+    # (docs/adr/0018-decoder-enforceable-schemas.md); the others count as collapsed.
+    sent = votes if (caps.temperature or caps.seed) else 1
     # Each vote: a first read and a repair, each possibly sent twice.
-    runner = TaskRunner(TaskModels(provider), TurnBudget(max_calls=4 * votes))
+    runner = TaskRunner(TaskModels(provider), TurnBudget(max_calls=4 * sent))
     cast: dict[int, JudgeVote] = {}
 
     async def one(n: int) -> None:
@@ -332,12 +344,13 @@ async def judge_reply(
             )
 
     async with concurrently() as group:
-        for n in range(votes):
+        for n in range(sent):
             group.start_soon(one, n)
     return JudgeResult(
         checklist=dict(checks),
-        votes=tuple(cast[n] for n in range(votes)),
+        votes=tuple(cast[n] for n in range(sent)),
         calls=tuple(r.to_json() for r in runner.records),
+        collapsed=votes - sent,
     )
 
 

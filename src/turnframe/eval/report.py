@@ -206,6 +206,7 @@ class EvalReport:
             "pass_rate": round(passed / len(judged), 4) if judged else 0.0,
             "votes": len(votes),
             "invalid_votes": sum(not v.valid for v in votes),
+            "collapsed_votes": sum(j.collapsed for j in judged),
             "split_replies": sum(_split(j) for j in judged),
             "unreachable_replies": sum(j.unreachable for j in judged),
             "calls": len(calls),

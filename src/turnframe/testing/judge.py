@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from turnframe.core.errors import UsageError
-from turnframe.providers.base import ModelRequest
+from turnframe.providers.base import Capabilities, ModelRequest
 from turnframe.providers.scripted import ScriptedProvider
 
 __all__ = ["JUDGE_TASK", "JudgeRule", "JudgeScript", "ScriptedJudge", "judge_request_data"]
@@ -71,6 +71,8 @@ class ScriptedJudge(ScriptedProvider):
             holds when ``default`` is true.
         default: the verdict of a check no script entry or rule decides.
         model: the model name its profile reports.
+        capabilities: its declared capabilities (default: a scripted provider's, which
+            take a seed, so each vote is its own request).
 
     Attributes:
         votes_seen: the vote number of each request answered, in order (repairs included).
@@ -86,8 +88,9 @@ class ScriptedJudge(ScriptedProvider):
         rules: Mapping[str, JudgeRule] | None = None,
         default: bool = True,
         model: str = "scripted-judge",
+        capabilities: Capabilities | None = None,
     ) -> None:
-        super().__init__(self._answer, model=model)
+        super().__init__(self._answer, model=model, capabilities=capabilities)
         self.script = list(script)
         self.rules = dict(rules or {})
         self.default = default
