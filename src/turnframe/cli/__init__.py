@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     relay.add_argument("--poll", type=float, default=0.5, help="idle poll seconds")
     relay.add_argument("--owner", help="this relay's lease name")
     from turnframe.cli.chat import add_commands
+    from turnframe.cli.eval import add_commands as add_eval_commands
     from turnframe.cli.explore import add_commands as add_explore_command
     from turnframe.cli.models import add_commands as add_model_commands
     from turnframe.cli.new import add_commands as add_new_command
@@ -103,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     from turnframe.cli.serve import add_commands as add_serve_command
 
     add_commands(sub)
+    add_eval_commands(sub)
     add_new_command(sub)
     add_provider_commands(sub)
     add_model_commands(sub)
@@ -141,10 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if args.command in ("chat", "replay", "eval"):
+    if args.command in ("chat", "replay"):
         from turnframe.cli.chat import run_command
 
         return run_command(args)
+    if args.command == "eval":
+        from turnframe.cli.eval import run_eval_command
+
+        return run_eval_command(args)
     if args.command == "new":
         from turnframe.cli.new import run_command as run_new
 

@@ -1,4 +1,4 @@
-"""``turnframe chat``, ``turnframe replay TURN_ID`` and ``turnframe eval run DIR``.
+"""``turnframe chat`` and ``turnframe replay TURN_ID`` (``eval`` is :mod:`turnframe.cli.eval`).
 
 ``chat`` talks to an application (``--app``, default the travel sample) on SQLite through
 the real pipeline, with the provider chosen by ``--model`` or ``TURNFRAME_MODEL``; with
@@ -65,7 +65,7 @@ def _message_limit(text: str) -> int:
 
 
 def add_commands(sub: Any) -> None:
-    """Add ``chat``, ``replay`` and ``eval`` to the ``turnframe`` parser."""
+    """Add ``chat`` and ``replay`` to the ``turnframe`` parser."""
     app_help = (
         "the application: module:attribute, an installed app's name (entry point group "
         f"turnframe.apps) or a module with an `application`; default {DEFAULT_APP}"
@@ -99,53 +99,19 @@ def add_commands(sub: Any) -> None:
     replay.add_argument("--app", default=DEFAULT_APP, help=app_help)
     replay.add_argument("--db", help="SQLite file (default: chat.db under the user data dir)")
     replay.add_argument("--account", default=ACTOR.account)
-    ev = sub.add_parser("eval", help="evaluation sets")
-    ev_sub = ev.add_subparsers(dest="eval_command", required=True)
-    run = ev_sub.add_parser(
-        "run",
-        help="score a provider on an evaluation set",
-        description="Exit status 0 when every turn reached the model, 3 when one could not.",
-    )
-    run.add_argument("path", metavar="DIR")
-    run.add_argument(
-        "--model",
-        required=True,
-        help="oracle (answers each case from its own expectations: scores 100%%), "
-        f"or {KNOWN_MODELS}",
-    )
-    run.add_argument(
-        "--app",
-        default=None,
-        help=app_help.replace(f"default {DEFAULT_APP}", "default: the one each set file names"),
-    )
-    run.add_argument("--effort", choices=("low", "medium", "high"), default="medium")
-    run.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def run_command(
     args: argparse.Namespace, stdin: Any | None = None, out: TextIO | None = None
 ) -> int:
-    """Run ``chat``, ``replay`` or ``eval``; return the exit code.
+    """Run ``chat`` or ``replay``; return the exit code.
 
     Exit codes: 0 done; 2 a usage error (an unknown app or model, an unreadable file, no
-    model configured); 3 a turn could not reach the language model (``chat``, ``eval
-    run``), or the package index a named local model comes from.
+    model configured); 3 a turn could not reach the language model (``chat``), or the
+    package index a named local model comes from.
     """
     stream = out or sys.stdout
     try:
-        if args.command == "eval":
-            from turnframe.eval import run_eval
-
-            app = load_application(args.app) if getattr(args, "app", None) else None
-            report = anyio.run(run_eval, args.path, args.model, args.effort, app)
-            print(json.dumps(report.to_json()) if args.json else report.table(), file=stream)
-            if report.unreachable:
-                print(
-                    f"error: {report.unreachable} turn(s) could not reach the model {args.model}",
-                    file=sys.stderr,
-                )
-                return EXIT_MODEL_UNREACHABLE
-            return 0
         if args.command == "replay":
             app = load_application(getattr(args, "app", None) or DEFAULT_APP)
             return int(anyio.run(_replay, args.turn_id, args.db, args.account, stream, app))

@@ -82,6 +82,9 @@ class EvalCase(_Strict):
     card_answers: list[EvalCardAnswer] = Field(default_factory=list)
     results: dict[str, str] = Field(default_factory=dict)
     commands: list[dict[str, str]] | None = None
+    checks: dict[str, str] = Field(default_factory=dict)
+    """Per-case checks for a reply judge: check id → a yes/no statement the reply must
+    make true, asked beside the default checklist (docs/evals.md "Judges and checklists")."""
 
 
 class EvalFile(_Strict):

@@ -1,24 +1,28 @@
-"""Running an evaluation set: per-task precision, recall and F1, calls, tokens and latency.
+"""Running an evaluation set: per-task precision, recall and F1, cost, judge votes.
+
+See docs/evals.md "Running a set".
 
 Every case runs through the real pipeline (a fresh store, the scenario runner) with the
-chosen provider; the reading is scored against the case's expectations per task.
+chosen provider; the reading is scored against the case's expectations per task, its
+cost is taken from its replay record's calls, and with a judge its reply is graded
+(:mod:`turnframe.eval.judge`).
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from turnframe.core.errors import UsageError
 from turnframe.core.turn import Effort
 from turnframe.eval.dataset import EvalCase, EvalFile, load_set
+from turnframe.eval.judge import JudgeSetup, check_ids, checklist, judge_reply, reply_view
 from turnframe.eval.models import provider_from_spec
 from turnframe.eval.oracle import OracleReading, oracle_provider
+from turnframe.eval.report import TASKS, CaseCost, CaseResult, EvalReport, Score
 from turnframe.providers import Provider
 from turnframe.runtime import TurnResult
 from turnframe.runtime.app import Application
@@ -27,158 +31,27 @@ from turnframe.testing.scenario.model import ScenarioModel, TurnModel
 from turnframe.testing.scenario.runner import run_scenario
 from turnframe.understand import Brief, ModelUnderstanding, UnderstandingResult
 from turnframe.understand.merged import script_merge
+from turnframe.understand.reply import ModelReplyWriter
 from turnframe.understand.words import normalize
 
-__all__ = ["EvalReport", "Score", "critical_path_ms", "run_eval", "unreachable_model"]
-
-TASKS = (
-    "segment",
-    "route",
-    "locate",
-    "extract",
-    "acts",
-    "questions",
-    "constraints",
-    "links",
-    "results",
-)
-
-
-@dataclass(slots=True)
-class Score:
-    """Counts for one task: true positives, produced and expected items."""
-
-    hits: int = 0
-    produced: int = 0
-    expected: int = 0
-
-    def add(self, produced: Iterable[Hashable], expected: Iterable[Hashable]) -> None:
-        """Count one case's produced and expected items (multisets)."""
-        p, e = Counter(produced), Counter(expected)
-        self.hits += sum((p & e).values())
-        self.produced += sum(p.values())
-        self.expected += sum(e.values())
-
-    @property
-    def precision(self) -> float:
-        """Hits over produced (1.0 when nothing was produced or expected)."""
-        return self.hits / self.produced if self.produced else (1.0 if not self.expected else 0.0)
-
-    @property
-    def recall(self) -> float:
-        """Hits over expected (1.0 when nothing was expected)."""
-        return self.hits / self.expected if self.expected else 1.0
-
-    @property
-    def f1(self) -> float:
-        """The harmonic mean of precision and recall."""
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-
-@dataclass(slots=True)
-class EvalReport:
-    """What an evaluation run gave."""
-
-    model: str
-    effort: str
-    cases: int = 0
-    perfect: int = 0
-    scores: dict[str, Score] = field(default_factory=lambda: {t: Score() for t in TASKS})
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: float = 0.0
-    wall_ms: float = 0.0
-    failures: list[str] = field(default_factory=list)
-    imperfect: list[str] = field(default_factory=list)
-    vote_rounds: int = 0
-    vote_splits: int = 0
-    vote_reads: int = 0
-    vote_collapsed: int = 0
-    unreachable: int = 0
-    """Turns that ended because the model could not be reached."""
-
-    @property
-    def disagreement(self) -> float:
-        """The share of voted decisions whose reads gave more than one reading (0 if none)."""
-        return self.vote_splits / self.vote_rounds if self.vote_rounds else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the report as one JSON object."""
-        n = max(self.cases, 1)
-        return {
-            "model": self.model,
-            "effort": self.effort,
-            "cases": self.cases,
-            "perfect_cases": self.perfect,
-            "tasks": {
-                t: {
-                    "precision": round(s.precision, 4),
-                    "recall": round(s.recall, 4),
-                    "f1": round(s.f1, 4),
-                    "expected": s.expected,
-                    "produced": s.produced,
-                }
-                for t, s in self.scores.items()
-            },
-            "per_turn": {
-                "calls": round(self.calls / n, 2),
-                "prompt_tokens": round(self.prompt_tokens / n, 1),
-                "completion_tokens": round(self.completion_tokens / n, 1),
-                "model_latency_ms": round(self.latency_ms / n, 2),
-                "wall_ms": round(self.wall_ms / n, 2),
-            },
-            "votes": {
-                "rounds": self.vote_rounds,
-                "reads": self.vote_reads,
-                "disagreeing_rounds": self.vote_splits,
-                "disagreement_rate": round(self.disagreement, 4),
-                "collapsed_reads": self.vote_collapsed,
-            },
-            "failures": self.failures,
-            "imperfect_cases": self.imperfect,
-            "unreachable_turns": self.unreachable,
-        }
-
-    def table(self) -> str:
-        """Return the report as a text table."""
-        data = self.to_json()
-        lines = [
-            f"model {self.model} · effort {self.effort} · {self.cases} messages · "
-            f"{self.perfect} read perfectly",
-            "",
-            f"{'task':<12} {'precision':>9} {'recall':>7} {'F1':>6} {'expected':>9}",
-        ]
-        for task, s in data["tasks"].items():
-            lines.append(
-                f"{task:<12} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['f1']:>6.3f} {s['expected']:>9}"
-            )
-        turn = data["per_turn"]
-        lines += [
-            "",
-            f"per turn: {turn['calls']} calls · {turn['prompt_tokens']} prompt tokens · "
-            f"{turn['completion_tokens']} completion tokens · {turn['model_latency_ms']} ms model "
-            f"latency (critical path) · {turn['wall_ms']} ms wall",
-        ]
-        votes = data["votes"]
-        lines.append(
-            f"votes: {votes['rounds']} voted decisions · {votes['reads']} reads · "
-            f"{votes['disagreeing_rounds']} disagreed ({votes['disagreement_rate']:.1%}) · "
-            f"{votes['collapsed_reads']} identical requests not sent"
-        )
-        if self.imperfect:
-            lines += ["", f"not read perfectly: {', '.join(self.imperfect)}"]
-        if self.unreachable:
-            lines += ["", f"{self.unreachable} turn(s) could not reach the model"]
-        if self.failures:
-            lines += ["", f"{len(self.failures)} expectation(s) failed:"]
-            lines += [f"  {f}" for f in self.failures[:40]]
-        return "\n".join(lines)
+__all__ = [
+    "TASKS",
+    "EvalReport",
+    "JudgeSetup",
+    "Score",
+    "critical_path_ms",
+    "run_eval",
+    "unreachable_model",
+]
 
 
 async def run_eval(
-    path: str | Path, model: str, effort: str = "medium", app: Application | None = None
+    path: str | Path,
+    model: str,
+    effort: str = "medium",
+    app: Application | None = None,
+    judge: JudgeSetup | None = None,
+    reply_model: str | Provider | None = None,
 ) -> EvalReport:
     """Run every case of the set at ``path`` with ``model`` (``oracle`` or a provider spec).
 
@@ -189,26 +62,42 @@ async def run_eval(
         effort: ``low``, ``medium`` or ``high``.
         app: the application the cases run with (default: the one each file's
             ``sample`` names); handed to the scenario runner.
+        judge: grade each reply with this judge (every vote kept in the case's result).
+        reply_model: a provider (or spec; ``same``: the model under test) that writes
+            each reply's words (acknowledge, review, answer) as chat does; default none:
+            the words code writes stand. Its calls count in the message's cost.
 
     A turn that could not reach the model is counted in :attr:`EvalReport.unreachable`
     (``turnframe eval run`` then exits 3).
 
     Raises:
-        UsageError: for an unknown model or a bad set, or an ``app`` other than a set's
-            sample with a scenario runner that takes no application.
+        UsageError: for an unknown model or a bad set, an ``app`` other than a set's
+            sample with a scenario runner that takes no application, or a
+            ``reply_model`` it cannot use (``same`` with the oracle).
     """
     Effort(effort)
     report = EvalReport(model=model, effort=effort)
+    if judge is not None:
+        report.judge, report.judge_votes = judge.name, judge.votes
     base: Provider | None = None if model == "oracle" else provider_from_spec(model)
+    writer = _reply_writer(reply_model, base, effort)
+    if reply_model is not None:
+        report.reply_model = reply_model if isinstance(reply_model, str) else "provider"
     takes_app = "app" in inspect.signature(run_scenario).parameters
-    for file, data in load_set(path):
+    files = load_set(path)
+    for _file, data in files:
+        for case in data.cases:
+            check_ids(case)  # a bad per-case check stops the run before it starts
+    for file, data in files:
         if app is not None and not takes_app and app.name != data.sample:
             raise UsageError(
                 f"{file}: this scenario runner runs only the sample a set names "
                 f"({data.sample!r}), not the application {app.name!r}"
             )
         for case in data.cases:
-            await _run_case(report, file, data, case, base, effort, app if takes_app else None)
+            await _run_case(
+                report, file, data, case, base, effort, app if takes_app else None, judge, writer
+            )
     return report
 
 
@@ -220,6 +109,8 @@ async def _run_case(
     base: Provider | None,
     effort: str,
     app: Application | None = None,
+    judge: JudgeSetup | None = None,
+    writer: ModelReplyWriter | None = None,
 ) -> None:
     reading = OracleReading(case)
     turns: list[dict[str, Any]] = [
@@ -267,30 +158,129 @@ async def _run_case(
 
     started = time.perf_counter()
     extra: dict[str, Any] = {"app": app} if app is not None else {}
+    if writer is not None:
+        extra["reply_writer"] = writer
     outcome = await run_scenario(
         scenario, f"{file.name}#{case.id}", model_reader=reader, on_turn=on_turn, **extra
     )
-    report.wall_ms += (time.perf_counter() - started) * 1000
-    report.cases += 1
-    report.failures.extend(f.line() for f in outcome.failures)
+    wall = (time.perf_counter() - started) * 1000
     record = captured.get("record", {})
-    calls = record.get("calls", [])
-    report.calls += len(calls)
-    report.prompt_tokens += sum(int(c.get("prompt_tokens", 0)) for c in calls)
-    report.completion_tokens += sum(int(c.get("completion_tokens", 0)) for c in calls)
-    report.latency_ms += critical_path_ms(calls)
+    # The reply's words are written after the commit, so their calls follow the reading's.
+    reply_calls = (record.get("reply") or {}).get("calls", [])
+    calls = [*record.get("calls", []), *reply_calls]
+    cost = CaseCost(
+        calls=len(calls),
+        prompt_tokens=sum(int(c.get("prompt_tokens", 0)) for c in calls),
+        completion_tokens=sum(int(c.get("completion_tokens", 0)) for c in calls),
+        critical_path_ms=critical_path_ms(record.get("calls", [])) + critical_path_ms(reply_calls),
+        wall_ms=wall,
+        reply_calls=len(reply_calls),
+    )
+    report.wall_ms += wall
+    report.cases += 1
+    lines = [f.line() for f in outcome.failures]
+    report.failures.extend(lines)
+    report.calls += cost.calls
+    report.prompt_tokens += cost.prompt_tokens
+    report.completion_tokens += cost.completion_tokens
+    report.latency_ms += cost.critical_path_ms
     for round_ in (record.get("reading") or {}).get("votes", []):
         report.vote_rounds += 1
         report.vote_reads += int(round_.get("reads", 0))
         report.vote_splits += int(round_.get("distinct", 1)) > 1
         report.vote_collapsed += int(round_.get("collapsed", 0))
-    perfect = _score(
-        report, reading, case, record, captured.get("keys", {}), captured.get("result")
-    )
-    if perfect and outcome.passed:
+    result: TurnResult | None = captured.get("result")
+    shown = _evidence(case, record, captured.get("keys", {}), result)
+    perfect = _score(report, reading, case, record, captured.get("keys", {}), result)
+    perfect = perfect and outcome.passed
+    if perfect:
         report.perfect += 1
     else:
         report.imperfect.append(case.id)
+    view = reply_view(case.text, scenario.locale, result.blocks if result else ())
+    judged = None
+    if judge is not None and result is not None:
+        judged = await judge_reply(judge.provider, view, checklist(case, view), judge.votes)
+    report.results.append(
+        CaseResult(
+            file=file.name,
+            id=case.id,
+            text=case.text,
+            perfect=perfect,
+            failures=lines,
+            expected=shown[0],
+            produced=shown[1],
+            reply=list(view.reply),
+            cost=cost,
+            judge=judged,
+        )
+    )
+
+
+def _evidence(
+    case: EvalCase, record: dict[str, Any], keys: dict[str, str], result: TurnResult | None
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Return a case's expected and produced acts, questions and results, as words."""
+    u = recorded_understanding(record) or {}
+
+    def act_words(op: str, where: str, args: Mapping[str, str]) -> str:
+        values = ", ".join(f"{k}={v}" for k, v in sorted(args.items()))
+        return f"{op} → {where or '-'}" + (f" ({values})" if values else "")
+
+    expected = {
+        "acts": [act_words(a.op, _words(_expected_target(a.target)), a.args) for a in case.acts],
+        "questions": [f"{q.topic} → {' '.join(q.target) or '-'}" for q in case.questions],
+        "results": [f"{k}: {v}" for k, v in case.results.items()],
+    }
+    produced_results = []
+    for item, r in sorted((result.results if result else {}).items()):
+        produced_results.append(f"{item}: {r.status.value}" + (f":{r.code}" if r.code else ""))
+    produced = {
+        "acts": [
+            act_words(
+                str(a["operation"]),
+                _words(_target(a["target"], keys)),
+                {k: _value(str(v), keys) for k, v in a["args"].items()},
+            )
+            for a in u.get("acts", [])
+            if a.get("operation")
+        ],
+        "questions": [
+            f"{q['topic']} → {_words(_target(q.get('target') or {}, keys)) or '-'}"
+            for q in u.get("questions", [])
+        ],
+        "results": produced_results,
+    }
+    return expected, produced
+
+
+def _words(target: Any) -> str:
+    """Return a scored target (``new``, ``("find", words)`` or keys) as words."""
+    if target == "new":
+        return "new"
+    if isinstance(target, tuple) and target[:1] == ("find",):
+        return f"find '{target[1]}'"
+    return " ".join(str(k) for k in target)
+
+
+def _reply_writer(
+    spec: str | Provider | None, base: Provider | None, effort: str
+) -> ModelReplyWriter | None:
+    """Return the writer of the replies' words ``spec`` names (``None``: code's words)."""
+    if spec is None:
+        return None
+    if "reply_writer" not in inspect.signature(run_scenario).parameters:
+        raise UsageError(
+            "this scenario runner cannot take a reply writer (run_scenario(reply_writer=...)), "
+            "so --reply-model cannot be used"
+        )
+    if spec == "same":
+        if base is None:
+            raise UsageError("--reply-model same needs a model; the oracle writes no words")
+        return ModelReplyWriter(base, effort=effort)
+    return ModelReplyWriter(
+        provider_from_spec(spec) if isinstance(spec, str) else spec, effort=effort
+    )
 
 
 def unreachable_model(result: TurnResult) -> bool:

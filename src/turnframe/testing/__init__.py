@@ -1,12 +1,14 @@
 """Turnframe's test kit: scenario runner, scripted understanding and helpers.
 
 ``ScriptedUnderstanding`` entries are functions of a :class:`Brief`; :func:`open_store`
-opens a store of each kind for the same test.
+opens a store of each kind for the same test; :class:`ScriptedJudge` is a reply judge for
+``turnframe eval run --judge`` that calls no model (docs/evals.md "The scripted judge").
 
 No pytest import here: the pytest plugin lives in ``turnframe.testing.pytest_plugin`` and
 the store conformance suite in ``turnframe.store.conformance``.
 """
 
+from turnframe.testing.judge import ScriptedJudge
 from turnframe.testing.scenario import (
     Failure,
     ScenarioFileError,
@@ -25,6 +27,7 @@ __all__ = [
     "Failure",
     "ScenarioFileError",
     "ScenarioOutcome",
+    "ScriptedJudge",
     "ScriptedUnderstanding",
     "StoreKind",
     "discover",

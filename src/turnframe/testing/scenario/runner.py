@@ -62,6 +62,7 @@ from turnframe.testing.scenario.model import (
 )
 from turnframe.testing.scenario.seeding import SeedError
 from turnframe.understand import Brief, UnderstandingResult
+from turnframe.understand.reply import ReplyWriter
 
 __all__ = [
     "Failure",
@@ -494,6 +495,7 @@ async def run_scenario(
     on_turn: TurnHook | None = None,
     app: AppChoice = None,
     store: TurnStore | None = None,
+    reply_writer: ReplyWriter | None = None,
 ) -> ScenarioOutcome:
     """Run a validated scenario in a fresh store and return its outcome.
 
@@ -507,6 +509,9 @@ async def run_scenario(
         app: the application (default: the one the file's ``sample:`` names).
         store: an open, empty store to run in instead of a fresh ``store_kind`` one
             (the caller closes it; the demo's tour runs on its SQLite file).
+        reply_writer: writes the reply's words of the turns marked ``understanding:
+            model`` that have no ``reply_answers`` (the evaluation harness's
+            ``--reply-model``); default none: the words code writes stand.
 
     Raises:
         ScenarioFileError: when the application cannot be found, records cannot be
@@ -514,11 +519,15 @@ async def run_scenario(
     """
     application = app if isinstance(app, Application) else _application(model, app, file)
     if store is not None:
-        return await _Run(model, file, store, application, model_reader, on_turn).run()
+        return await _Run(
+            model, file, store, application, model_reader, on_turn, reply_writer
+        ).run()
     with tempfile.TemporaryDirectory(prefix="turnframe-scenario-") as tmp:
         inner = await _open_store(store_kind, Path(tmp))
         try:
-            return await _Run(model, file, inner, application, model_reader, on_turn).run()
+            return await _Run(
+                model, file, inner, application, model_reader, on_turn, reply_writer
+            ).run()
         finally:
             await inner.close()
 
@@ -531,6 +540,7 @@ class _Run:
     app: Application
     model_reader: ModelReader | None = None
     on_turn: TurnHook | None = None
+    reply_writer: ReplyWriter | None = None
     failures: list[Failure] = field(default_factory=list)
     refs: dict[str, CaseRef] = field(default_factory=dict)
     cards: list[Interaction] = field(default_factory=list)
@@ -829,7 +839,10 @@ class _Run:
         return scripted
 
     def _reply_writer(self, turn: TurnModel) -> Any:
-        """Return the turn's scripted reply writer (``reply_answers``), or ``None``.
+        """Return the turn's reply writer: scripted, the run's, or ``None``.
+
+        A turn with ``reply_answers`` gets a scripted one; a turn read by the model
+        (``understanding: model``) without them gets the run's ``reply_writer``.
 
         ``reply_answers`` maps ``acknowledge``, ``review`` and ``answer`` to scripted
         answers (a list is served in order), run through ``ModelReplyWriter`` at the
@@ -837,7 +850,7 @@ class _Run:
         checks any model's words (docs/adr/0017-no-claim-in-model-words.md).
         """
         if turn.reply_answers is None:
-            return None
+            return self.reply_writer if turn.understanding == "model" else None
         from turnframe.providers import ScriptedProvider
         from turnframe.understand.reply import ModelReplyWriter
 
