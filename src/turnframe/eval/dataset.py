@@ -79,6 +79,17 @@ class EvalCardAnswer(_Strict):
     option: str
 
 
+class EvalUnoffered(_Strict):
+    """An expected request that no operation on offer does (``pay`` asked by an employee).
+
+    The reader sees only the operations the actor is offered (docs/invariants.md I2), so
+    a perfect reading is a request unit with no act; the runtime tells the user it
+    cannot be done here (docs/eval-sets.md "Writing a case").
+    """
+
+    unit: str
+
+
 class EvalCase(_Strict):
     """One message and what reading it must give."""
 
@@ -91,6 +102,7 @@ class EvalCase(_Strict):
     constraints: list[EvalConstraint] = Field(default_factory=list)
     cancellations: list[EvalCancellation] = Field(default_factory=list)
     card_answers: list[EvalCardAnswer] = Field(default_factory=list)
+    unoffered: list[EvalUnoffered] = Field(default_factory=list)
     results: dict[str, str] = Field(default_factory=dict)
     commands: list[dict[str, str]] | None = None
     locale: LocaleTag | None = None
