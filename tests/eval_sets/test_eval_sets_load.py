@@ -72,7 +72,9 @@ _CASE = """  - id: {id}
 
 
 def test_a_locale_defaults_to_english_and_a_case_may_name_its_own(tmp_path: Path) -> None:
-    body = _HEAD + "cases:\n" + _CASE.format(id="c1") + _CASE.format(id="c2") + "    locale: pt-PT\n"
+    body = (
+        _HEAD + "cases:\n" + _CASE.format(id="c1") + _CASE.format(id="c2") + "    locale: pt-PT\n"
+    )
     [(_, data)] = load_set(_write(tmp_path, body))
     assert data.locale == "en"
     assert [data.locale_of(c) for c in data.cases] == ["en", "pt-PT"]
