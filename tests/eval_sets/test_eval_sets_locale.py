@@ -4,57 +4,28 @@ decides how the message is read and in which language it is answered (docs/eval-
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
-from tf_eval_sets import EVAL, run, shipped_sets
+from tf_eval_sets import EVAL, run, shipped_sets, spy_cases
 
-import turnframe.eval.run as eval_run
 from turnframe.eval.dataset import load_set
 from turnframe.runtime.copy import TABLES
-from turnframe.testing.scenario.model import ScenarioModel
-
-Seen = dict[str, tuple[str | None, str, list[str]]]
-
-
-def _spy(monkeypatch: pytest.MonkeyPatch) -> Seen:
-    """Record, per case, the sample and locale its scenario ran with and its last reply."""
-    seen: Seen = {}
-    real: Callable[..., Any] = eval_run.run_scenario
-
-    async def spying(scenario: ScenarioModel, name: str, **kwargs: Any) -> Any:
-        on_turn = kwargs["on_turn"]
-        replies: list[str] = []
-
-        async def watching(run_: Any, number: int, turn: Any, result: Any) -> None:
-            assert (turn.locale or scenario.locale) == scenario.locale
-            replies[:] = [b.text for b in result.blocks if getattr(b, "text", "")]
-            await on_turn(run_, number, turn, result)
-
-        outcome = await real(scenario, name, **{**kwargs, "on_turn": watching})
-        seen[scenario.name] = (scenario.sample, scenario.locale, replies)
-        return outcome
-
-    monkeypatch.setattr(eval_run, "run_scenario", spying)
-    return seen
 
 
 @pytest.mark.parametrize("path", shipped_sets(), ids=lambda p: p.name)
 def test_every_case_runs_with_its_files_sample_and_its_locale(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen = _spy(monkeypatch)
+    seen = spy_cases(monkeypatch)
     run(path, "oracle")
     expected = {
         case.id: (data.sample, data.locale_of(case))
         for _, data in load_set(path)
         for case in data.cases
     }
-    assert {k: v[:2] for k, v in seen.items()} == expected
+    assert {k: (v.sample, v.locale) for k, v in seen.items()} == expected
 
 
 def _english_sentences() -> list[str]:
@@ -71,7 +42,7 @@ def _english_sentences() -> list[str]:
 def test_a_pt_pt_case_is_answered_with_no_english_runtime_sentence(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    seen = _spy(monkeypatch)
+    seen = spy_cases(monkeypatch)
     declared: set[str] = set()
     for path in shipped_sets():
         run(path, "oracle", "low")
@@ -80,7 +51,7 @@ def test_a_pt_pt_case_is_answered_with_no_english_runtime_sentence(
         }
     english = _english_sentences()
     assert len(english) > 20
-    portuguese = {k: seen[k][2] for k in declared}
+    portuguese = {k: [text for _, text in seen[k].blocks] for k in declared}
     assert len(portuguese) >= 25
     assert any(portuguese.values()), "no pt-PT case was answered in words"
     for case, replies in portuguese.items():
@@ -114,5 +85,5 @@ def test_the_declared_locale_is_what_reads_the_message(
     name: str, read_otherwise: set[str], tmp_path: Path
 ) -> None:
     """The same cases read in English give other results: the locale reaches the runtime."""
-    report = asyncio.run(eval_run.run_eval(_as_english(EVAL / name, tmp_path), "oracle", "low"))
+    report = run(_as_english(EVAL / name, tmp_path), "oracle", "low")
     assert read_otherwise <= set(report.imperfect), report.imperfect

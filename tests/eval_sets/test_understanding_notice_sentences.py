@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tf_eval_sets import ROOT, run
+from tf_eval_sets import ROOT, run, spy_cases
 
-import turnframe.eval.run as eval_run
 from turnframe.runtime.copy import TABLES, understanding_notice
 
 _APPEND = re.compile(r"notices\.append\(\s*\"([a-z_]+)\"\s*\)")
@@ -63,21 +61,12 @@ def test_a_request_not_on_offer_is_told_so_not_asked_to_rephrase(
         '    unoffered: [{unit: "Pague o relatório Madrid summit"}]\n'
     )
     (tmp_path / "a.yaml").write_text(head + cases, encoding="utf-8")
-    blocks: list[tuple[str, str]] = []
-    real = eval_run.run_scenario
-
-    async def spying(scenario: Any, name: str, **kwargs: Any) -> Any:
-        on_turn = kwargs["on_turn"]
-
-        async def watching(run_: Any, number: int, turn: Any, result: Any) -> None:
-            blocks.extend((scenario.locale, b.text) for b in result.blocks if b.kind == "notice")
-            await on_turn(run_, number, turn, result)
-
-        return await real(scenario, name, **{**kwargs, "on_turn": watching})
-
-    monkeypatch.setattr(eval_run, "run_scenario", spying)
+    seen = spy_cases(monkeypatch)
     report = run(tmp_path, "oracle")
     assert report.perfect == 2, report.table()
+    blocks = [
+        (seen[k].locale, t) for k in ("en", "pt") for kind, t in seen[k].blocks if kind == "notice"
+    ]
     assert blocks == [
         ("en", understanding_notice("not_on_offer", "en")),
         ("pt-PT", understanding_notice("not_on_offer", "pt-PT")),
