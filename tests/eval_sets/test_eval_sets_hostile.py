@@ -2,7 +2,8 @@
 the harness tells a reader that means nothing from one that reads (docs/eval-sets.md
 "What the tests hold").
 
-The thresholds, measured over the three shipped sets at each effort (seeds 0-2):
+Run at low (seed 1) and medium (seed 0) to keep CI time modest; the thresholds were
+measured over the three shipped sets at all three efforts (seeds 0-2):
 
 * ``acts`` (operation, target, arguments, hypothetical and grounding all right) F1 <= 0.05:
   a random reader practically never gets a whole act right; measured 0.0 everywhere.
@@ -29,7 +30,7 @@ MEAN_MAX = 0.20
 PERFECT_SHARE_MAX = 0.10
 
 
-@pytest.mark.parametrize(("effort", "seed"), [("low", 1), ("medium", 0), ("high", 2)])
+@pytest.mark.parametrize(("effort", "seed"), [("low", 1), ("medium", 0)])
 @pytest.mark.parametrize("path", shipped_sets(), ids=lambda p: p.name)
 def test_a_hostile_model_scores_near_zero(path: Path, effort: str, seed: int) -> None:
     report = run(path, f"hostile:{seed}", effort)
