@@ -9,7 +9,8 @@ measured over the three shipped sets at all three efforts (seeds 0-2):
   a random reader practically never gets a whole act right; measured 0.0 in all 27 runs.
 * ``segment`` F1 <= 0.45: it scores the multiset of unit kinds, and kinds drawn at random
   from five or six agree by chance (measured 0.22 to 0.36).
-* every other task with an expectation F1 <= 0.35 (measured at most 0.29: constraints).
+* every other task with an expectation F1 <= 0.35 (measured at most 0.22: route,
+  constraints or results).
 * the mean F1 of the tasks with an expectation <= 0.20 (measured 0.04 to 0.11).
 * at most 10% of the cases read perfectly: a case that only answers a two-option card
   (confirm or decline) is a coin toss for a random reader (measured 0 to 2 of 58-65).
