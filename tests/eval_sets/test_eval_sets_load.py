@@ -97,6 +97,7 @@ def test_a_file_that_breaks_the_format_is_a_usage_error_naming_it(
     with pytest.raises(UsageError, match=needle) as info:
         load_set(_write(tmp_path, body))
     assert "a.yaml" in str(info.value)
+    assert "\n" not in str(info.value), "a CLI error is one line"
 
 
 def test_two_cases_of_one_set_never_share_an_id(tmp_path: Path) -> None:

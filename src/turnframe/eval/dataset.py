@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from turnframe.core.errors import UsageError
 from turnframe.testing.bounded_yaml import load_yaml
@@ -138,6 +138,19 @@ def _dates_as_words(value: Any) -> Any:
     return value
 
 
+def _first_problem(exc: ValidationError) -> str:
+    """Return the first problem of ``exc`` on one line: its YAML path and what is wrong.
+
+    An unknown key is reported before anything else (a union reports one error per
+    member it tried; the extra key is what the author wrote wrong).
+    """
+    errors = exc.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    where = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in first["loc"])
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"at {where.lstrip('.') or 'the top'}: {first['msg']}{more}"
+
+
 def load_set(path: str | Path) -> list[tuple[Path, EvalFile]]:
     """Return every file of the set at ``path`` (a file or a directory of ``*.yaml``).
 
@@ -155,6 +168,8 @@ def load_set(path: str | Path) -> list[tuple[Path, EvalFile]]:
         try:
             raw = _dates_as_words(load_yaml(file.read_text(encoding="utf-8")))
             data = EvalFile.model_validate(raw)
+        except ValidationError as exc:
+            raise UsageError(f"{file}: {_first_problem(exc)}") from None
         except Exception as exc:
             raise UsageError(f"{file}: {exc}") from exc
         for case in data.cases:
