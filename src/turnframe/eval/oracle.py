@@ -63,6 +63,8 @@ class OracleReading:
             found.setdefault(x.unit, ("cancellation", False))
         for k in case.card_answers:
             found.setdefault(k.unit, ("card_answer", False))
+        for r in case.unoffered:
+            found.setdefault(r.unit, ("request", False))
         spans = sorted((_find(self.words, text), text) for text in found)
         self.units = [
             _Unit(f"u{n}", text, found[text][0], a, b, found[text][1])

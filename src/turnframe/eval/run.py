@@ -130,6 +130,7 @@ async def _run_case(
             "sample": data.sample,
             "today": data.today,
             "actor": data.actor,
+            "locale": data.locale_of(case),
             "records": data.records,
             "turns": turns,
         }

@@ -109,6 +109,7 @@ _EN: dict[str, str] = {
     "step.other": "Reading your message.",
     "step.unreadable": "I couldn't read this step of your message.",
     "unanswerable": "I can't answer that question here.",
+    "not_on_offer": "Part of your message asks for something I can't do for you here, so it was not done.",
 }
 
 _PT: dict[str, str] = {
@@ -212,6 +213,7 @@ _PT: dict[str, str] = {
     "step.other": "A ler a sua mensagem.",
     "step.unreadable": "Não consegui ler este passo da sua mensagem.",
     "unanswerable": "Não consigo responder a essa pergunta aqui.",
+    "not_on_offer": "Parte da mensagem pede algo que não posso fazer por si aqui, por isso não foi feito.",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": _EN, "pt-PT": _PT}
@@ -255,8 +257,10 @@ def understanding_notice(code: str, locale: str) -> str:
 
     ``model_unreachable:<kind>``: the language model could not be reached, with the
     error class (``providers.errors.error_kind``); ``unreadable_message``: nothing of the
-    message was read; ``unanswerable``: a question no topic answers (I11); any other
-    code: part of it could not be read
+    message was read; ``unanswerable``: a question no topic answers (I11);
+    ``not_on_offer``: a request read as one that no operation on offer to this user does
+    (I2: the user is told it was not done, never asked to rephrase); any other code: part
+    of it could not be read
     (docs/adr/0017-no-claim-in-model-words.md).
     """
     table = _PT if locale.lower().startswith("pt") else _EN
@@ -264,6 +268,6 @@ def understanding_notice(code: str, locale: str) -> str:
     if base == "model_unreachable":
         error = table.get(f"provider_error.{kind}", table["provider_error.provider"])
         return table["model_unreachable"].format(error=error)
-    if base in ("unreadable_message", "unanswerable"):
+    if base in ("unreadable_message", "unanswerable", "not_on_offer"):
         return table[base]
     return table["unreadable"]

@@ -334,6 +334,29 @@ def _error_names() -> frozenset[str]:
     return frozenset(names)
 
 
+def _check_locales(model: ScenarioModel, path: str, app: Application) -> None:
+    """Refuse a locale (the file's or a turn's) that the application does not serve.
+
+    A turn in an unserved locale would read its values with that locale's CLDR data and
+    answer in the application's words for another (docs/scenario-format.md).
+
+    Raises:
+        ScenarioFileError: with the YAML path of the first unserved locale.
+    """
+    served = tuple(app.locales)
+    wanted = [("locale", model.locale)] + [
+        (f"turns[{t}].locale", turn.locale) for t, turn in enumerate(model.turns) if turn.locale
+    ]
+    for where, locale in wanted:
+        if locale not in served:
+            raise ScenarioFileError(
+                path,
+                where,
+                f"the application {app.name!r} does not serve locale {locale!r} "
+                f"(it serves {', '.join(served)})",
+            )
+
+
 def _check_names(model: ScenarioModel, path: str, app: Application) -> None:
     """Refuse a record key, operation or error the file names but nothing defines.
 
@@ -514,10 +537,12 @@ async def run_scenario(
             ``--reply-model``); default none: the words code writes stand.
 
     Raises:
-        ScenarioFileError: when the application cannot be found, records cannot be
-            seeded, or a step names something its application lacks (with the path).
+        ScenarioFileError: when the application cannot be found or does not serve a
+            locale the file names, records cannot be seeded, or a step names something
+            its application lacks (with the path).
     """
     application = app if isinstance(app, Application) else _application(model, app, file)
+    _check_locales(model, file, application)
     if store is not None:
         return await _Run(
             model, file, store, application, model_reader, on_turn, reply_writer
