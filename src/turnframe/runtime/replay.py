@@ -35,9 +35,11 @@ from turnframe.runtime.plan import (
     WaitingAct,
 )
 from turnframe.runtime.reduce import reduce_turn
+from turnframe.understand.brief import Brief, brief_from_json
 
 __all__ = [
     "plan_json",
+    "recorded_brief",
     "recorded_understanding",
     "reduction_input",
     "reduction_record",
@@ -137,6 +139,22 @@ def recorded_understanding(record: Any) -> Any:
         return record["understanding"]
     reduction = record.get("reduction") or {}
     return (reduction.get("input") or {}).get("understanding")
+
+
+def recorded_brief(record: Any) -> Brief | None:
+    """Return the :class:`Brief` the recorded understanding read, or ``None``.
+
+    A turn read by the model chain records its brief in ``reading.brief`` (I20); a turn
+    read by a scripted understander, a click-only turn or a record without a reading
+    holds none. The runtime's callbacks (the domain check, the step listener) are not
+    data and come back unset.
+
+    Raises:
+        KeyError: a recorded brief lacks a field :func:`brief_from_json` needs.
+    """
+    reading = record.get("reading") if isinstance(record, dict) else None
+    data = reading.get("brief") if isinstance(reading, dict) else None
+    return brief_from_json(data) if isinstance(data, dict) else None
 
 
 def _expanded(data: Any) -> Any:

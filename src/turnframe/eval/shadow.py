@@ -1,0 +1,345 @@
+"""Shadow re-understanding: recorded turns read again by another model (docs/shadow.md).
+
+:func:`shadow_turns` takes turns a deployment recorded, gives each turn's recorded
+:class:`~turnframe.understand.brief.Brief` to another model through the model chain
+(:class:`~turnframe.understand.ModelUnderstanding`), reduces the new reading on the
+turn's RECORDED snapshots (:mod:`turnframe.eval.shadow_input`) and compares the two
+plans per dimension (:mod:`turnframe.eval.shadow_diff`): acts, targets, results and
+commands. The recorded side is the recorded reduction run again by today's reducer, so
+only the model's reading differs between the sides (a reducer changed since the turn
+shows as ``replay_same`` false).
+
+Nothing is written: the store is read through
+:class:`~turnframe.store.readonly.ReadOnlyStore` (every write raises), and the new plan
+is never executed, journaled, committed or shown (docs/shadow.md "No effect").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from turnframe.core.acts import Understanding
+from turnframe.core.errors import TurnframeError, UsageError
+from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.turn import Effort
+from turnframe.eval.shadow_diff import (
+    DIMENSIONS,
+    ShadowDifference,
+    plan_differences,
+    plan_side,
+)
+from turnframe.eval.shadow_input import OUTSIDE, handle_table, recorded_check, shadow_reduction
+from turnframe.providers import ReplayProvider
+from turnframe.providers.base import Provider
+from turnframe.runtime.app import Application
+from turnframe.runtime.contract import checked_reading
+from turnframe.runtime.reduce import reduce_turn
+from turnframe.runtime.replay import recorded_brief, reduction_input
+from turnframe.store.base import TurnStore
+from turnframe.store.readonly import ReadOnlyStore
+from turnframe.understand import Merge, ModelUnderstanding
+from turnframe.understand.merged import script_merge
+
+__all__ = [
+    "NO_BRIEF",
+    "ShadowModelUnreachable",
+    "ShadowReport",
+    "ShadowTotals",
+    "TurnShadow",
+    "ProviderFor",
+    "conversation_turns",
+    "recorded_calls",
+    "shadow_turns",
+]
+
+NO_BRIEF = (
+    "no brief is recorded (a click, or a turn read by a scripted understander): "
+    "there is nothing for a model to read"
+)
+"""Why a turn is skipped when its record holds no brief."""
+
+NO_RECORD = "no replay record is stored (the turn did not reach its commit)"
+"""Why a turn is skipped when it has no replay record."""
+
+NO_REDUCTION = "the turn recorded no reduction (a refused or unreadable message)"
+"""Why a turn is skipped when its record holds no reduction to compare with."""
+
+_CASE: TypeAdapter[CaseRef] = TypeAdapter(CaseRef)
+
+ProviderFor = Provider | Callable[[JSONObject], Provider]
+"""The model to read with: one provider for every turn, or a function of a turn's replay
+record returning the provider for that turn (``recorded_calls``: the turn's own calls)."""
+
+
+def recorded_calls(record: JSONObject) -> Provider:
+    """Return a provider serving ``record``'s own recorded calls (``--model recorded``).
+
+    Reading a turn again over its own calls must give the recorded plan: the harness's
+    own check (docs/shadow.md "Use").
+
+    Raises:
+        UsageError: the record's calls cannot be served (malformed).
+    """
+    calls: Any = record.get("calls") or []
+    return ReplayProvider(calls)
+
+
+class ShadowModelUnreachable(TurnframeError):
+    """The shadow model could not be reached; the run stops (``turnframe shadow`` exit 3).
+
+    Args:
+        turn_id: the turn being read.
+        kind: the provider's error kind (``connection_refused``, ``timeout``...).
+    """
+
+    def __init__(self, turn_id: str, kind: str) -> None:
+        super().__init__(f"the model could not be reached ({kind}) while reading turn {turn_id}")
+        self.turn_id = turn_id
+        self.kind = kind
+
+
+class TurnShadow(BaseModel):
+    """One turn read again.
+
+    Attributes:
+        turn_id: the turn.
+        status: ``same`` (no difference), ``different``, ``outside`` (the new reading
+            names what the record does not hold; not reduced) or ``skipped``.
+        reason: why a turn is ``skipped``.
+        differences: each differing item (:class:`ShadowDifference`); for ``outside``,
+            the ``acts`` dimension only.
+        outside: one line per act outside the recorded snapshots.
+        replay_same: the recorded reduction, run again by today's reducer, gives the
+            recorded plan (``None`` for a turn not compared).
+        recorded_model: the model of the recorded reading's first call.
+        model_calls: calls the shadow reading made.
+        prompt_tokens: their prompt tokens.
+        completion_tokens: their completion tokens.
+    """
+
+    turn_id: str
+    status: str
+    reason: str | None = None
+    differences: list[ShadowDifference] = []
+    outside: list[str] = []
+    replay_same: bool | None = None
+    recorded_model: str | None = None
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ShadowTotals(BaseModel):
+    """The run in numbers.
+
+    Attributes:
+        turns: turns asked for.
+        read: turns read again (not skipped).
+        same: turns with no difference.
+        different: turns with a difference.
+        outside: turns whose new reading is outside the recorded snapshots.
+        skipped: turns with nothing to read.
+        by_dimension: dimension → turns differing in it.
+        model_calls: the shadow model's calls.
+        prompt_tokens: their prompt tokens.
+        completion_tokens: their completion tokens.
+    """
+
+    turns: int = 0
+    read: int = 0
+    same: int = 0
+    different: int = 0
+    outside: int = 0
+    skipped: int = 0
+    by_dimension: dict[str, int] = {}
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ShadowReport(BaseModel):
+    """What :func:`shadow_turns` found: each turn and the totals (``--json`` prints it).
+
+    Attributes:
+        model: the shadow model's spec (as given).
+        turns: one entry per turn, in the order asked.
+        totals: the counts.
+    """
+
+    model: str
+    turns: list[TurnShadow]
+    totals: ShadowTotals
+
+
+def _origin(data: Any) -> CaseRef | None:
+    raw = data.get("origin_ref") if isinstance(data, dict) else None
+    if isinstance(raw, str) and "/" in raw:
+        workflow, _, case_id = raw.partition("/")
+        return CaseRef(workflow, case_id)
+    try:
+        return _CASE.validate_python(raw) if raw else None
+    except ValidationError:
+        return None
+
+
+def _unreachable(understanding: Understanding) -> str | None:
+    for notice in understanding.notices:
+        if notice.startswith("model_unreachable"):
+            return notice.partition(":")[2] or "unreachable"
+    return None
+
+
+async def _shadow_one(
+    app: Application,
+    store: ReadOnlyStore,
+    provider_for: ProviderFor,
+    account: str,
+    turn_id: str,
+    effort: Effort | None,
+) -> TurnShadow:
+    turn = await store.get_turn(account, turn_id)
+    if turn is None:
+        raise UsageError(f"no turn {turn_id!r} in account {account!r}")
+    record: Any = await store.load_replay(account, turn_id)
+    if not record:
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_RECORD)
+    reduction = record.get("reduction")
+    if not isinstance(reduction, dict) or "input" not in reduction:
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_REDUCTION)
+    registry = app.registry
+    try:
+        brief = recorded_brief(record)
+        recorded = reduction_input(reduction["input"], registry)
+    except Exception as exc:
+        # A record is data: an old or malformed one is reported, never a crash.
+        why = f"the record could not be read: {type(exc).__name__}: {exc}"
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=why)
+    if brief is None:
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_BRIEF)
+    reading: Any = record.get("reading") or {}
+    calls: Any = record.get("calls") or []
+    recorded_model = calls[0].get("model") if calls and isinstance(calls[0], dict) else None
+    provider = provider_for if isinstance(provider_for, Provider) else provider_for(record)
+    table = handle_table(recorded, brief)
+    check = recorded_check(recorded, table, registry, dict(reading.get("checks") or {}))
+    chosen = effort or Effort(reading.get("effort") or brief.effort or Effort.MEDIUM)
+    shown = replace(brief, check=check, effort=chosen.value, on_step=None)
+    # A turn's own calls are served as they were asked (the recorded merge); any other
+    # model is read as its effort says, a table of scripted steps step by step.
+    merge = (
+        script_merge(provider)
+        if isinstance(provider_for, Provider)
+        else Merge(reading.get("merge") or Merge.NONE)
+    )
+    understander = ModelUnderstanding(provider, effort=chosen, merge=merge)
+    read = checked_reading(await understander.understand(shown), registry)
+    kind = _unreachable(read.understanding)
+    if kind is not None:
+        raise ShadowModelUnreachable(turn_id, kind)
+    counts = {
+        "model_calls": read.model_calls,
+        "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in read.calls),
+        "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in read.calls),
+    }
+    again = reduce_turn(recorded, registry)
+    before = plan_side(recorded.understanding, recorded.acts, reading.get("units") or [], again)
+    replay_same = plan_side(
+        recorded.understanding, recorded.acts, (), reduction.get("plan") or {}
+    ) == plan_side(recorded.understanding, recorded.acts, (), again)
+    units = read.trace.get("units") or []
+    built = shadow_reduction(
+        recorded, read.understanding, brief, registry, origin=_origin(turn.input)
+    )
+    common = {"turn_id": turn_id, "recorded_model": recorded_model, **counts}
+    if built.reduction is None:
+        after = plan_side(read.understanding, (), units, {})
+        diff = plan_differences(before, after, ("acts",))
+        return TurnShadow(status="outside", outside=list(built.outside), differences=diff, **common)
+    try:
+        plan = reduce_turn(built.reduction, registry)
+    except KeyError as exc:
+        line = f"the reducer read a case the recorded turn did not ({exc})"
+        return TurnShadow(status="outside", outside=[f"{OUTSIDE}: {line}"], **common)
+    after = plan_side(read.understanding, built.reduction.acts, units, plan)
+    diff = plan_differences(before, after)
+    status = "different" if diff else "same"
+    return TurnShadow(status=status, differences=diff, replay_same=replay_same, **common)
+
+
+def _totals(turns: Sequence[TurnShadow]) -> ShadowTotals:
+    by_dimension = {
+        d: sum(1 for t in turns if any(x.dimension == d for x in t.differences)) for d in DIMENSIONS
+    }
+    return ShadowTotals(
+        turns=len(turns),
+        read=sum(1 for t in turns if t.status != "skipped"),
+        same=sum(1 for t in turns if t.status == "same"),
+        different=sum(1 for t in turns if t.status == "different"),
+        outside=sum(1 for t in turns if t.status == "outside"),
+        skipped=sum(1 for t in turns if t.status == "skipped"),
+        by_dimension=by_dimension,
+        model_calls=sum(t.model_calls for t in turns),
+        prompt_tokens=sum(t.prompt_tokens for t in turns),
+        completion_tokens=sum(t.completion_tokens for t in turns),
+    )
+
+
+async def conversation_turns(
+    store: TurnStore, account: str, conversation_id: str, last: int | None = None
+) -> list[str]:
+    """Return the ids of the conversation's replied turns in order (the last ``last`` only).
+
+    Raises:
+        UsageError: the conversation has no replied turn, or ``last`` is below 1.
+    """
+    if last is not None and last < 1:
+        raise UsageError(f"--last takes a count of 1 or more, not {last}")
+    ids = [tid for tid, _ in await store.conversation_replies(account, conversation_id)]
+    if not ids:
+        raise UsageError(f"no replied turn in conversation {conversation_id!r} of {account!r}")
+    return ids[-last:] if last else ids
+
+
+async def shadow_turns(
+    app: Application,
+    store: TurnStore,
+    provider: ProviderFor,
+    turn_ids: Sequence[str],
+    *,
+    account: str,
+    model: str = "",
+    effort: Effort | str | None = None,
+) -> ShadowReport:
+    """Read ``turn_ids`` again with ``provider``; compare each new plan with the recorded one.
+
+    Args:
+        app: the application the turns were recorded with (its workflows reduce).
+        store: the store holding the turns; it is read through a
+            :class:`~turnframe.store.readonly.ReadOnlyStore` (a write raises
+            ``StoreReadOnly``; the caller's store is never written).
+        provider: the model to qualify, or a function of a turn's record returning it
+            (:data:`ProviderFor`).
+        turn_ids: the turns, in report order.
+        account: the account owning them (turns are account-scoped).
+        model: the provider's spec, for the report.
+        effort: the effort to read at (default: each turn's recorded effort).
+
+    Returns:
+        The report: per turn its status and differences, and the totals.
+
+    Raises:
+        UsageError: no turn ids, or a turn id the account does not hold.
+        ShadowModelUnreachable: the model could not be reached (the run stops).
+        CapabilityMissing: the provider cannot give structured output.
+        StoreError: a read failed.
+    """
+    if not turn_ids:
+        raise UsageError("name at least one turn to read again")
+    view = store if isinstance(store, ReadOnlyStore) else ReadOnlyStore(store)
+    chosen = Effort(effort) if effort else None
+    turns = [await _shadow_one(app, view, provider, account, tid, chosen) for tid in turn_ids]
+    return ShadowReport(model=model, turns=turns, totals=_totals(turns))
