@@ -27,9 +27,15 @@ from turnframe.eval.shadow import (
     shadow_turns,
 )
 from turnframe.runtime.loading import load_application
-from turnframe.store.readonly import ReadOnlyStore, open_postgres_readonly, open_sqlite_readonly
+from turnframe.store.readonly import ReadOnlyStore, open_sqlite_readonly
 
-__all__ = ["EXIT_UNREACHABLE", "add_commands", "render_report", "run_shadow"]
+__all__ = [
+    "EXIT_UNREACHABLE",
+    "add_commands",
+    "open_postgres_readonly",
+    "render_report",
+    "run_shadow",
+]
 
 EXIT_UNREACHABLE = 3
 """The exit code when the shadow model cannot be reached."""
@@ -81,6 +87,22 @@ def _turn_ids(text: str | None) -> list[str] | None:
 
 def _provider(spec: str) -> ProviderFor:
     return recorded_calls if spec == RECORDED else provider_from_spec(spec)
+
+
+async def open_postgres_readonly(dsn: str, *, schema: str = "public") -> ReadOnlyStore:
+    """Return a read-only store over the PostgreSQL schema ``schema`` at ``dsn``.
+
+    The schema is never migrated; every write is refused by
+    :class:`~turnframe.store.readonly.ReadOnlyStore` before any SQL is sent
+    (docs/shadow.md "No effect").
+
+    Raises:
+        StoreUnavailable: the database cannot be reached or holds no Turnframe tables.
+        StoreError: ``schema`` is not a plain lower-case identifier.
+    """
+    from turnframe.store.postgres import PostgresStore
+
+    return ReadOnlyStore(await PostgresStore.open(dsn, schema=schema, max_size=2))
 
 
 async def _open(args: argparse.Namespace) -> ReadOnlyStore:

@@ -240,21 +240,23 @@ async def _shadow_one(
     kind = _unreachable(read.understanding)
     if kind is not None:
         raise ShadowModelUnreachable(turn_id, kind)
-    counts = {
+    calls_made: list[Any] = list(read.calls)
+    counts: dict[str, Any] = {
         "model_calls": read.model_calls,
-        "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in read.calls),
-        "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in read.calls),
+        "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in calls_made),
+        "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in calls_made),
     }
     again = reduce_turn(recorded, registry)
     before = plan_side(recorded.understanding, recorded.acts, reading.get("units") or [], again)
     replay_same = plan_side(
         recorded.understanding, recorded.acts, (), reduction.get("plan") or {}
     ) == plan_side(recorded.understanding, recorded.acts, (), again)
-    units = read.trace.get("units") or []
+    trace: Any = read.trace
+    units = trace.get("units") or []
     built = shadow_reduction(
         recorded, read.understanding, brief, registry, origin=_origin(turn.input)
     )
-    common = {"turn_id": turn_id, "recorded_model": recorded_model, **counts}
+    common: dict[str, Any] = {"turn_id": turn_id, "recorded_model": recorded_model, **counts}
     if built.reduction is None:
         after = plan_side(read.understanding, (), units, {})
         diff = plan_differences(before, after, ("acts",))

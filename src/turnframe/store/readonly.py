@@ -44,7 +44,6 @@ __all__ = [
     "WRITE_METHODS",
     "ReadOnlyStore",
     "StoreReadOnly",
-    "open_postgres_readonly",
     "open_sqlite_readonly",
 ]
 
@@ -336,18 +335,3 @@ def open_sqlite_readonly(path: str | Path) -> ReadOnlyStore:
         raise StoreUnavailable(f"no SQLite database at {target}")
     conn = _readonly_connection(target)
     return ReadOnlyStore(SqliteStore(conn, target, offload=False))
-
-
-async def open_postgres_readonly(dsn: str, *, schema: str = "public") -> ReadOnlyStore:
-    """Return a read-only store over the PostgreSQL schema ``schema`` at ``dsn``.
-
-    The schema is never migrated; every write is refused by :class:`ReadOnlyStore`
-    before any SQL is sent (docs/shadow.md "No effect").
-
-    Raises:
-        StoreUnavailable: the database cannot be reached or holds no Turnframe tables.
-        StoreError: ``schema`` is not a plain lower-case identifier.
-    """
-    from turnframe.store.postgres import PostgresStore
-
-    return ReadOnlyStore(await PostgresStore.open(dsn, schema=schema, max_size=2))
