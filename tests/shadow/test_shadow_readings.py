@@ -7,6 +7,7 @@ scripted tables that read a message otherwise (docs/shadow.md).
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from shadow_traffic import ACTOR, TODAY, TURNS, handle_of
 
 from turnframe.core import CaseRef, ProposedTarget, SemanticAct, Understanding
 from turnframe.core.errors import UsageError
-from turnframe.eval.shadow import NO_BRIEF, ShadowReport, recorded_calls, shadow_turns
+from turnframe.eval.shadow import NO_ANSWER, NO_BRIEF, ShadowReport, recorded_calls, shadow_turns
 from turnframe.eval.shadow_diff import ShadowDifference, plan_differences, plan_side
 from turnframe.eval.shadow_input import OUTSIDE, shadow_reduction
 from turnframe.providers import ScriptedProvider
@@ -192,3 +193,21 @@ def test_handles_that_name_two_read_records_plan_a_choice(recorded_db: Path) -> 
     assert changed == {"targets", "results", "commands"}
     (result,) = plan.results
     assert result.status.value == "needs_clarification" and plan.batches == ()
+
+
+def test_recorded_calls_that_no_longer_answer_are_a_skipped_turn_not_an_outage(
+    recorded_db: Path,
+) -> None:
+    # A damaged copy: t-rename's recorded calls are gone (a test-only write to a copy).
+    conn = sqlite3.connect(recorded_db)
+    conn.execute(
+        "UPDATE replays SET record = json_set(record, '$.calls', json('[]')) WHERE turn_id = ?",
+        ("t-rename",),
+    )
+    conn.commit()
+    conn.close()
+    report = shadow(recorded_db, recorded_calls, ("t-rename", "t-start"))
+    damaged, whole = report.turns
+    assert damaged.status == "skipped" and damaged.reason is not None
+    assert damaged.reason.startswith(NO_ANSWER)
+    assert whole.status == "same"

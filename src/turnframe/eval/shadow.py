@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 
 from turnframe.core.acts import Understanding
 from turnframe.core.errors import TurnframeError, UsageError
@@ -45,6 +45,7 @@ from turnframe.understand import Merge, ModelUnderstanding
 from turnframe.understand.merged import script_merge
 
 __all__ = [
+    "NO_ANSWER",
     "NO_BRIEF",
     "ShadowModelUnreachable",
     "ShadowReport",
@@ -68,7 +69,8 @@ NO_RECORD = "no replay record is stored (the turn did not reach its commit)"
 NO_REDUCTION = "the turn recorded no reduction (a refused or unreadable message)"
 """Why a turn is skipped when its record holds no reduction to compare with."""
 
-_CASE: TypeAdapter[CaseRef] = TypeAdapter(CaseRef)
+NO_ANSWER = "the recorded calls do not answer the reading again"
+"""Why a turn is skipped when its own recorded calls (``recorded_calls``) fail the reading."""
 
 ProviderFor = Provider | Callable[[JSONObject], Provider]
 """The model to read with: one provider for every turn, or a function of a turn's replay
@@ -109,7 +111,8 @@ class TurnShadow(BaseModel):
         turn_id: the turn.
         status: ``same`` (no difference), ``different``, ``outside`` (the new reading
             names what the record does not hold; not reduced) or ``skipped``.
-        reason: why a turn is ``skipped``.
+        reason: why a turn is ``skipped`` (:data:`NO_RECORD`, :data:`NO_REDUCTION`,
+            :data:`NO_BRIEF`, :data:`NO_ANSWER` with the error, or an unreadable record).
         differences: each differing item (:class:`ShadowDifference`); for ``outside``,
             the ``acts`` dimension only.
         outside: one line per act outside the recorded snapshots.
@@ -176,14 +179,12 @@ class ShadowReport(BaseModel):
 
 
 def _origin(data: Any) -> CaseRef | None:
+    """Return the turn's ``origin_ref`` as its stored input holds it (``"workflow/id"``)."""
     raw = data.get("origin_ref") if isinstance(data, dict) else None
-    if isinstance(raw, str) and "/" in raw:
-        workflow, _, case_id = raw.partition("/")
-        return CaseRef(workflow, case_id)
-    try:
-        return _CASE.validate_python(raw) if raw else None
-    except ValidationError:
+    if not isinstance(raw, str) or "/" not in raw:
         return None
+    workflow, _, case_id = raw.partition("/")
+    return CaseRef(workflow, case_id)
 
 
 def _unreachable(understanding: Understanding) -> str | None:
@@ -238,6 +239,10 @@ async def _shadow_one(
     understander = ModelUnderstanding(provider, effort=chosen, merge=merge)
     read = checked_reading(await understander.understand(shown), registry)
     kind = _unreachable(read.understanding)
+    if kind is not None and not isinstance(provider_for, Provider):
+        # A turn's own calls that do not answer the reading again: the record, not a model.
+        why = f"{NO_ANSWER}: {(read.trace or {}).get('error') or kind}"
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=why)
     if kind is not None:
         raise ShadowModelUnreachable(turn_id, kind)
     calls_made: list[Any] = list(read.calls)
