@@ -7,6 +7,7 @@ scripted tables that read a message otherwise (docs/shadow.md).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -211,3 +212,47 @@ def test_recorded_calls_that_no_longer_answer_are_a_skipped_turn_not_an_outage(
     assert damaged.status == "skipped" and damaged.reason is not None
     assert damaged.reason.startswith(NO_ANSWER)
     assert whole.status == "same"
+
+
+def _with_seen(path: Path, turn_id: str, seen: list[list[Any]]) -> None:
+    """Give a copy's record the ``seen`` list the proposed write side adds (test-only write)."""
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "UPDATE replays SET record = json_set(record, '$.seen', json(?)) WHERE turn_id = ?",
+        (json.dumps(seen), turn_id),
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_seen_record_at_its_seen_revision_is_read_and_one_moved_on_is_outside(
+    recorded_db: Path,
+) -> None:
+    # t-cancel saw both Lisbon trips at revision 1; t-confirm then cancelled one of them.
+    _with_seen(recorded_db, "t-cancel", [["trip/t1", 1], ["trip/t2", 1]])
+    conn = sqlite3.connect(recorded_db)
+    revisions = dict(conn.execute("SELECT case_id, revision FROM cases WHERE workflow = 'trip'"))
+    conn.close()
+    moved = next(k for k in ("t1", "t2") if revisions[k] == 2)
+    kept = next(k for k in ("t1", "t2") if revisions[k] == 1)
+
+    def reading(key: str) -> ScriptedProvider:
+        h = handle_of("t-cancel", key.upper())
+        return ScriptedProvider(table(3, "trip.cancel", {"handles": [h], "find": None}, []))
+
+    (turn,) = shadow(recorded_db, reading(kept), ("t-cancel",)).turns
+    assert turn.status == "different" and turn.outside == []
+    targets = [
+        (d.change, d.item["target"]["kind"]) for d in turn.differences if d.dimension == "targets"
+    ]
+    assert targets == [("removed", "ambiguous"), ("added", "exact")]
+    added = [d.item for d in turn.differences if d.dimension == "targets" and d.change == "added"]
+    assert added[0]["target"]["case"] == f"trip/{kept}"
+    results = [(d.change, d.item["status"]) for d in turn.differences if d.dimension == "results"]
+    assert results[0] == ("removed", "needs_clarification") and results[1][0] == "added"
+    (turn,) = shadow(recorded_db, reading(moved), ("t-cancel",)).turns
+    h = handle_of("t-cancel", moved.upper())
+    assert turn.status == "outside"
+    assert turn.outside == [
+        f"a1: {OUTSIDE} (the case of handle {h} moved on since the turn (revision 1 then, 2 now))"
+    ]

@@ -37,8 +37,10 @@ from turnframe.providers import ReplayProvider
 from turnframe.providers.base import Provider
 from turnframe.runtime.app import Application
 from turnframe.runtime.contract import checked_reading
+from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.reduce import reduce_turn
-from turnframe.runtime.replay import recorded_brief, reduction_input
+from turnframe.runtime.replay import recorded_brief, recorded_seen, reduction_input
+from turnframe.runtime.snapshots import snapshot_of
 from turnframe.store.base import TurnStore
 from turnframe.store.readonly import ReadOnlyStore
 from turnframe.understand import Merge, ModelUnderstanding
@@ -187,6 +189,37 @@ def _origin(data: Any) -> CaseRef | None:
     return CaseRef(workflow, case_id)
 
 
+async def _seen_snapshots(
+    store: ReadOnlyStore, app: Application, account: str, recorded: Any, record: Any
+) -> tuple[dict[CaseRef, CaseSnapshot], dict[CaseRef, tuple[int, int]]]:
+    """Return the states the turn saw that today's store still holds, and the cases moved on.
+
+    A case the turn loaded (the record's ``seen``, ``runtime.replay.recorded_seen``) but
+    the reducer did not read is taken from the store when its revision today is the
+    revision the turn saw: every commit moves a revision (I12), so that state IS the
+    one the turn saw. A case at another revision is returned in ``moved`` as (then,
+    now); another account's case or one that no longer loads is left out.
+    """
+    registry = app.registry
+    found: dict[CaseRef, CaseSnapshot] = {}
+    moved: dict[CaseRef, tuple[int, int]] = {}
+    for case, revision in recorded_seen(record).items():
+        if case in recorded.snapshots or case.workflow not in registry.names():
+            continue
+        row = await store.load_case(case)
+        if row is not None and row.account != account:
+            continue
+        now = row.revision if row is not None else 0
+        if now != revision:
+            moved[case] = (revision, now)
+            continue
+        try:
+            found[case] = snapshot_of(registry, case, row, recorded.today, recorded.locale)
+        except ValueError:
+            continue
+    return found, moved
+
+
 def _unreachable(understanding: Understanding) -> str | None:
     for notice in understanding.notices:
         if notice.startswith("model_unreachable"):
@@ -225,8 +258,10 @@ async def _shadow_one(
     calls: Any = record.get("calls") or []
     recorded_model = calls[0].get("model") if calls and isinstance(calls[0], dict) else None
     provider = provider_for if isinstance(provider_for, Provider) else provider_for(record)
-    table = handle_table(recorded, brief)
-    check = recorded_check(recorded, table, registry, dict(reading.get("checks") or {}))
+    found, moved = await _seen_snapshots(store, app, account, recorded, record)
+    wide = replace(recorded, snapshots={**recorded.snapshots, **found})
+    table = handle_table(wide, brief)
+    check = recorded_check(wide, table, registry, dict(reading.get("checks") or {}))
     chosen = effort or Effort(reading.get("effort") or brief.effort or Effort.MEDIUM)
     shown = replace(brief, check=check, effort=chosen.value, on_step=None)
     # A turn's own calls are served as they were asked (the recorded merge); any other
@@ -259,7 +294,7 @@ async def _shadow_one(
     trace: Any = read.trace
     units = trace.get("units") or []
     built = shadow_reduction(
-        recorded, read.understanding, brief, registry, origin=_origin(turn.input)
+        wide, read.understanding, brief, registry, origin=_origin(turn.input), moved=moved
     )
     common: dict[str, Any] = {"turn_id": turn_id, "recorded_model": recorded_model, **counts}
     if built.reduction is None:

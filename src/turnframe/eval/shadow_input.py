@@ -140,6 +140,7 @@ class _Resolver:
     origin: CaseRef | None
     snapshots: dict[CaseRef, CaseSnapshot]
     minted: dict[str, list[CaseRef]]
+    moved: dict[str, tuple[int, int]]
 
     def act_input(self, act: SemanticAct) -> ActInput:
         if act.operation is None:
@@ -197,6 +198,12 @@ class _Resolver:
             for h in dict.fromkeys(target.handles):
                 if h not in self.brief.handles:
                     return NotFound(reason="unknown_handle")
+                if h in self.moved:
+                    then, now = self.moved[h]
+                    raise _Outside(
+                        f"the case of handle {h} moved on since the turn "
+                        f"(revision {then} then, {now} now)"
+                    )
                 if h not in self.table:
                     raise _Outside(f"the case of handle {h} was not read by the recorded turn")
                 cases.append(self.table[h])
@@ -273,6 +280,7 @@ def shadow_reduction(
     registry: WorkflowRegistry,
     *,
     origin: CaseRef | None = None,
+    moved: Mapping[CaseRef, tuple[int, int]] | None = None,
 ) -> ShadowInput:
     """Return the reducer's input for ``understanding`` read from ``brief`` on the record.
 
@@ -282,6 +290,8 @@ def shadow_reduction(
         brief: the brief the recorded understanding read (``runtime.replay.recorded_brief``).
         registry: the application's workflows.
         origin: the turn's ``origin_ref`` (its stored input), for an act with no target.
+        moved: case → (revision the turn saw, revision today) for the cases the turn
+            saw whose state has changed since (an act naming one is outside, saying so).
 
     Returns:
         The input with the new understanding and acts, the recorded snapshots (plus an
@@ -297,6 +307,7 @@ def shadow_reduction(
         origin=origin,
         snapshots=dict(recorded.snapshots),
         minted=_minted(recorded),
+        moved={handle(recorded.turn_id, c): revs for c, revs in (moved or {}).items()},
     )
     acts: list[ActInput] = []
     outside = _linked_outside(recorded, understanding)

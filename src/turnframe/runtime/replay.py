@@ -40,6 +40,7 @@ from turnframe.understand.brief import Brief, brief_from_json
 __all__ = [
     "plan_json",
     "recorded_brief",
+    "recorded_seen",
     "recorded_understanding",
     "reduction_input",
     "reduction_record",
@@ -155,6 +156,26 @@ def recorded_brief(record: Any) -> Brief | None:
     reading = record.get("reading") if isinstance(record, dict) else None
     data = reading.get("brief") if isinstance(reading, dict) else None
     return brief_from_json(data) if isinstance(data, dict) else None
+
+
+def recorded_seen(record: Any) -> dict[CaseRef, int]:
+    """Return case → revision for every case the turn loaded, as its record says.
+
+    The record's optional ``seen`` is a list of ``["workflow/case_id", revision]`` pairs
+    (revision 0: the case did not exist yet). A record without it (every record written
+    before it, docs/shadow.md "Outside the record") or with a malformed pair gives what
+    it can read: an item that is not such a pair is left out, never guessed.
+    """
+    raw = record.get("seen") if isinstance(record, dict) else None
+    out: dict[CaseRef, int] = {}
+    for item in raw if isinstance(raw, list) else ():
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            continue
+        workflow, _, case_id = item[0].partition("/")
+        revision = item[1]
+        if workflow and case_id and isinstance(revision, int) and not isinstance(revision, bool):
+            out[CaseRef(workflow, case_id)] = revision
+    return out
 
 
 def _expanded(data: Any) -> Any:
