@@ -256,3 +256,30 @@ def test_a_seen_record_at_its_seen_revision_is_read_and_one_moved_on_is_outside(
     assert turn.outside == [
         f"a1: {OUTSIDE} (the case of handle {h} moved on since the turn (revision 1 then, 2 now))"
     ]
+
+
+def test_a_reducer_reading_an_unrecorded_case_is_outside_and_a_failure_is_shown(
+    recorded_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turnframe.eval.shadow as module
+
+    real = module.reduce_turn
+    raised: list[Exception] = [KeyError(CaseRef("trip", "t9")), RuntimeError("boom")]
+    calls: list[int] = []
+
+    def new_reading_fails(inp: Any, registry: Any) -> Any:
+        # Each turn reduces twice: the recorded input again, then the new reading's.
+        calls.append(1)
+        if len(calls) % 2:
+            return real(inp, registry)
+        raise raised.pop(0)
+
+    monkeypatch.setattr(module, "reduce_turn", new_reading_fails)
+    first, second = shadow(recorded_db, recorded_calls, ("t-rename", "t-start")).turns
+    assert first.status == "outside"
+    assert first.outside == [
+        f"{OUTSIDE}: the reducer read case trip/t9, which the recorded turn did not"
+    ]
+    assert second.status == "skipped"
+    assert second.reason == "the reducer failed on this reading: RuntimeError: boom"
+    assert len(calls) == 4 and raised == []

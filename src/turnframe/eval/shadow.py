@@ -189,6 +189,10 @@ def _origin(data: Any) -> CaseRef | None:
     return CaseRef(workflow, case_id)
 
 
+def _failed(exc: Exception) -> str:
+    return f"the reducer failed on this reading: {type(exc).__name__}: {exc}"
+
+
 async def _seen_snapshots(
     store: ReadOnlyStore, app: Application, account: str, recorded: Any, record: Any
 ) -> tuple[dict[CaseRef, CaseSnapshot], dict[CaseRef, tuple[int, int]]]:
@@ -248,8 +252,11 @@ async def _shadow_one(
     try:
         brief = recorded_brief(record)
         recorded = reduction_input(reduction["input"], registry)
+        # The recorded side: the recorded input reduced again by today's reducer.
+        again = reduce_turn(recorded, registry)
     except Exception as exc:
-        # A record is data: an old or malformed one is reported, never a crash.
+        # A record is data: an old or malformed one (or a workflow that no longer
+        # reads its state) is reported, never a crash.
         why = f"the record could not be read: {type(exc).__name__}: {exc}"
         return TurnShadow(turn_id=turn_id, status="skipped", reason=why)
     if brief is None:
@@ -286,7 +293,6 @@ async def _shadow_one(
         "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in calls_made),
         "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in calls_made),
     }
-    again = reduce_turn(recorded, registry)
     before = plan_side(recorded.understanding, recorded.acts, reading.get("units") or [], again)
     replay_same = plan_side(
         recorded.understanding, recorded.acts, (), reduction.get("plan") or {}
@@ -304,8 +310,13 @@ async def _shadow_one(
     try:
         plan = reduce_turn(built.reduction, registry)
     except KeyError as exc:
-        line = f"the reducer read a case the recorded turn did not ({exc})"
+        if not (exc.args and isinstance(exc.args[0], CaseRef)):
+            return TurnShadow(status="skipped", reason=_failed(exc), **common)
+        line = f"the reducer read case {exc.args[0]}, which the recorded turn did not"
         return TurnShadow(status="outside", outside=[f"{OUTSIDE}: {line}"], **common)
+    except Exception as exc:
+        # The reducer failing on a reading is a finding about the reducer, shown, not a crash.
+        return TurnShadow(status="skipped", reason=_failed(exc), **common)
     after = plan_side(read.understanding, built.reduction.acts, units, plan)
     diff = plan_differences(before, after)
     status = "different" if diff else "same"
