@@ -126,6 +126,7 @@ def test_an_unreachable_model_exits_3_in_one_line_and_writes_nothing(
         (["--model", "recorded", "--conversation", "c9"], "no replied turn"),
         (["--model", "recorded", "--conversation", "c1", "--last", "0"], "--last"),
         (["--model", "recorded", "--turns", "t-rename", "--dsn", "x"], "--dsn is for"),
+        (["--model", "recorded", "--turns", "t-rename", "--account", "globex"], "no turn"),
         (["--model", "recorded", "--turns", "t-rename", "--app", "no_such_app"], "no_such_app"),
     ],
 )
@@ -153,3 +154,27 @@ def test_postgres_needs_a_dsn(capsys: pytest.CaptureFixture[str], recorded_db: P
         capsys, recorded_db, "--store", "postgres", "--model", "recorded", "--turns", "t1"
     )
     assert code == 2 and "--dsn" in err
+
+
+def test_the_effort_reaches_the_reading(
+    capsys: pytest.CaptureFixture[str], recorded_db: Path
+) -> None:
+    # Read at another effort, the turn's own calls no longer answer every prompt.
+    code, out, _ = shadow(
+        capsys, recorded_db, "--model", "recorded", "--turns", "t-rename", "--json"
+    )
+    assert code == 0 and json.loads(out)["turns"][0]["status"] == "same"
+    code, out, _ = shadow(
+        capsys,
+        recorded_db,
+        "--model",
+        "recorded",
+        "--turns",
+        "t-rename",
+        "--effort",
+        "high",
+        "--json",
+    )
+    (turn,) = json.loads(out)["turns"]
+    assert code == 0 and turn["status"] == "skipped"
+    assert turn["reason"].startswith("the recorded calls do not answer the reading again")
