@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -42,8 +42,13 @@ TURNS = ("t-rename", "t-cancel", "t-click", "t-confirm", "t-start")
 ``t-cancel``'s card, ``t-confirm`` confirms the cancellation: a commit)."""
 
 
-async def record_turns(store: Any) -> dict[str, CaseRef]:
-    """Seed the travel records into ``store`` and run :data:`TURNS`; return the seeded refs."""
+async def record_turns(
+    store: Any, before: Callable[[str], Awaitable[None]] | None = None
+) -> dict[str, CaseRef]:
+    """Seed the travel records into ``store`` and run :data:`TURNS`; return the seeded refs.
+
+    ``before`` is awaited with each turn's id just before the turn runs.
+    """
     runtime = Runtime(
         travel_application(), store, None, clock=FixedClock(TODAY), ids=SequentialIds()
     )
@@ -55,13 +60,16 @@ async def record_turns(store: Any) -> dict[str, CaseRef]:
     script = load_script("example")
     assert script is not None
 
+    async def run(turn_id: str, turn: TurnInput, **kwargs: Any) -> Any:
+        if before is not None:
+            await before(turn_id)
+        return await runtime.run_turn(ACTOR, "c1", turn, turn_id=turn_id, **kwargs)
+
     async def say(text: str, turn_id: str) -> Any:
         provider = script.provider_for(text)
         assert provider is not None
         model = ModelUnderstanding(provider, merge=script_merge(provider))
-        return await runtime.run_turn(
-            ACTOR, "c1", TurnInput(text=text), turn_id=turn_id, understander=model
-        )
+        return await run(turn_id, TurnInput(text=text), understander=model)
 
     await say(RENAME, "t-rename")
     asked = await say(CANCEL, "t-cancel")
@@ -69,18 +77,14 @@ async def record_turns(store: Any) -> dict[str, CaseRef]:
     click = InteractionResponse(
         interaction_id=card.interaction_id, option_id=card.options[0].id, expected_revision=None
     )
-    done = await runtime.run_turn(
-        ACTOR, "c1", TurnInput(interaction_response=click), turn_id="t-click"
-    )
+    done = await run("t-click", TurnInput(interaction_response=click))
     confirm = next(b for b in done.blocks if b.kind == "interaction")
     yes = InteractionResponse(
         interaction_id=confirm.interaction_id,
         option_id="confirm",
         expected_revision=confirm.expected_revision,
     )
-    done = await runtime.run_turn(
-        ACTOR, "c1", TurnInput(interaction_response=yes), turn_id="t-confirm"
-    )
+    done = await run("t-confirm", TurnInput(interaction_response=yes))
     assert any(r.status.value == "committed" for r in done.results.values())
     await say(START, "t-start")
     return refs

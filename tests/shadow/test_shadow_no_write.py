@@ -23,7 +23,7 @@ from shadow_traffic import ACTOR, TURNS, file_digest, record_turns, row_counts
 from turnframe.eval.shadow import recorded_calls, shadow_turns
 from turnframe.providers import ScriptedProvider
 from turnframe.samples.travel import travel_application
-from turnframe.store import StoreUnavailable, TurnStore
+from turnframe.store import StoreError, StoreUnavailable, TurnStore
 from turnframe.store.readonly import (
     READ_METHODS,
     WRITE_METHODS,
@@ -217,6 +217,9 @@ def test_no_shadow_run_changes_the_postgres_schema() -> None:
                 )
                 with pytest.raises(StoreReadOnly):
                     await view.save_replay(ACTOR.account, "t-rename", {})
+                # Past the wrapper, PostgreSQL itself refuses (a read-only session).
+                with pytest.raises(StoreError, match="read-only transaction"):
+                    await view.inner.save_replay(ACTOR.account, "t-rename", {})
             finally:
                 await view.close()
             assert report.totals.same == 3 and report.totals.skipped == 2

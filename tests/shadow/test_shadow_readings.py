@@ -24,7 +24,7 @@ from turnframe.eval.shadow_diff import ShadowDifference, plan_differences, plan_
 from turnframe.eval.shadow_input import OUTSIDE, shadow_reduction
 from turnframe.providers import ScriptedProvider
 from turnframe.runtime.reduce import reduce_turn
-from turnframe.runtime.replay import recorded_brief, reduction_input
+from turnframe.runtime.replay import recorded_brief, recorded_seen, reduction_input
 from turnframe.runtime.snapshots import snapshot_of
 from turnframe.samples.travel import travel_application
 from turnframe.store.readonly import open_sqlite_readonly
@@ -126,9 +126,16 @@ def test_a_new_record_keeps_the_recorded_case_id(recorded_db: Path) -> None:
     assert not [d for d in turn.differences if d.dimension in ("targets", "results")]
 
 
-def test_a_reading_naming_a_record_the_turn_did_not_read_is_outside(recorded_db: Path) -> None:
-    # The ambiguous reading read no snapshot: naming one Lisbon trip by its handle would
-    # need that trip's state at the time, which the record does not hold.
+def test_a_record_without_seen_names_a_record_the_turn_did_not_read_as_outside(
+    recorded_db: Path,
+) -> None:
+    # A record written before ``seen`` (the key dropped from a copy: a test-only write):
+    # the ambiguous reading read no snapshot, so naming one Lisbon trip by its handle
+    # would need that trip's state at the time, which such a record does not hold.
+    conn = sqlite3.connect(recorded_db)
+    conn.execute("UPDATE replays SET record = json_remove(record, '$.seen')")
+    conn.commit()
+    conn.close()
     h = handle_of("t-cancel", "T1")
     chosen = table(3, "trip.cancel", {"handles": [h], "find": None}, [])
     (turn,) = shadow(recorded_db, ScriptedProvider(chosen), ("t-cancel",)).turns
@@ -137,6 +144,9 @@ def test_a_reading_naming_a_record_the_turn_did_not_read_is_outside(recorded_db:
         f"a1: {OUTSIDE} (the case of handle {h} was not read by the recorded turn)"
     ]
     assert all(d.dimension == "acts" for d in turn.differences)
+    # The old records still read again as they were.
+    report = shadow(recorded_db, recorded_calls)
+    assert [t.status for t in report.turns] == ["same", "same", "skipped", "skipped", "same"]
 
 
 def test_words_the_recorded_turn_did_not_look_up_are_outside(recorded_db: Path) -> None:
@@ -214,25 +224,17 @@ def test_recorded_calls_that_no_longer_answer_are_a_skipped_turn_not_an_outage(
     assert whole.status == "same"
 
 
-def _with_seen(path: Path, turn_id: str, seen: list[list[Any]]) -> None:
-    """Give a copy's record the ``seen`` list the proposed write side adds (test-only write)."""
-    conn = sqlite3.connect(path)
-    conn.execute(
-        "UPDATE replays SET record = json_set(record, '$.seen', json(?)) WHERE turn_id = ?",
-        (json.dumps(seen), turn_id),
-    )
-    conn.commit()
-    conn.close()
-
-
 def test_a_seen_record_at_its_seen_revision_is_read_and_one_moved_on_is_outside(
     recorded_db: Path,
 ) -> None:
-    # t-cancel saw both Lisbon trips at revision 1; t-confirm then cancelled one of them.
-    _with_seen(recorded_db, "t-cancel", [["trip/t1", 1], ["trip/t2", 1]])
+    # t-cancel saw both Lisbon trips at revision 1 (its record's own ``seen``);
+    # t-confirm then cancelled one of them.
     conn = sqlite3.connect(recorded_db)
+    (raw,) = conn.execute("SELECT record FROM replays WHERE turn_id = 't-cancel'").fetchone()
     revisions = dict(conn.execute("SELECT case_id, revision FROM cases WHERE workflow = 'trip'"))
     conn.close()
+    seen = recorded_seen(json.loads(raw))
+    assert seen[CaseRef("trip", "t1")] == seen[CaseRef("trip", "t2")] == 1
     moved = next(k for k in ("t1", "t2") if revisions[k] == 2)
     kept = next(k for k in ("t1", "t2") if revisions[k] == 1)
 

@@ -93,7 +93,9 @@ async def open_postgres_readonly(dsn: str, *, schema: str = "public") -> ReadOnl
     """Return a read-only store over the PostgreSQL schema ``schema`` at ``dsn``.
 
     The schema is never migrated; every write is refused by
-    :class:`~turnframe.store.readonly.ReadOnlyStore` before any SQL is sent
+    :class:`~turnframe.store.readonly.ReadOnlyStore` before any SQL is sent, and the
+    sessions run with ``default_transaction_read_only=on``
+    (``PostgresStore.open(read_only=True)``), so PostgreSQL refuses one too
     (docs/shadow.md "No effect").
 
     Raises:
@@ -102,7 +104,7 @@ async def open_postgres_readonly(dsn: str, *, schema: str = "public") -> ReadOnl
     """
     from turnframe.store.postgres import PostgresStore
 
-    return ReadOnlyStore(await PostgresStore.open(dsn, schema=schema, max_size=2))
+    return ReadOnlyStore(await PostgresStore.open(dsn, schema=schema, max_size=2, read_only=True))
 
 
 async def _open(args: argparse.Namespace) -> ReadOnlyStore:
