@@ -35,8 +35,7 @@ from turnframe.core.targets import (
     TargetResolution,
 )
 from turnframe.core.workflow import WorkflowRegistry
-from turnframe.runtime.check import domain_refusal
-from turnframe.runtime.copy import say
+from turnframe.runtime.check import act_refusal
 from turnframe.runtime.parts import handle
 from turnframe.runtime.plan import ActInput, CaseSnapshot, ReductionInput
 from turnframe.runtime.records import HANDLE, fits, no_fit, record_args
@@ -87,10 +86,11 @@ def recorded_check(
     """Return the domain check the new reading may call, on the recorded snapshots.
 
     An act equal to the recorded understanding's act of its id gets the recorded answer
-    (``reading.checks``); any other act is checked by the domain on the recorded
-    snapshot of its one handle's case (``runtime.check.domain_refusal``), and is not
-    checkable (``None``) when that case was not recorded, as the runtime's check says
-    ``None`` for a case it cannot see (docs/architecture.md "One turn" step 5).
+    (``reading.checks``); any other act gets the runtime's own check
+    (``runtime.check.act_refusal``, as the domain-check step calls it) on the recorded
+    snapshots and ``table``, so it is not checkable (``None``) when its case was not
+    recorded, as the runtime says ``None`` for a case it cannot see
+    (docs/architecture.md "One turn" step 5).
     """
     by_id = {a.id: a for a in recorded.understanding.acts}
     snapshots = recorded.snapshots
@@ -98,30 +98,8 @@ def recorded_check(
     async def check(act: SemanticAct) -> str | None:
         if by_id.get(act.id) == act and act.id in checks:
             return checks[act.id]
-        if act.operation is None or len(act.target.handles) != 1:
-            return None
-        case = table.get(act.target.handles[0])
-        if case is None or case not in snapshots:
-            return None
-        records, bad = record_args(act.args, registry, act.operation, dict(table))
-        if bad:
-            return None
-        closed = {
-            ref: say("record_closed", recorded.locale, label=snap.label)
-            for ref in records.values()
-            if (snap := snapshots.get(ref)) is not None
-            and snap.state is not None
-            and registry.workflow(ref.workflow).terminal(snap.view)
-        }
-        return domain_refusal(
-            registry,
-            act,
-            snapshots[case],
-            records,
-            recorded.actor,
-            recorded.today,
-            recorded.locale,
-            closed,
+        return act_refusal(
+            registry, act, table, snapshots, recorded.actor, recorded.today, recorded.locale
         )
 
     return check
