@@ -34,13 +34,7 @@ from turnframe.testing.postgres import open_temporary_store  # noqa: E402
 CASE = CaseRef("trip", "t1")
 
 
-def _dsn() -> str:
-    dsn = postgres_dsn(required=False, test=True)
-    if not dsn:
-        pytest.skip(
-            f"PostgreSQL tests need {TEST_DSN_VAR} (e.g. postgresql://postgres@127.0.0.1:5432/test)"
-        )
-    return dsn
+DSN = postgres_dsn(required=False, test=True)
 
 
 def _request(key: str, expected: int) -> CommitRequest:
@@ -63,8 +57,11 @@ async def _setting(store: PostgresStore) -> str:
     return str(row[0])
 
 
+@pytest.mark.skipif(
+    not DSN, reason=f"needs {TEST_DSN_VAR} (e.g. postgresql://postgres@127.0.0.1:5432/test)"
+)
 def test_a_write_through_the_raw_read_only_store_is_refused_by_postgres() -> None:
-    dsn = _dsn()
+    dsn = str(DSN)
 
     async def go() -> None:
         store = await open_temporary_store(dsn, prefix="tf_ro")
