@@ -102,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     from turnframe.cli.new import add_commands as add_new_command
     from turnframe.cli.providers import add_commands as add_provider_commands
     from turnframe.cli.serve import add_commands as add_serve_command
+    from turnframe.cli.shadow import add_commands as add_shadow_command
 
     add_commands(sub)
     add_eval_commands(sub)
@@ -110,6 +111,7 @@ def _parser() -> argparse.ArgumentParser:
     add_model_commands(sub)
     add_serve_command(sub)
     add_explore_command(sub)
+    add_shadow_command(sub)
     return parser
 
 
@@ -171,6 +173,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from turnframe.cli.serve import run_serve
 
         return run_serve(args)
+    if args.command == "shadow":
+        from turnframe.cli.shadow import run_shadow
+
+        return run_shadow(args)
     if args.command == "demo" and args.web:
         from turnframe.cli.serve import run_demo_web
 

@@ -4,7 +4,9 @@ See docs/architecture.md "One turn" step 5.
 
 Pure. Evaluates the act's values as the reducer will and compiles it against the case's
 snapshot; a refusal's own sentence goes back to extraction once (docs/architecture.md
-"Understanding").
+"Understanding"). :func:`act_refusal` is the whole check on a turn's handles and
+snapshots, the one the domain-check step and the shadow reading
+(``turnframe.eval.shadow_input``) both call.
 """
 
 from __future__ import annotations
@@ -16,10 +18,48 @@ from turnframe.core.acts import SemanticAct
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.operations import ArgumentKind
 from turnframe.core.workflow import ArgValue, CompileRequest, Refusal, WorkflowRegistry
+from turnframe.runtime.copy import say
 from turnframe.runtime.plan import CaseSnapshot
+from turnframe.runtime.records import record_args as handle_records
 from turnframe.runtime.values import AmbiguousValue, InvalidValue, evaluate_argument
 
-__all__ = ["domain_refusal"]
+__all__ = ["act_refusal", "domain_refusal"]
+
+
+def act_refusal(
+    registry: WorkflowRegistry,
+    act: SemanticAct,
+    handles: Mapping[str, CaseRef],
+    snapshots: Mapping[CaseRef, CaseSnapshot],
+    actor: Actor,
+    today: date,
+    locale: str,
+) -> str | None:
+    """Return the sentence the domain would refuse ``act`` with on these snapshots, or ``None``.
+
+    ``None`` also means not checkable: no operation, not exactly one handle, a handle
+    not in ``handles`` or whose case has no snapshot, or a record argument that names no
+    record of its workflow by a handle. A record argument naming a terminal record is
+    refused as ``record_closed`` (in ``locale``); otherwise the answer is
+    :func:`domain_refusal` on the target's snapshot (docs/architecture.md "One turn"
+    step 5). Reads only its arguments; raises nothing for any act.
+    """
+    if act.operation is None or len(act.target.handles) != 1:
+        return None
+    case = handles.get(act.target.handles[0])
+    if case is None or case not in snapshots:
+        return None
+    records, bad = handle_records(act.args, registry, act.operation, dict(handles))
+    if bad:
+        return None
+    closed = {
+        ref: say("record_closed", locale, label=snap.label)
+        for ref in records.values()
+        if (snap := snapshots.get(ref)) is not None
+        and snap.state is not None
+        and registry.workflow(ref.workflow).terminal(snap.view)
+    }
+    return domain_refusal(registry, act, snapshots[case], records, actor, today, locale, closed)
 
 
 def domain_refusal(

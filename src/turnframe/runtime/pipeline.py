@@ -276,6 +276,7 @@ async def run_begun(
                 compiled=compiled,
                 questions=questions,
                 standing_before=loaded.standing_before,
+                seen=loaded.snapshots,
             ),
         )
     except StoreError as exc:

@@ -35,9 +35,12 @@ from turnframe.runtime.plan import (
     WaitingAct,
 )
 from turnframe.runtime.reduce import reduce_turn
+from turnframe.understand.brief import Brief, brief_from_json
 
 __all__ = [
     "plan_json",
+    "recorded_brief",
+    "recorded_seen",
     "recorded_understanding",
     "reduction_input",
     "reduction_record",
@@ -137,6 +140,42 @@ def recorded_understanding(record: Any) -> Any:
         return record["understanding"]
     reduction = record.get("reduction") or {}
     return (reduction.get("input") or {}).get("understanding")
+
+
+def recorded_brief(record: Any) -> Brief | None:
+    """Return the :class:`Brief` the recorded understanding read, or ``None``.
+
+    A turn read by the model chain records its brief in ``reading.brief`` (I20); a turn
+    read by a scripted understander, a click-only turn or a record without a reading
+    holds none. The runtime's callbacks (the domain check, the step listener) are not
+    data and come back unset.
+
+    Raises:
+        KeyError: a recorded brief lacks a field :func:`brief_from_json` needs.
+    """
+    reading = record.get("reading") if isinstance(record, dict) else None
+    data = reading.get("brief") if isinstance(reading, dict) else None
+    return brief_from_json(data) if isinstance(data, dict) else None
+
+
+def recorded_seen(record: Any) -> dict[CaseRef, int]:
+    """Return case → revision for every case the turn loaded, as its record says.
+
+    The record's optional ``seen`` is a list of ``["workflow/case_id", revision]`` pairs
+    (revision 0: the case did not exist yet). A record without it (every record written
+    before it, docs/shadow.md "Outside the record") or with a malformed pair gives what
+    it can read: an item that is not such a pair is left out, never guessed.
+    """
+    raw = record.get("seen") if isinstance(record, dict) else None
+    out: dict[CaseRef, int] = {}
+    for item in raw if isinstance(raw, list) else ():
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            continue
+        workflow, _, case_id = item[0].partition("/")
+        revision = item[1]
+        if workflow and case_id and isinstance(revision, int) and not isinstance(revision, bool):
+            out[CaseRef(workflow, case_id)] = revision
+    return out
 
 
 def _expanded(data: Any) -> Any:

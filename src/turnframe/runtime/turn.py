@@ -107,6 +107,10 @@ class PreparedTurn:
             asks a value for can be completed by the next message).
         waiting: the acts waiting for a record, carried to the next reply (ADR 0007).
         reduction: the reducer's input and plan, for the replay record (a text turn's).
+        seen: ``("workflow/case_id", revision)`` for every case the turn loaded, in
+            first-load order (revision 0: the case did not exist yet), for the replay
+            record only: what the turn saw beyond the snapshots the reducer read
+            (``runtime.replay.recorded_seen``; docs/shadow.md "Outside the record").
     """
 
     turn_id: str
@@ -137,6 +141,7 @@ class PreparedTurn:
     record_args: Mapping[str, Mapping[str, CaseRef]] = field(default_factory=dict)
     waiting: tuple[WaitingAct, ...] = ()
     reduction: JSONObject = field(default_factory=dict)
+    seen: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -32,7 +32,7 @@ from turnframe.store.base import InteractionCas, PlanCommit, TurnReply
 
 __all__ = ["REPLAY_ONLY", "plan_commit", "plan_json", "replay_first", "turn_reply"]
 
-REPLAY_ONLY: frozenset[str] = frozenset({"reduction", "calls", "reading"})
+REPLAY_ONLY: frozenset[str] = frozenset({"reduction", "calls", "reading", "seen"})
 """The :class:`PreparedTurn` fields stored in the replay record only, never in the plan."""
 
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
@@ -57,7 +57,9 @@ def replay_first(prepared: PreparedTurn) -> JSONObject:
     reduced, ``reduction``, whose input holds the understanding (canonical JSON; the
     journal step reduces the turn's own understanding, so it is stored once there);
     a turn that did not reduce holds it as ``understanding``. Read it with
-    :func:`turnframe.runtime.replay.recorded_understanding`.
+    :func:`turnframe.runtime.replay.recorded_understanding`. A turn that loaded cases
+    also holds ``seen``, ``[["workflow/case_id", revision], ...]`` (read it with
+    :func:`turnframe.runtime.replay.recorded_seen`; a record without it reads as before).
     """
     record: JSONObject = {
         "turn_id": prepared.turn_id,
@@ -71,6 +73,8 @@ def replay_first(prepared: PreparedTurn) -> JSONObject:
         record["understanding"] = to_json_value(prepared.understanding)
     if reduction:
         record["reduction"] = reduction
+    if prepared.seen:
+        record["seen"] = [[case, revision] for case, revision in prepared.seen]
     return record
 
 
@@ -123,7 +127,7 @@ def turn_reply(
     }
     if reply_record:
         rest["reply"] = dict(reply_record)
-    if resumed and (prepared.reduction or prepared.calls or prepared.reading):
+    if resumed and (prepared.reduction or prepared.calls or prepared.reading or prepared.seen):
         rest = {**replay_first(prepared), **rest}
     data = _RESULTS.dump_python(list(results.values()), mode="json")
     return TurnReply(

@@ -7,15 +7,15 @@ concurrency"). The commit step stores it with its commits, in one transaction
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from turnframe.core.ids import Actor
+from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.results import ResultStatus
 from turnframe.core.turn import TurnInput
 from turnframe.runtime.metrics import AMBIGUOUS_TARGET
 from turnframe.runtime.parts import RuntimeParts
-from turnframe.runtime.plan import ActInput, Plan, ReductionInput
+from turnframe.runtime.plan import ActInput, CaseSnapshot, Plan, ReductionInput
 from turnframe.runtime.replay import reduction_record
 from turnframe.runtime.turn import Compiled, PreparedTurn, QuestionRef, Understood
 
@@ -38,6 +38,8 @@ class PlanInput:
         compiled: the policy step's output (results and commit requests).
         questions: the questions with their cases.
         standing_before: a standing "do not submit" held before this turn.
+        seen: every snapshot the turn loaded (its case and revision go into the replay
+            record as ``PreparedTurn.seen``; empty: none recorded).
     """
 
     turn_id: str
@@ -51,6 +53,7 @@ class PlanInput:
     compiled: Compiled
     questions: tuple[QuestionRef, ...]
     standing_before: bool
+    seen: Mapping[CaseRef, CaseSnapshot] = field(default_factory=dict)
 
 
 async def journal(parts: RuntimeParts, data: PlanInput) -> PreparedTurn:
@@ -112,4 +115,5 @@ def _prepared(parts: RuntimeParts, data: PlanInput) -> PreparedTurn:
         record_args={a.act.id: dict(a.record_args) for a in data.acts if a.record_args},
         waiting=plan.waiting,
         reduction=reduction_record(data.reduction, plan),
+        seen=tuple((str(case), snap.revision) for case, snap in data.seen.items()),
     )

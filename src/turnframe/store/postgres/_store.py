@@ -193,6 +193,7 @@ class PostgresStore:
         synchronous_commit: str = "off",
         lock_timeout_ms: int = 10_000,
         faults: FaultPlan | None = None,
+        read_only: bool = False,
     ) -> PostgresStore:
         """Open a pool on ``dsn`` with ``search_path`` set to ``schema``.
 
@@ -214,6 +215,10 @@ class PostgresStore:
                 "Failures"). ``"on"`` flushes every write.
             lock_timeout_ms: the sessions' ``lock_timeout``.
             faults: internal failpoints for tests.
+            read_only: every session runs with ``default_transaction_read_only=on``, so
+                PostgreSQL itself refuses any write (SQLSTATE 25006, raised as
+                :class:`StoreError`); for tools that must have no effect
+                (docs/shadow.md "No effect").
 
         Returns:
             The open store.
@@ -222,8 +227,12 @@ class PostgresStore:
             StoreUnavailable: the database cannot be reached (the message names host,
                 port and database and gives the driver's reason), or the schema is not
                 migrated.
+            StoreError: ``read_only`` with ``migrate_schema`` (a read-only store never
+                migrates).
         """
         name = check_schema_name(schema)
+        if read_only and migrate_schema:
+            raise StoreError("a read-only PostgresStore cannot migrate its schema")
         where = _where(dsn)
         if migrate_schema:
             await migrate(dsn, schema=name, connect_timeout=connect_timeout)
@@ -232,6 +241,7 @@ class PostgresStore:
             f" -c lock_timeout={int(lock_timeout_ms)}"
             f" -c synchronous_commit={'on' if synchronous_commit == 'on' else 'off'}"
             " -c idle_in_transaction_session_timeout=60000"
+            + (" -c default_transaction_read_only=on" if read_only else "")
         )
         kwargs: dict[str, Any] = {
             "autocommit": True,
