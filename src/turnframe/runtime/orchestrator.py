@@ -31,11 +31,12 @@ from turnframe.core.workflow import Execution, WorkflowRegistry
 from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
-from turnframe.runtime.metrics import InMemoryMetrics, Metrics
+from turnframe.runtime.metrics import InMemoryMetrics, Metrics, TeeMetrics
 from turnframe.runtime.parts import RuntimeParts, handle
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
 from turnframe.runtime.turn import TurnResult
 from turnframe.store.base import CommitResult, TurnStore
+from turnframe.telemetry import NO_TELEMETRY, Telemetry
 from turnframe.understand.base import Understander
 from turnframe.understand.reply import ReplyWriter
 
@@ -65,6 +66,8 @@ class Runtime:
             application's ``executor`` factory, else the store-backed
             :class:`~turnframe.runtime.StoredStateExecutor`
             (docs/adr/0025-adopter-executors.md).
+        telemetry: spans per turn, step and model call, and OpenTelemetry counters
+            (docs/telemetry.md; e.g. ``turnframe.telemetry.OpenTelemetry()``); default: none.
 
     Raises:
         UsageError: a store whose ``list_cases_page`` takes no ``recent`` (a store written
@@ -86,6 +89,7 @@ class Runtime:
         reply_writer: ReplyWriter | None = None,
         narration: NarrationConfig | None = None,
         executor: WorkflowExecutor | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         _require_recent_page(store)
         self.app = app
@@ -106,6 +110,7 @@ class Runtime:
         )
         """The adopter's executor, or ``None``: the store-backed default (the fast path)."""
         self.metrics: Metrics = metrics or InMemoryMetrics()
+        self.telemetry: Telemetry = telemetry or NO_TELEMETRY
         self._listeners: list[Callable[[TurnEvent], None]] = []
 
     def _parts(
@@ -122,6 +127,7 @@ class Runtime:
         ``understander`` / ``reply_writer`` replace the runtime's for this turn only;
         ``listener`` hears this turn's events only (besides every subscriber).
         """
+        tel = self.telemetry
         return RuntimeParts(
             app=self.app,
             registry=self.registry,
@@ -132,10 +138,11 @@ class Runtime:
             clock=self.clock,
             ids=self.ids,
             directory=self.directory,
-            metrics=self.metrics,
+            metrics=TeeMetrics(self.metrics, tel) if tel.enabled else self.metrics,
             listeners=self._listeners,
             executor=self.executor,
             turn_listener=listener,
+            telemetry=tel,
         )
 
     async def seed(
