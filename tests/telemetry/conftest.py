@@ -33,6 +33,8 @@ class Recorded:
     spans_out: InMemorySpanExporter
     reader: InMemoryMetricReader
     telemetry: OpenTelemetry
+    tracer_provider: TracerProvider
+    meter_provider: MeterProvider
 
     def spans(self) -> list[ReadableSpan]:
         return list(self.spans_out.get_finished_spans())
@@ -65,7 +67,7 @@ def recorded() -> Recorded:
     telemetry = OpenTelemetry(
         tracer_provider=tracer_provider, meter_provider=meter_provider, capture_content=False
     )
-    return Recorded(exporter, reader, telemetry)
+    return Recorded(exporter, reader, telemetry, tracer_provider, meter_provider)
 
 
 @dataclass
@@ -82,17 +84,23 @@ class Travel:
         return SemanticAct(
             id=act_id,
             operation=operation,
-            target=ProposedTarget(handles=(self.runtime.handle_for(brief.turn_id, self.refs[key]),)),
+            target=ProposedTarget(
+                handles=(self.runtime.handle_for(brief.turn_id, self.refs[key]),)
+            ),
             args=args,
             evidence=dict(args),
         )
 
-    async def three_acts(self, text: str = "add a seat, E2 paid by the company, rename Porto") -> TurnResult:
+    async def three_acts(
+        self, text: str = "add a seat, E2 paid by the company, rename Porto"
+    ) -> TurnResult:
         def build(brief: Brief) -> Understanding:
             return Understanding(
                 acts=(
                     self.act(brief, "a1", "trip.add_extra", "T1", kind="seat", payer="company"),
-                    self.act(brief, "a2", "trip.set_extra_payer", "T1", extra="E2", payer="company"),
+                    self.act(
+                        brief, "a2", "trip.set_extra_payer", "T1", extra="E2", payer="company"
+                    ),
                     self.act(brief, "a3", "trip.rename", "T3", name="Porto again"),
                 )
             )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import anyio
-from conftest import Recorded, travel
 from opentelemetry.sdk.trace import ReadableSpan
 
+from conftest import Recorded, travel
 from turnframe.core.results import ResultStatus
 
 

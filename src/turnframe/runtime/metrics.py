@@ -46,7 +46,9 @@ IDEMPOTENT_REPLAYS = "turnframe.idempotent.replays"
 """Work answered from the journal instead of done again (label ``kind``: ``turn`` for a
 replied turn id sent again, ``commit`` for a batch replayed by its idempotency key)."""
 CLAIM_GUARD_REFUSALS = "turnframe.claims.refused"
-"""Reply blocks the claim guard refused (docs/adr/0017-no-claim-in-model-words.md)."""
+"""What the claim guard refused (docs/adr/0017-no-claim-in-model-words.md); label
+``guard``: ``blocks`` (reply blocks the block guard refused) or ``words`` (model sentences
+and answers the word guard dropped)."""
 
 
 class Metrics(Protocol):

@@ -72,9 +72,12 @@ async def compose(parts: RuntimeParts, data: ComposeInput) -> Composed:
             # code-written reply stands, whole (docs/architecture.md "Claims").
             reply_record["refused"] = True
             kept, refused = guard_claims(blocks, committed_events)
+        dropped = len(reply_record.get("guard", ()))  # sentences the word guard dropped
         span.set("turnframe.claims.refused", refusals)
-    if refusals:
-        parts.metrics.count(CLAIM_GUARD_REFUSALS, refusals)
+        span.set("turnframe.claims.words_dropped", dropped)
+    for guard, n in (("blocks", refusals), ("words", dropped)):
+        if n:
+            parts.metrics.count(CLAIM_GUARD_REFUSALS, n, {"guard": guard})
     if refused:
         log.error("claim guard refused %d block(s) in turn %s", len(refused), prepared.turn_id)
     return Composed(blocks=kept, refused=refused, record=reply_record)
