@@ -11,7 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from turnframe.telemetry.base import NO_TELEMETRY, ModelCall, Span, Telemetry, current
-from turnframe.telemetry.env import MISSING_EXTRA, telemetry_from_environment
+from turnframe.telemetry.env import (
+    MISSING_EXTRA,
+    check_environment,
+    quiet_telemetry,
+    telemetry_from_environment,
+)
 
 if TYPE_CHECKING:
     from turnframe.telemetry.otel import OpenTelemetry
@@ -23,7 +28,9 @@ __all__ = [
     "OpenTelemetry",
     "Span",
     "Telemetry",
+    "check_environment",
     "current",
+    "quiet_telemetry",
     "telemetry_from_environment",
 ]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 from turnframe.telemetry.base import NO_TELEMETRY, Telemetry
 
-__all__ = ["MISSING_EXTRA", "telemetry_from_environment"]
+__all__ = ["MISSING_EXTRA", "check_environment", "quiet_telemetry", "telemetry_from_environment"]
 
 MISSING_EXTRA = (
     "turnframe: OTEL_* variables are set but OpenTelemetry is not installed; telemetry is"
@@ -49,3 +49,30 @@ def telemetry_from_environment(
         warn(MISSING_EXTRA)
         return NO_TELEMETRY
     return from_otel_environment()
+
+
+def check_environment(
+    environ: Mapping[str, str] | None = None, *, warn: Callable[[str], None] = _stderr
+) -> None:
+    """Say now what :func:`telemetry_from_environment` would say, building nothing.
+
+    For a server whose workers each build their own telemetry: the missing extra is said
+    once (here), and a bad exporter name stops the server before it starts.
+
+    Raises:
+        UsageError: an exporter name no installed package provides.
+    """
+    env = os.environ if environ is None else environ
+    if not any(key.startswith("OTEL_") for key in env):
+        return
+    try:
+        from turnframe.telemetry.otel import check_otel_environment
+    except ImportError:
+        warn(MISSING_EXTRA)
+        return
+    check_otel_environment()
+
+
+def quiet_telemetry() -> Telemetry:
+    """Return :func:`telemetry_from_environment` without the stderr line (said once already)."""
+    return telemetry_from_environment(warn=lambda line: None)

@@ -56,6 +56,8 @@ __all__ = [
     "CAPTURE_CONTENT_ENV",
     "CHAT",
     "OpenTelemetry",
+    "check_otel_environment",
+    "error_type",
     "from_otel_environment",
 ]
 
@@ -318,7 +320,12 @@ class OpenTelemetry(Telemetry):
 
 
 def _exporters(group: str, variable: str, protocol_variable: str) -> list[Any]:
-    """Return an instance of every exporter ``variable`` names (``none``: none).
+    """Return an instance of every exporter ``variable`` names (``none``: none)."""
+    return [exporter() for exporter in _exporter_classes(group, variable, protocol_variable)]
+
+
+def _exporter_classes(group: str, variable: str, protocol_variable: str) -> list[Any]:
+    """Return the class of every exporter ``variable`` names (``none``: none).
 
     Names resolve through the SDK's exporter entry points (``console`` ships with the
     SDK, ``otlp`` is ``opentelemetry-exporter-otlp-proto-http``, or the gRPC exporter when
@@ -344,8 +351,24 @@ def _exporters(group: str, variable: str, protocol_variable: str) -> list[Any]:
                 f"{variable}={name}: no installed exporter provides it"
                 f" (install turnframe[otel] for console and otlp over HTTP)"
             )
-        found.append(next(iter(points)).load()())
+        found.append(next(iter(points)).load())
     return found
+
+
+def check_otel_environment() -> None:
+    """Check that every exporter the ``OTEL_*`` variables name is installed; build nothing.
+
+    Raises:
+        UsageError: an exporter name no installed package provides.
+    """
+    if _truthy(os.environ.get(OTEL_SDK_DISABLED)):
+        return
+    _exporter_classes(
+        "opentelemetry_traces_exporter", OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    )
+    _exporter_classes(
+        "opentelemetry_metrics_exporter", OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL
+    )
 
 
 def from_otel_environment() -> Telemetry:
