@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from conftest import travel
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from opentelemetry.sdk.metrics import MeterProvider
@@ -20,6 +19,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from conftest import travel
 from turnframe.core import CaseRef
 from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
 from turnframe.core.results import ResultStatus

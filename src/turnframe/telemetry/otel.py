@@ -43,6 +43,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from turnframe.core.errors import UsageError
 from turnframe.telemetry.base import (
+    _NOTHING,
     NO_TELEMETRY,
     AttributeValue,
     ModelCall,
@@ -71,6 +72,7 @@ SCOPE = "turnframe"
 """The instrumentation scope of every tracer and meter."""
 
 _TURN_ID = "turnframe.turn.id"
+_STEP_NAMES: dict[str, str] = {}
 _TRUE = ("true", "1", "yes", "on")
 _TURN: ContextVar[_Scope | None] = ContextVar("turnframe_turn_span", default=None)
 
@@ -166,8 +168,11 @@ class _Scope(AbstractContextManager[Any]):
             self._attrs[_TURN_ID] = turn._attrs[_TURN_ID]
         span = self._tel.tracer.start_span(self._name, kind=self._kind, attributes=self._attrs)
         self._handle = _Handle(span, self._tel.capture_content)
-        self._token = context.attach(trace.set_span_in_context(span))
-        self._started = time.perf_counter()
+        # A no-op tracer's invalid span is not made current: nothing could descend from it.
+        if span.get_span_context().is_valid:
+            self._token = context.attach(trace.set_span_in_context(span))
+        if self._done is not None:
+            self._started = time.perf_counter()
         return self._handle
 
     def __exit__(
@@ -176,16 +181,16 @@ class _Scope(AbstractContextManager[Any]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> Literal[False]:
-        elapsed = time.perf_counter() - self._started
         handle = self._handle
         if exc_type is not None and handle.error is None:
             handle.failed(error_type(exc_type))
         try:
             if self._done is not None:
-                self._done(self, elapsed, handle.error)
+                self._done(self, time.perf_counter() - self._started, handle.error)
         finally:
             handle._span.end()
-            context.detach(self._token)  # type: ignore[arg-type]
+            if self._token is not None:
+                context.detach(self._token)  # type: ignore[arg-type]
         return False
 
 
@@ -241,6 +246,8 @@ class OpenTelemetry(Telemetry):
             else capture_content
         )
         self._owned = tuple(owned)
+        # OTEL_TRACES_EXPORTER=none: no tracer at all, so step and part spans cost a call.
+        self._tracing = not isinstance(self.tracer, trace.NoOpTracer)
         self._counters: dict[str, metrics.Counter] = {}
         self._turns = self.meter.create_histogram(
             "turnframe.turn.duration", unit="s", description="Wall time of one turn."
@@ -255,12 +262,17 @@ class OpenTelemetry(Telemetry):
 
     def step(self, name: str) -> AbstractContextManager[Span]:
         """Open the span ``turnframe.step.<name>``."""
-        return _Scope(self, f"turnframe.step.{name}", {"turnframe.step": name})
+        if not self._tracing:
+            return _NOTHING
+        span_name = _STEP_NAMES.get(name) or _STEP_NAMES.setdefault(name, f"turnframe.step.{name}")
+        return _Scope(self, span_name, {"turnframe.step": name})
 
     def span(
         self, name: str, attributes: Mapping[str, AttributeValue] | None = None
     ) -> AbstractContextManager[Span]:
         """Open the span ``turnframe.<name>``."""
+        if not self._tracing:
+            return _NOTHING
         return _Scope(self, f"turnframe.{name}", dict(attributes or {}))
 
     def describe_turn(self, attributes: Mapping[str, AttributeValue]) -> None:
