@@ -25,6 +25,7 @@ __all__ = [
     "InMemoryMetrics",
     "Metrics",
     "TeeMetrics",
+    "tee",
 ]
 
 AMBIGUOUS_TARGET = "turnframe.target.ambiguous"
@@ -86,3 +87,12 @@ class TeeMetrics:
         """Add ``value`` to ``name`` in both sinks."""
         self.first.count(name, value, labels)
         self.second.count(name, value, labels)
+
+
+class _Telemetry(Metrics, Protocol):
+    enabled: bool
+
+
+def tee(metrics: Metrics, telemetry: _Telemetry) -> Metrics:
+    """Return ``metrics``, or a :class:`TeeMetrics` into it and ``telemetry`` when that is on."""
+    return TeeMetrics(metrics, telemetry) if telemetry.enabled else metrics

@@ -1,4 +1,4 @@
-"""What a finished turn reports to metrics and to its span (docs/telemetry.md "Metrics").
+"""What a turn reports to metrics and to its spans (docs/telemetry.md "Metrics").
 
 Counted from the turn's own records, once, when the reply is recorded: repairs, resends
 and votes from the call records (understanding's and the reply words'), notices by code
@@ -13,11 +13,21 @@ from collections.abc import Iterable
 
 from turnframe.core.ids import JSONObject
 from turnframe.core.reply import NoticeBlock
-from turnframe.runtime.metrics import COMMITS, NOTICES, REPAIRS, RESENDS, VOTES
+from turnframe.runtime.metrics import (
+    COMMITS,
+    IDEMPOTENT_REPLAYS,
+    NOTICES,
+    REPAIRS,
+    RESENDS,
+    REVISION_CONFLICTS,
+    VOTES,
+)
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.turn import Composed, PreparedTurn, TurnResult
+from turnframe.store.base import CommitRefusal, CommitRequest, CommitResult
+from turnframe.store.errors import RevisionConflict
 
-__all__ = ["observe_turn"]
+__all__ = ["observe_batch", "observe_turn"]
 
 
 def _calls(records: Iterable[object]) -> Counter[tuple[str, str]]:
@@ -68,3 +78,28 @@ def observe_turn(
             "turnframe.turn.model_calls": result.model_calls + result.reply_calls,
         }
     )
+
+
+def observe_batch(
+    parts: RuntimeParts, request: CommitRequest, done: CommitResult | CommitRefusal
+) -> None:
+    """Record one batch's span (``turnframe.commit.batch``) and count conflicts and replays.
+
+    The store writes every batch in the plan's one transaction (docs/adr/0024): the span
+    marks the batch's outcome (``committed``, ``replayed`` or the refusal's class) with its
+    workflow and operation names.
+    """
+    workflow = request.case.workflow
+    outcome = type(done).__name__ if not isinstance(done, CommitResult) else "committed"
+    if isinstance(done, CommitResult) and done.replayed:
+        outcome = "replayed"
+        parts.metrics.count(IDEMPOTENT_REPLAYS, labels={"kind": "commit"})
+    if isinstance(done, RevisionConflict):
+        parts.metrics.count(REVISION_CONFLICTS, labels={"workflow": workflow})
+    attributes = {
+        "turnframe.workflow": workflow,
+        "turnframe.operations": list(request.operations),
+        "turnframe.commit.outcome": outcome,
+    }
+    with parts.telemetry.span("commit.batch", attributes):
+        pass

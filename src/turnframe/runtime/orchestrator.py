@@ -1,16 +1,9 @@
-"""The turn pipeline's facade: :class:`Runtime`.
+"""The turn pipeline's facade: :class:`Runtime` (docs/architecture.md "One turn", 1–3, 5–12).
 
-See docs/architecture.md "One turn" steps 1–3 and 5–12.
-
-One turn: accept the input → load and project → brief and understand → resolve targets →
-reduce the whole turn (pure) → apply commands (pure) → persist the plan (phase
-``committing``) → commit each batch atomically with its expected revision and idempotency
-key → close and create cards → re-project → compose the reply from committed events →
-claim guard → persist the reply exactly as returned.
-
-:class:`Runtime` holds the parts and delegates: each step is a module of
-:mod:`turnframe.runtime.steps`, composed by :mod:`turnframe.runtime.pipeline`
-(docs/architecture.md "The pipeline in the code").
+:class:`Runtime` holds the parts and delegates: each step of a turn (accept, load, brief,
+understand, resolve, reduce, policy, commit, cards, re-project, compose, claim guard,
+record) is a module of :mod:`turnframe.runtime.steps`, composed by
+:mod:`turnframe.runtime.pipeline` (docs/architecture.md "The pipeline in the code").
 """
 
 from __future__ import annotations
@@ -31,7 +24,7 @@ from turnframe.core.workflow import Execution, WorkflowRegistry
 from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
-from turnframe.runtime.metrics import InMemoryMetrics, Metrics, TeeMetrics
+from turnframe.runtime.metrics import InMemoryMetrics, Metrics, tee
 from turnframe.runtime.parts import RuntimeParts, handle
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
 from turnframe.runtime.turn import TurnResult
@@ -127,7 +120,6 @@ class Runtime:
         ``understander`` / ``reply_writer`` replace the runtime's for this turn only;
         ``listener`` hears this turn's events only (besides every subscriber).
         """
-        tel = self.telemetry
         return RuntimeParts(
             app=self.app,
             registry=self.registry,
@@ -138,11 +130,11 @@ class Runtime:
             clock=self.clock,
             ids=self.ids,
             directory=self.directory,
-            metrics=TeeMetrics(self.metrics, tel) if tel.enabled else self.metrics,
+            metrics=tee(self.metrics, self.telemetry),
             listeners=self._listeners,
             executor=self.executor,
             turn_listener=listener,
-            telemetry=tel,
+            telemetry=self.telemetry,
         )
 
     async def seed(

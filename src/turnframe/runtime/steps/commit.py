@@ -21,7 +21,7 @@ from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.turn import TurnPhase, TurnPhaseChanged
 from turnframe.runtime.copy import say
 from turnframe.runtime.errors import TurnInterrupted
-from turnframe.runtime.metrics import IDEMPOTENT_REPLAYS, REVISION_CONFLICTS
+from turnframe.runtime.observe import observe_batch
 from turnframe.runtime.parts import RuntimeParts, rejected, with_status
 from turnframe.runtime.plan import CardClose
 from turnframe.runtime.turn import Committed, PreparedTurn
@@ -105,7 +105,7 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
         if not resumed:
             parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
         for batch, done in zip(prepared.batches, outcome.commits, strict=True):
-            _observe_batch(parts, batch.request, done)
+            observe_batch(parts, batch.request, done)
             if isinstance(done, IdempotencyKeyReused):
                 raise done
             if isinstance(done, RevisionConflict | InteractionAlreadyResolved):
@@ -173,31 +173,6 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
         rows=rows,
         resumed=resumed,
     )
-
-
-def _observe_batch(
-    parts: RuntimeParts, request: CommitRequest, done: CommitResult | CommitRefusal
-) -> None:
-    """Record one batch's span (``turnframe.commit.batch``) and count conflicts and replays.
-
-    The store writes every batch in the plan's one transaction (docs/adr/0024): the span
-    marks the batch's outcome (``committed``, ``replayed`` or the refusal's class) with its
-    workflow and operation names.
-    """
-    workflow = request.case.workflow
-    outcome = type(done).__name__ if not isinstance(done, CommitResult) else "committed"
-    if isinstance(done, CommitResult) and done.replayed:
-        outcome = "replayed"
-        parts.metrics.count(IDEMPOTENT_REPLAYS, labels={"kind": "commit"})
-    if isinstance(done, RevisionConflict):
-        parts.metrics.count(REVISION_CONFLICTS, labels={"workflow": workflow})
-    attributes = {
-        "turnframe.workflow": workflow,
-        "turnframe.operations": list(request.operations),
-        "turnframe.commit.outcome": outcome,
-    }
-    with parts.telemetry.span("commit.batch", attributes):
-        pass
 
 
 async def _commit_each(
