@@ -105,3 +105,26 @@ def test_a_failing_step_marks_its_span_and_the_turn_with_the_error_class(
         assert str(spans[name].attributes["error.type"]).endswith("<locals>.Broken")
         assert not spans[name].status.is_ok
         assert spans[name].events == ()  # the message is never recorded
+
+
+def test_an_interrupted_turn_says_the_phase_it_is_left_in(recorded: Recorded) -> None:
+    from turnframe.runtime.errors import TurnInterrupted
+    from turnframe.store.errors import StoreError
+
+    async def run() -> str:
+        app = await travel(recorded.telemetry)
+
+        async def down(write: object) -> object:
+            raise StoreError("the disk is gone")
+
+        app.runtime.store.commit_plan = down  # type: ignore[method-assign,assignment]
+        try:
+            await app.three_acts()
+        except TurnInterrupted as exc:
+            return exc.phase
+        raise AssertionError("the turn should have been interrupted")
+
+    phase = anyio.run(run)
+    (turn,) = [s for s in recorded.spans() if s.name == "turnframe.turn"]
+    assert turn.attributes["turnframe.turn.phase"] == phase == "received"
+    assert turn.attributes["error.type"] == "turnframe.runtime.errors.TurnInterrupted"

@@ -18,6 +18,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from conftest import travel
+from turnframe.cli import main
 from turnframe.core.errors import UsageError
 from turnframe.telemetry import (
     MISSING_EXTRA,
@@ -235,3 +236,17 @@ def test_the_default_service_name_is_turnframe(monkeypatch: pytest.MonkeyPatch) 
     (provider,) = telemetry._owned
     assert provider.resource.attributes["service.name"] == "turnframe"  # type: ignore[union-attr]
     telemetry.shutdown()
+
+
+def test_serve_refuses_an_unknown_exporter_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OTEL_METRICS_EXPORTER", "carrier-pigeon")
+    code = main(["serve", "--db", str(tmp_path / "s.db"), "--port", "0"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "error: OTEL_METRICS_EXPORTER=carrier-pigeon: no installed exporter provides it"
+        " (install turnframe[otel] for console and otlp over HTTP)"
+    ]
+    assert not (tmp_path / "s.db").exists()  # refused before anything was made

@@ -213,6 +213,9 @@ class _TurnScope(_Scope):
     ) -> Literal[False]:
         _TURN.reset(self._turn)
         reset_current(self._current)
+        phase = getattr(exc, "phase", None)  # TurnInterrupted: the phase the turn is in
+        if isinstance(phase, str):
+            self._handle.set("turnframe.turn.phase", phase)
         return super().__exit__(exc_type, exc, tb)
 
 
