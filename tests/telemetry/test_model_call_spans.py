@@ -7,6 +7,12 @@ import warnings
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes.error_attributes import ERROR_TYPE
 from opentelemetry.trace import SpanKind
@@ -18,7 +24,7 @@ from turnframe.providers.redact import REDACTED
 from turnframe.providers.scripted import ScriptedProvider
 from turnframe.tasks.run import TaskModels, TaskRunner
 from turnframe.tasks.task import Task
-from turnframe.telemetry.otel import CHAT
+from turnframe.telemetry.otel import CHAT, OpenTelemetry
 
 SCHEMA = {
     "type": "object",
@@ -167,3 +173,32 @@ def test_a_vendor_adapters_own_secrets_are_redacted(recorded: Recorded) -> None:
     (call,) = [s for s in recorded.spans() if s.name.startswith("chat ")]
     assert "plainsecretvalue" not in str(call.attributes[gen_ai.GEN_AI_OUTPUT_MESSAGES])
     assert StopReason.COMPLETE  # the answer still passed
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    key=st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+        min_size=8,
+        max_size=40,
+    ),
+    words=st.text(min_size=0, max_size=40),
+)
+def test_captured_content_never_holds_a_credential(key: str, words: str) -> None:
+    exporter = InMemorySpanExporter()
+    provider_ = TracerProvider()
+    provider_.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry = OpenTelemetry(
+        tracer_provider=provider_, meter_provider=MeterProvider(), capture_content=True
+    )
+    secret = f"sk-{key}"
+    provider = ScriptedProvider({"segment": json.dumps({"x": f"{words} {secret}"})})
+
+    async def go() -> None:
+        with telemetry.turn("t-p", entry="run"):
+            await TaskRunner(TaskModels(provider)).run(_task({"message": f"{words} {secret}"}))
+
+    anyio.run(go)
+    (call,) = [s for s in exporter.get_finished_spans() if s.name.startswith("chat ")]
+    for name in (gen_ai.GEN_AI_INPUT_MESSAGES, gen_ai.GEN_AI_OUTPUT_MESSAGES):
+        assert secret not in str(call.attributes[name])
