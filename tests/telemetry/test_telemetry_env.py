@@ -250,3 +250,32 @@ def test_serve_refuses_an_unknown_exporter_in_one_line(
         " (install turnframe[otel] for console and otlp over HTTP)"
     ]
     assert not (tmp_path / "s.db").exists()  # refused before anything was made
+
+
+def test_a_global_provider_installed_later_is_used_from_the_next_turn() -> None:
+    code = """
+import anyio
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from turnframe.telemetry import OpenTelemetry
+
+telemetry = OpenTelemetry()  # the API's global providers, none installed yet
+
+async def turn(n):
+    with telemetry.turn(f"t-{n}", entry="run"):
+        with telemetry.step("load"):
+            pass
+
+anyio.run(turn, 1)
+spans = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(spans))
+trace.set_tracer_provider(provider)
+anyio.run(turn, 2)
+print(sorted((s.name, s.attributes["turnframe.turn.id"]) for s in spans.get_finished_spans()))
+"""
+    done = _python(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str([("turnframe.step.load", "t-2"), ("turnframe.turn", "t-2")])

@@ -77,6 +77,11 @@ _TRUE = ("true", "1", "yes", "on")
 _TURN: ContextVar[_Scope | None] = ContextVar("turnframe_turn_span", default=None)
 
 
+def _no_global_provider() -> bool:
+    """Whether the API's global tracer provider is still its proxy (none installed yet)."""
+    return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in _TRUE
 
@@ -249,8 +254,13 @@ class OpenTelemetry(Telemetry):
             else capture_content
         )
         self._owned = tuple(owned)
-        # OTEL_TRACES_EXPORTER=none: no tracer at all, so step and part spans cost a call.
-        self._tracing = not isinstance(self.tracer, trace.NoOpTracer)
+        # No tracer behind the API (OTEL_TRACES_EXPORTER=none, or the global provider while
+        # no SDK provider is installed): step and part spans cost one call each. A global
+        # provider installed later is noticed at the next turn (:meth:`turn`).
+        self._proxy = isinstance(self.tracer, trace.ProxyTracer)
+        self._tracing = not isinstance(self.tracer, trace.NoOpTracer) and not (
+            self._proxy and _no_global_provider()
+        )
         self._counters: dict[str, metrics.Counter] = {}
         self._turns = self.meter.create_histogram(
             "turnframe.turn.duration", unit="s", description="Wall time of one turn."
@@ -259,7 +269,12 @@ class OpenTelemetry(Telemetry):
         self._tokens = gen_ai_metrics.create_gen_ai_client_token_usage(self.meter)
 
     def turn(self, turn_id: str, *, entry: str) -> AbstractContextManager[Span]:
-        """Open the turn's span ``turnframe.turn`` and make this telemetry current."""
+        """Open the turn's span ``turnframe.turn`` and make this telemetry current.
+
+        Whether a global SDK provider was installed since is checked here, once a turn.
+        """
+        if not self._tracing:
+            self._traces_now()
         attrs: dict[str, AttributeValue] = {_TURN_ID: turn_id, "turnframe.turn.entry": entry}
         return _TurnScope(self, "turnframe.turn", attrs, done=self._turn_done)
 
@@ -277,6 +292,12 @@ class OpenTelemetry(Telemetry):
         if not self._tracing:
             return _NOTHING
         return _Scope(self, f"turnframe.{name}", dict(attributes or {}))
+
+    def _traces_now(self) -> bool:
+        """Whether an SDK provider was installed globally since (a proxy delegates from then on)."""
+        if self._proxy and not _no_global_provider():
+            self._tracing = True
+        return self._tracing
 
     def describe_turn(self, attributes: Mapping[str, AttributeValue]) -> None:
         """Set ``attributes`` on the current turn's span (nothing outside a turn)."""
