@@ -16,8 +16,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes.error_attributes import ERROR_TYPE
 from opentelemetry.trace import SpanKind
+from telemetry_kit import Recorded
 
-from conftest import Recorded
 from turnframe.providers.base import ModelResponse, StopReason, Usage
 from turnframe.providers.errors import AuthenticationFailed
 from turnframe.providers.redact import REDACTED

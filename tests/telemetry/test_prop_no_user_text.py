@@ -18,8 +18,8 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from telemetry_kit import travel
 
-from conftest import travel
 from turnframe.core import CaseRef
 from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
 from turnframe.core.results import ResultStatus

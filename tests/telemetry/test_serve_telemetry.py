@@ -7,8 +7,8 @@ from typing import Any
 
 import anyio
 import httpx
+from telemetry_kit import TODAY, Recorded
 
-from conftest import TODAY, Recorded
 from turnframe.runtime import FixedClock, Runtime
 from turnframe.runtime.loading import load_application
 from turnframe.samples.travel import DEMO_RECORDS, seed_all

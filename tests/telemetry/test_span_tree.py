@@ -6,8 +6,8 @@ from collections import Counter
 
 import anyio
 from opentelemetry.sdk.trace import ReadableSpan
+from telemetry_kit import Recorded, travel
 
-from conftest import Recorded, travel
 from turnframe.core.results import ResultStatus
 
 

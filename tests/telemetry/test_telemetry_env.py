@@ -16,8 +16,8 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from telemetry_kit import travel
 
-from conftest import travel
 from turnframe.cli import main
 from turnframe.core.errors import UsageError
 from turnframe.telemetry import (

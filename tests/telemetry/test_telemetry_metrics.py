@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+from telemetry_kit import Recorded, travel
 
-from conftest import Recorded, travel
 from turnframe.core.acts import ProposedTarget, SemanticAct, Understanding
 from turnframe.core.turn import TurnInput
 from turnframe.providers.scripted import ScriptedProvider
