@@ -96,6 +96,10 @@ TARGET_THREE_ACT_SQLITE_MS = 2.0
 TARGET_CLICK_SQLITE_MS = 1.5
 TARGET_WRITE_TRANSACTIONS = 4
 """At most this many write transactions per turn of every shape (docs/adr/0024-four-writes-per-turn.md)."""
+TARGET_TELEMETRY_OVERHEAD_PCT = 5.0
+"""The SDK present, no exporter: at most this much over the same run's plain three-act turn."""
+TELEMETRY = ("idle", "sdk")
+"""The telemetry variants the three-act SQLite turn runs with (:func:`_telemetry`)."""
 TODAY = date(2026, 5, 1)
 ROUND = 10
 """Turns each (shape, store) pair runs before the next pair takes its turn."""
@@ -122,14 +126,18 @@ class CountingUnderstander:
 class Bench:
     """One store, one runtime; seeds accounts and drives the turns of one shape."""
 
-    def __init__(self, shape: str, store: TurnStore) -> None:
+    def __init__(self, shape: str, store: TurnStore, telemetry: Any = None) -> None:
         self.shape = shape
         self.store = store
         self.samples: list[int] = []
         self.script = ScriptedUnderstanding()
         self.understander = CountingUnderstander(self.script)
         self.runtime = Runtime(
-            travel_application(), store, self.understander, clock=FixedClock(TODAY)
+            travel_application(),
+            store,
+            self.understander,
+            clock=FixedClock(TODAY),
+            telemetry=telemetry,
         )
         self.accounts = 0
         self.actor = Actor(account="", user="")
@@ -333,13 +341,42 @@ def _summary(samples_ns: Sequence[int]) -> dict[str, float]:
     }
 
 
+def _telemetry(variant: str) -> Any:
+    """Return the telemetry of a ``TELEMETRY`` variant (``None`` without the ``otel`` extra).
+
+    ``idle``: ``OpenTelemetry()`` on the API's global providers, with no SDK provider
+    installed and no exporter (telemetry turned on in code, nothing configured).
+    ``sdk``: SDK tracer and meter providers with no span processor, no metric reader and
+    no exporter: every span and instrument is built by the SDK, then dropped.
+    """
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.trace import TracerProvider
+
+        from turnframe.telemetry.otel import OpenTelemetry
+    except ImportError:
+        return None
+    if variant == "idle":
+        return OpenTelemetry()
+    return OpenTelemetry(tracer_provider=TracerProvider(), meter_provider=MeterProvider())
+
+
 async def _measure(turns: int, warmup: int, workdir: Path) -> dict[tuple[str, str], Bench]:
-    """Time every (shape, store) pair, interleaved in rounds so load spikes hit all alike."""
+    """Time every (shape, store) pair, interleaved in rounds so load spikes hit all alike.
+
+    The three-act SQLite turn also runs with each ``TELEMETRY`` variant (keys
+    ``("three_act", "sqlite+<variant>")``), in the same rounds.
+    """
     benches: dict[tuple[str, str], Bench] = {}
     try:
         for shape in SHAPES:
             for kind in STORES:
                 benches[(shape, kind)] = Bench(shape, await _open_store(kind, workdir, shape))
+        for variant in TELEMETRY:
+            telemetry = _telemetry(variant)
+            if telemetry is not None:
+                store = await _open_store("sqlite", workdir, f"three_act_{variant}")
+                benches[("three_act", f"sqlite+{variant}")] = Bench("three_act", store, telemetry)
         for bench in benches.values():
             for _ in range(warmup):
                 await bench.run()
@@ -383,8 +420,16 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
     writes = max(
         shapes[shape][kind]["write_transactions"] or 0 for shape in SHAPES for kind in STORES
     )
+    telemetry: dict[str, Any] = {}
+    for variant in TELEMETRY:
+        bench = benches.get(("three_act", f"sqlite+{variant}"))
+        if bench is not None:
+            figures = _summary(bench.samples)
+            over = (figures["median_ms"] - three) / three * 100 if three else 0.0
+            telemetry[variant] = {**figures, "overhead_pct": round(over, 2)}
     return {
         "shapes": shapes,
+        "telemetry": telemetry,
         "click_model_calls": click_calls,
         "targets": {
             "three_act_sqlite_median_ms_max": TARGET_THREE_ACT_SQLITE_MS,
@@ -398,6 +443,8 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
             and click <= TARGET_CLICK_SQLITE_MS
             and click_calls == 0
             and writes <= TARGET_WRITE_TRANSACTIONS,
+            "telemetry_overhead_pct_max": TARGET_TELEMETRY_OVERHEAD_PCT,
+            "telemetry_overhead_pct": {v: f["overhead_pct"] for v, f in telemetry.items()},
         },
         "config": {
             "turns": turns,
@@ -467,6 +514,15 @@ def _table(report: dict[str, Any]) -> str:
         f"(target <= {targets['write_transactions_per_turn_max']})",
         f"targets met: {'yes' if targets['met'] else 'NO'}",
     ]
+    if report["telemetry"]:
+        lines += ["", "three-act on SQLite with telemetry (same run), median over the plain turn:"]
+        for variant, f in report["telemetry"].items():
+            lines.append(
+                f"  {variant:<5} {f['median_ms']:>8.3f} ms  p90 {f['p90_ms']:.3f}  "
+                f"{f['overhead_pct']:+.1f}% (target <= {targets['telemetry_overhead_pct_max']:g}%)"
+            )
+    else:
+        lines += ["", "telemetry rows: skipped (the otel extra is not installed)"]
     return "\n".join(lines)
 
 

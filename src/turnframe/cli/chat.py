@@ -193,7 +193,9 @@ async def _chat(
     out: TextIO,
 ) -> int:
     from turnframe.store.sqlite import SqliteStore
+    from turnframe.telemetry import telemetry_from_environment
 
+    telemetry = telemetry_from_environment()  # OTEL_* (docs/telemetry.md)
     store = await SqliteStore.open(_db(args.db))
     try:
         travel = app.name == "travel"
@@ -203,6 +205,7 @@ async def _chat(
             None,
             clock=FixedClock(CHAT_TODAY) if travel else None,
             narration=NarrationConfig(steps=True),
+            telemetry=telemetry,
         )
         records = await seed_chat(app, runtime, store, ACTOR, seed=getattr(args, "seed", True))
         day = f" · today {CHAT_TODAY}" if travel else ""
@@ -216,6 +219,7 @@ async def _chat(
         await session.run(stdin)
     finally:
         await store.close()
+        telemetry.shutdown()
     return EXIT_MODEL_UNREACHABLE if session.unreachable else 0
 
 

@@ -64,6 +64,7 @@ def closing_runtime(runtime: Runtime) -> Runtime:
         ids=runtime.ids,
         directory=runtime.directory,
         metrics=runtime.metrics,
+        telemetry=runtime.telemetry,
     )
 
 

@@ -241,6 +241,7 @@ def build_app(settings: ServeSettings, secret: bytes) -> Any:
     from turnframe.serve.app import create_app
     from turnframe.serve.auth import DevelopmentAuthenticator, is_loopback, load_authenticator
     from turnframe.serve.state import ServeConfig
+    from turnframe.telemetry import quiet_telemetry
 
     app = load_application(settings.app)
     reader, says = _reader(settings, app)
@@ -269,6 +270,7 @@ def build_app(settings: ServeSettings, secret: bytes) -> Any:
         clock=_clock(app),
         suggestions=says,
         csrf_secret=secret,
+        telemetry=quiet_telemetry,
     )
 
 
@@ -365,12 +367,19 @@ def _app_name(settings: ServeSettings) -> str:
 
 
 def run_serve(args: argparse.Namespace, out: Any | None = None) -> int:
-    """Run ``turnframe serve``; return the exit code (0 stopped, 2 a usage error)."""
+    """Run ``turnframe serve``; return the exit code (0 stopped, 2 a usage error).
+
+    The standard ``OTEL_*`` variables turn telemetry on (docs/telemetry.md "From the
+    environment"); an exporter name nothing provides is a usage error.
+    """
+    from turnframe.telemetry import check_environment
+
     stream = out or sys.stdout
     try:
         import uvicorn  # noqa: F401  (extra `serve`: said now, in one line)
 
         settings = settings_from_args(args)
+        check_environment()  # OTEL_*: said once here; each worker builds its own
         records = anyio.run(_prepare, settings, bool(args.seed))
     except TurnframeError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,16 +1,9 @@
-"""The turn pipeline's facade: :class:`Runtime`.
+"""The turn pipeline's facade: :class:`Runtime` (docs/architecture.md "One turn", 1–3, 5–12).
 
-See docs/architecture.md "One turn" steps 1–3 and 5–12.
-
-One turn: accept the input → load and project → brief and understand → resolve targets →
-reduce the whole turn (pure) → apply commands (pure) → persist the plan (phase
-``committing``) → commit each batch atomically with its expected revision and idempotency
-key → close and create cards → re-project → compose the reply from committed events →
-claim guard → persist the reply exactly as returned.
-
-:class:`Runtime` holds the parts and delegates: each step is a module of
-:mod:`turnframe.runtime.steps`, composed by :mod:`turnframe.runtime.pipeline`
-(docs/architecture.md "The pipeline in the code").
+:class:`Runtime` holds the parts and delegates: each step of a turn (accept, load, brief,
+understand, resolve, reduce, policy, commit, cards, re-project, compose, claim guard,
+record) is a module of :mod:`turnframe.runtime.steps`, composed by
+:mod:`turnframe.runtime.pipeline` (docs/architecture.md "The pipeline in the code").
 """
 
 from __future__ import annotations
@@ -31,11 +24,12 @@ from turnframe.core.workflow import Execution, WorkflowRegistry
 from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
-from turnframe.runtime.metrics import InMemoryMetrics, Metrics
+from turnframe.runtime.metrics import InMemoryMetrics, Metrics, tee
 from turnframe.runtime.parts import RuntimeParts, handle
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
 from turnframe.runtime.turn import TurnResult
 from turnframe.store.base import CommitResult, TurnStore
+from turnframe.telemetry import NO_TELEMETRY, Telemetry
 from turnframe.understand.base import Understander
 from turnframe.understand.reply import ReplyWriter
 
@@ -65,6 +59,8 @@ class Runtime:
             application's ``executor`` factory, else the store-backed
             :class:`~turnframe.runtime.StoredStateExecutor`
             (docs/adr/0025-adopter-executors.md).
+        telemetry: spans per turn, step and model call, and OpenTelemetry counters
+            (docs/telemetry.md; e.g. ``turnframe.telemetry.OpenTelemetry()``); default: none.
 
     Raises:
         UsageError: a store whose ``list_cases_page`` takes no ``recent`` (a store written
@@ -86,6 +82,7 @@ class Runtime:
         reply_writer: ReplyWriter | None = None,
         narration: NarrationConfig | None = None,
         executor: WorkflowExecutor | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         _require_recent_page(store)
         self.app = app
@@ -106,6 +103,7 @@ class Runtime:
         )
         """The adopter's executor, or ``None``: the store-backed default (the fast path)."""
         self.metrics: Metrics = metrics or InMemoryMetrics()
+        self.telemetry: Telemetry = telemetry or NO_TELEMETRY
         self._listeners: list[Callable[[TurnEvent], None]] = []
 
     def _parts(
@@ -132,10 +130,11 @@ class Runtime:
             clock=self.clock,
             ids=self.ids,
             directory=self.directory,
-            metrics=self.metrics,
+            metrics=tee(self.metrics, self.telemetry),
             listeners=self._listeners,
             executor=self.executor,
             turn_listener=listener,
+            telemetry=self.telemetry,
         )
 
     async def seed(

@@ -28,6 +28,7 @@ from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
 from turnframe.runtime.snapshots import row_of
 from turnframe.store.base import CaseRow, TurnStore
+from turnframe.telemetry import NO_TELEMETRY, Telemetry
 from turnframe.understand.base import Understander
 from turnframe.understand.reply import ReplyWriter
 
@@ -76,6 +77,8 @@ class RuntimeParts:
             runtime's own list, so a subscription made during a turn is honoured).
         turn_listener: called with this turn's events only, after ``listeners``
             (``Runtime.stream_turn``'s queue), or ``None``.
+        telemetry: the turn's spans and OpenTelemetry counters (docs/telemetry.md);
+            :data:`~turnframe.telemetry.NO_TELEMETRY` by default.
     """
 
     app: Application
@@ -91,6 +94,7 @@ class RuntimeParts:
     listeners: list[Callable[[TurnEvent], None]]
     executor: WorkflowExecutor | None = None
     turn_listener: Callable[[TurnEvent], None] | None = None
+    telemetry: Telemetry = NO_TELEMETRY
 
     async def load_row(self, case: CaseRef) -> CaseRow | None:
         """Return ``case``'s current row: the store's, or the adopter executor's ``load``.

@@ -20,6 +20,8 @@ from pydantic import TypeAdapter
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.turn import TurnInput, TurnPhase, TurnPhaseChanged
 from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
+from turnframe.runtime.metrics import IDEMPOTENT_REPLAYS
+from turnframe.runtime.observe import observe_turn
 from turnframe.runtime.parts import RuntimeParts
 from turnframe.runtime.plan import ReductionInput
 from turnframe.runtime.steps.accept import TurnRequest, accept, alias, input_from_json, stored
@@ -68,12 +70,13 @@ async def step(
     parts: RuntimeParts,
     data: _In,
 ) -> _Out:
-    """Run the pipeline step ``name``: ``await run(parts, data)``.
+    """Run the pipeline step ``name``: ``await run(parts, data)`` in the step's span.
 
-    The single hook every step passes through (a tracing span is one line here); it
-    adds nothing today and lets every error of the step through unchanged.
+    The single hook every step passes through (docs/telemetry.md "Spans"); it lets every
+    error of the step through unchanged (the span keeps only its class name).
     """
-    return await run(parts, data)
+    with parts.telemetry.step(name):
+        return await run(parts, data)
 
 
 async def run_turn(parts: RuntimeParts, request: TurnRequest) -> TurnResult:
@@ -87,23 +90,25 @@ async def run_turn(parts: RuntimeParts, request: TurnRequest) -> TurnResult:
         TurnIdReused: the id names an unfinished turn, or one with another input.
     """
     given = request.turn_id
-    try:
-        accepted = await step("accept", accept, parts, request)
-    except StoreError as exc:
-        raise TurnInterrupted(given, TurnPhase.RECEIVED.value, str(exc)) from exc
-    if accepted.replied is not None:
-        return accepted.replied
-    key = accepted.key
-    try:
-        result = await run_begun(
-            parts, request.actor, request.conversation_id, request.turn, request.in_view, key
-        )
-    except TurnInterrupted as exc:
-        if key == given:
-            raise
-        cause = exc.__cause__ or exc
-        raise TurnInterrupted(given, exc.phase, str(cause)) from exc
-    return result if key == given else replace(result, turn_id=given)
+    with parts.telemetry.turn(given, entry="run"):
+        try:
+            accepted = await step("accept", accept, parts, request)
+        except StoreError as exc:
+            raise TurnInterrupted(given, TurnPhase.RECEIVED.value, str(exc)) from exc
+        if accepted.replied is not None:
+            parts.metrics.count(IDEMPOTENT_REPLAYS, labels={"kind": "turn"})
+            return accepted.replied
+        key = accepted.key
+        try:
+            result = await run_begun(
+                parts, request.actor, request.conversation_id, request.turn, request.in_view, key
+            )
+        except TurnInterrupted as exc:
+            if key == given:
+                raise
+            cause = exc.__cause__ or exc
+            raise TurnInterrupted(given, exc.phase, str(cause)) from exc
+        return result if key == given else replace(result, turn_id=given)
 
 
 async def run_begun(
@@ -348,7 +353,7 @@ async def finish(
             composed=composed,
         ),
     )
-    return TurnResult(
+    result = TurnResult(
         turn_id=prepared.turn_id,
         conversation_id=prepared.conversation_id,
         blocks=composed.blocks,
@@ -362,6 +367,8 @@ async def finish(
         commands=committed.commands,
         reply_calls=len(composed.record.get("calls", ())),
     )
+    observe_turn(parts, committed.prepared, composed, result)
+    return result
 
 
 async def recover(parts: RuntimeParts, actor: Actor, turn_id: str) -> TurnResult:
@@ -375,19 +382,20 @@ async def recover(parts: RuntimeParts, actor: Actor, turn_id: str) -> TurnResult
         UnknownTurn: no such turn for this account.
         TurnInterrupted: a store boundary failed again.
     """
-    record = await parts.store.get_turn(actor.account, turn_id)
-    if record is None:
-        record = await parts.store.get_turn(actor.account, alias(actor.account, turn_id))
-    if record is None:
-        raise UnknownTurn(f"no turn {turn_id}")
-    if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
-        prepared = _PREPARED.validate_python(record.data)
-        result = await finish(parts, prepared, resumed=True)
-    elif record.phase == TurnPhase.REPLIED.value:
-        result = await stored(parts, actor, record)
-    else:
-        turn, in_view = input_from_json(record.input)
-        result = await run_begun(
-            parts, actor, record.conversation_id, turn, in_view, record.turn_id
-        )
-    return result if record.turn_id == turn_id else replace(result, turn_id=turn_id)
+    with parts.telemetry.turn(turn_id, entry="recover"):
+        record = await parts.store.get_turn(actor.account, turn_id)
+        if record is None:
+            record = await parts.store.get_turn(actor.account, alias(actor.account, turn_id))
+        if record is None:
+            raise UnknownTurn(f"no turn {turn_id}")
+        if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
+            prepared = _PREPARED.validate_python(record.data)
+            result = await finish(parts, prepared, resumed=True)
+        elif record.phase == TurnPhase.REPLIED.value:
+            result = await stored(parts, actor, record)
+        else:
+            turn, in_view = input_from_json(record.input)
+            result = await run_begun(
+                parts, actor, record.conversation_id, turn, in_view, record.turn_id
+            )
+        return result if record.turn_id == turn_id else replace(result, turn_id=turn_id)

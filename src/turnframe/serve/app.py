@@ -40,6 +40,7 @@ from turnframe.serve.recovery import (
 from turnframe.serve.service import Reader, RuntimeTurnService
 from turnframe.serve.state import Authenticator, ServeConfig, ServeState
 from turnframe.store.base import TurnStore
+from turnframe.telemetry import Telemetry
 
 __all__ = ["ROUTES", "RouteSpec", "create_app"]
 
@@ -166,6 +167,7 @@ def create_app(
     suggestions: Sequence[str] = (),
     csrf_secret: bytes | None = None,
     extra_routes: Sequence[RouteSpec] = (),
+    telemetry: Callable[[], Telemetry] | None = None,
 ) -> Starlette:
     """Return the ASGI app serving ``application`` over ``store`` (docs/serving.md).
 
@@ -182,6 +184,9 @@ def create_app(
         csrf_secret: the CSRF signing key every worker shares (default: random, one
             process only).
         extra_routes: more routes (the inspection, replay and AG-UI routes at merge).
+        telemetry: builds the runtime's telemetry in each worker's lifespan (after any
+            fork) and is shut down, flushing its exporters, when the server stops
+            (docs/telemetry.md "From the environment"); default: none.
 
     Raises:
         UsageError: the development authenticator on a server not bound to loopback.
@@ -199,6 +204,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         opened = store if not callable(store) else await store()
+        observed = telemetry() if telemetry is not None else None
         try:
             # Each turn is read with the understander its message picks (run_turn's
             # understander=); the runtime's own reads a turn resumed by a retried key
@@ -209,6 +215,7 @@ def create_app(
                 ReaderUnderstanding(reader),
                 clock=clock,
                 narration=NarrationConfig(steps=True),
+                telemetry=observed,
             )
             service = RuntimeTurnService(runtime, reader=reader, config=settings)
             app.state.turnframe = ServeState(
@@ -239,6 +246,8 @@ def create_app(
         finally:
             if callable(store):
                 await opened.close()
+            if observed is not None:
+                observed.shutdown()
 
     starlette_routes: list[BaseRoute] = [
         Route(spec.path, spec.endpoint, methods=[spec.method]) for spec in table

@@ -75,6 +75,7 @@ def _recovering_runtime(runtime: Runtime, reader: Any) -> Runtime:
         ReaderUnderstanding(reader),
         clock=runtime.clock,
         narration=runtime.narration,
+        telemetry=runtime.telemetry,
     )
 
 

@@ -39,6 +39,8 @@ from turnframe.tasks.errors import BudgetExceeded, TaskFailed
 from turnframe.tasks.record import CallRecord, VoteRound
 from turnframe.tasks.sampling import Sampling, VoteVariant, rotate_data, rotate_enums
 from turnframe.tasks.task import Task
+from turnframe.tasks.traced import traced_complete
+from turnframe.telemetry import current
 
 __all__ = ["TaskModels", "TaskRunner", "answer_problem", "concurrently", "read_answer"]
 
@@ -184,6 +186,10 @@ class TaskRunner:
             ProviderError: a non-retryable provider failure (authentication, bad request),
                 or a retryable one that failed again when sent a second time.
         """
+        with current().span(f"task.{task.name}", {"turnframe.task": task.name}):
+            return await self._run(task, depth, vote)
+
+    async def _run(self, task: Task, depth: int, vote: int | None) -> Any:
         provider = self.models.for_task(task.name)
         require(provider.profile, task.needs)
         if task.votes <= 1:
@@ -354,7 +360,9 @@ class TaskRunner:
             self.meter.before_call(depth)
             started = time.perf_counter()
             try:
-                response = await provider.complete(request)
+                response = await traced_complete(
+                    provider, request, attempt if round_ == 0 else "resend"
+                )
             except ProviderError as exc:
                 if not exc.failure.retryable:
                     self._record(

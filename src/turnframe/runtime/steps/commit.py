@@ -21,6 +21,7 @@ from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.turn import TurnPhase, TurnPhaseChanged
 from turnframe.runtime.copy import say
 from turnframe.runtime.errors import TurnInterrupted
+from turnframe.runtime.observe import observe_batch
 from turnframe.runtime.parts import RuntimeParts, rejected, with_status
 from turnframe.runtime.plan import CardClose
 from turnframe.runtime.turn import Committed, PreparedTurn
@@ -104,6 +105,7 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
         if not resumed:
             parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
         for batch, done in zip(prepared.batches, outcome.commits, strict=True):
+            observe_batch(parts, batch.request, done)
             if isinstance(done, IdempotencyKeyReused):
                 raise done
             if isinstance(done, RevisionConflict | InteractionAlreadyResolved):

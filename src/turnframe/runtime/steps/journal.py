@@ -66,8 +66,27 @@ async def journal(parts: RuntimeParts, data: PlanInput) -> PreparedTurn:
     """
     prepared = _prepared(parts, data)
     if data.plan.ambiguous:
-        parts.metrics.count(AMBIGUOUS_TARGET, data.plan.ambiguous)
+        _count_ambiguous(parts, prepared, data.plan.ambiguous)
     return prepared
+
+
+def _count_ambiguous(parts: RuntimeParts, prepared: PreparedTurn, total: int) -> None:
+    """Count ``total`` ambiguities, labelled by the blocked act's workflow and operation.
+
+    ADR 0001 rule 8: only workflow and operation names, never user or case text. An
+    ambiguity whose act has no operation is counted without labels.
+    """
+    left = total
+    for result in prepared.results:
+        code = result.code or ""
+        if left and result.operation and code.startswith("ambiguous_"):
+            spec = parts.registry.operation(result.operation)
+            workflow = spec.workflow if spec else result.operation.rsplit(".", 1)[0]
+            labels = {"workflow": workflow, "operation": result.operation}
+            parts.metrics.count(AMBIGUOUS_TARGET, 1, labels)
+            left -= 1
+    if left:
+        parts.metrics.count(AMBIGUOUS_TARGET, left)
 
 
 def _prepared(parts: RuntimeParts, data: PlanInput) -> PreparedTurn:

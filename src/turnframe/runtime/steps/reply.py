@@ -14,6 +14,7 @@ from turnframe.core.reply import NoticeBlock
 from turnframe.runtime.claims import guard_claims
 from turnframe.runtime.compose import compose_reply
 from turnframe.runtime.copy import say
+from turnframe.runtime.metrics import CLAIM_GUARD_REFUSALS
 from turnframe.runtime.parts import RuntimeParts, log
 from turnframe.runtime.reply_words import words
 from turnframe.runtime.turn import Composed, PreparedTurn, Reprojected
@@ -60,14 +61,23 @@ async def compose(parts: RuntimeParts, data: ComposeInput) -> Composed:
         # A turn with nothing to report still says so (I11: nothing disappears
         # silently): no change was made and nothing is pending.
         blocks = (NoticeBlock(code=_NOTHING, text=say(_NOTHING, prepared.locale)),)
-    worded, written, reply_record = await words(parts, prepared, blocks)
+    with parts.telemetry.span("reply.words"):
+        worded, written, reply_record = await words(parts, prepared, blocks)
     committed_events = list(data.events)
-    kept, refused = guard_claims(worded, committed_events)
-    if any(id(b) in written for b in refused):
-        # A model-written block the guard refuses takes its words with it: the
-        # code-written reply stands, whole (docs/architecture.md "Claims").
-        reply_record["refused"] = True
-        kept, refused = guard_claims(blocks, committed_events)
+    with parts.telemetry.span("claim_guard") as span:
+        kept, refused = guard_claims(worded, committed_events)
+        refusals = len(refused)
+        if any(id(b) in written for b in refused):
+            # A model-written block the guard refuses takes its words with it: the
+            # code-written reply stands, whole (docs/architecture.md "Claims").
+            reply_record["refused"] = True
+            kept, refused = guard_claims(blocks, committed_events)
+        dropped = len(reply_record.get("guard", ()))  # sentences the word guard dropped
+        span.set("turnframe.claims.refused", refusals)
+        span.set("turnframe.claims.words_dropped", dropped)
+    for guard, n in (("blocks", refusals), ("words", dropped)):
+        if n:
+            parts.metrics.count(CLAIM_GUARD_REFUSALS, n, {"guard": guard})
     if refused:
         log.error("claim guard refused %d block(s) in turn %s", len(refused), prepared.turn_id)
     return Composed(blocks=kept, refused=refused, record=reply_record)

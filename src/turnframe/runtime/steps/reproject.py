@@ -71,7 +71,7 @@ async def reproject(parts: RuntimeParts, data: ReprojectInput) -> Reprojected:
         results=results,
         notices=notices,
         receipts=tuple(
-            await receipts(parts, committed.events, prepared.locale, committed.rows, typed)
+            await _receipts(parts, committed.events, prepared.locale, committed.rows, typed)
         ),
         answers=tuple(await answers(parts, prepared)),
         ask_next=await ask_next(parts, prepared, results, committed.rows, typed),
@@ -84,6 +84,18 @@ _REPLAYED_NOTICE = {
     InteractionStatus.STALE.value: "stale_no_reissue",
 }
 """The notice a second click on a card no longer open carries, by the card's status."""
+
+
+async def _receipts(
+    parts: RuntimeParts,
+    events: Sequence[DomainEvent],
+    locale: str,
+    rows: Mapping[CaseRef, CaseRow] | None,
+    typed: dict[CaseRef, Any],
+) -> list[Receipt]:
+    """Return :func:`receipts` inside the span ``turnframe.receipts`` (docs/telemetry.md "Spans")."""
+    with parts.telemetry.span("receipts", {"turnframe.events": len(events)}):
+        return await receipts(parts, events, locale, rows, typed)
 
 
 async def receipts(
