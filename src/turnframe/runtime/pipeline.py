@@ -4,9 +4,8 @@ One turn: accept → load and project → domain check, brief, understand (text 
 resolve and look up each act; resolve the click → reduce the whole turn (pure) → apply
 policy (commit requests, unwritten) → journal the plan → commit (the plan stored with
 phase ``committing`` and every commit, in one write) → persist cards → re-project →
-compose → record the reply (phase ``replied``).
-
-Every step runs through :func:`step`, the one place a per-step span or timer goes.
+compose → record the reply (phase ``replied``). Every step runs through :func:`step`, the
+one place its telemetry span goes (docs/telemetry.md).
 """
 
 from __future__ import annotations
