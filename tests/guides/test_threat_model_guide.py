@@ -2,7 +2,7 @@
 
 An act whose words come from record content is refused before anything is compiled; a
 turn's budget stops model calls before the provider is asked; no shipped page writes a
-server value as HTML; and the OWASP table lists the ten 2025 entries, in order, each with
+server value as HTML; a reply sentence quoting a task's prompt is dropped; and the OWASP table lists the ten 2025 entries, in order, each with
 a test and a plain coverage word.
 """
 
@@ -19,9 +19,12 @@ from guides_kit import ANA, desk, label
 from turnframe.core import ProposedTarget, SemanticAct, TurnInput, Understanding
 from turnframe.core.acts import EvidenceSource
 from turnframe.providers import ModelRequest, ScriptedProvider
+from turnframe.runtime.claims import ClaimVocabulary, Fact, FactKind, guard_sentence
+from turnframe.samples.expenses import expenses_application
 from turnframe.tasks.budget import TurnBudget
 from turnframe.tasks.errors import BudgetExceeded
 from turnframe.tasks.run import TaskModels, TaskRunner
+from turnframe.understand.prompts import prompt
 from turnframe.understand.reply import ReplyFacts, acknowledge_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,3 +121,19 @@ def test_the_owasp_table_has_the_ten_2025_entries() -> None:
         assert row[4].startswith(COVERAGE), row[0]
         if not row[4].startswith("covered"):
             assert len(row[4]) > len("partly: "), f"{row[0]} must say what is not covered"
+
+
+@pytest.mark.parametrize("task", ["acknowledge", "review", "answer"])
+def test_a_reply_sentence_quoting_the_prompt_is_dropped(task: str) -> None:
+    instructions, _ = prompt(task)
+    vocabulary = ClaimVocabulary.from_registry(expenses_application().registry)
+    receipt = Fact(
+        ref="done:1", kind=FactKind.RECEIPT, text="Opened report Porto.", case="expense_report/r1"
+    )
+    lines = [line.strip("-*# ").strip() for line in instructions.splitlines()]
+    quoted = [line for line in lines if len(line.split()) >= 6][:20]
+    assert quoted
+    for line in quoted:
+        for about in ((), ("done:1",)):
+            assert guard_sentence(line, about, (receipt,), vocabulary, "en") is not None, line
+    assert guard_sentence("Opened report Porto.", ("done:1",), (receipt,), vocabulary, "en") is None
