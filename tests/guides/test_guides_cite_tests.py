@@ -11,7 +11,8 @@ imported from (the store conformance suite: ``TestInMemoryStore`` runs the metho
 names its file. Cited ``scenarios/SET/...yaml`` and ``benchmarks/...py`` files must exist.
 A path alone (``tests/test_workflow.py``, ``scenarios/01_x.yaml``) is not a citation of
 this repository's tests: docs/guides/your-first-app.md names the files of the package it
-generates that way.
+generates that way. In the four behaviour guides (interactions, composition, reliability,
+threat model) every ``##`` section cites at least one test.
 """
 
 from __future__ import annotations
@@ -160,3 +161,16 @@ def test_the_checker_catches_what_it_claims_to() -> None:
     for text, why in bad.items():
         (problem,) = problems(text, "g")
         assert why in problem, (text, problem)
+
+
+SECTIONED = ("interactions.md", "composition.md", "reliability.md", "threat-model.md")
+
+
+@pytest.mark.parametrize("name", SECTIONED)
+def test_every_section_of_a_guide_names_a_test(name: str) -> None:
+    """Each ``##`` section (with its ``###`` subsections) cites at least one test."""
+    text = (ROOT / "docs" / "guides" / name).read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    assert sections, name
+    bare = [s.splitlines()[0] for s in sections if not CITATION.search(s)]
+    assert not bare, f"docs/guides/{name}: sections citing no test: {bare}"
