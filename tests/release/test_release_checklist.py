@@ -105,7 +105,10 @@ def _named_tests() -> list[str]:
 def test_the_checklist_names_tests() -> None:
     named = _named_tests()
     assert len(named) >= 20, named
-    assert "tests/property/test_prop_hostile.py::test_hostile_understanding_runs_10000_turns_with_zero_violations" in named
+    assert (
+        "tests/property/test_prop_hostile.py::test_hostile_understanding_runs_10000_turns_with_zero_violations"
+        in named
+    )
 
 
 @pytest.mark.parametrize("named", _named_tests())
