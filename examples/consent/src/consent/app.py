@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from turnframe.core import WorkflowRegistry
 from turnframe.runtime.app import Application
+from turnframe.store import TurnStore
 
 from consent.artifact import TERMS_2026_05, Artifact
 from consent.booking import BookingWorkflow
@@ -20,7 +20,7 @@ TOUR = Path(__file__).resolve().parents[2] / "scenarios" / "01_accept_then_book.
 def application(artifact: Artifact = TERMS_2026_05) -> Application:
     """Return the consent app publishing ``artifact``: bookings gated on accepting it."""
 
-    def gate(registry: WorkflowRegistry, store: Any) -> ConsentGate:
+    def gate(registry: WorkflowRegistry, store: TurnStore) -> ConsentGate:
         return ConsentGate(registry, store, artifact)
 
     return Application(

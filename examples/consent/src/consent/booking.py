@@ -7,7 +7,7 @@ from dataclasses import replace
 from turnframe.core import Command, Execution, ExecutionContext, Op, Workflow
 
 from consent.commands import Book, Cancel
-from consent.copy import RECEIPTS
+from consent.copy import BOOKING_RECEIPTS
 from consent.state import Booking
 
 
@@ -30,7 +30,7 @@ class BookingWorkflow(Workflow[Booking]):
         Op(Cancel, "Cancel the booking."),
     )
     offers = {"new": ("booking.book",), "booked": ("booking.cancel",)}
-    receipts = {"en": {k: v for k, v in RECEIPTS["en"].items() if k.startswith("booking.")}}
+    receipts = BOOKING_RECEIPTS
     payload_fields = {"booking.booked": ("terms",)}
 
     def execute(

@@ -1,10 +1,15 @@
 """Every sentence the app says: receipts by event type, cards, refusals."""
 
-RECEIPTS = {
+TERMS_RECEIPTS = {
     "en": {
         "terms.accepted": "Recorded your acceptance of {artifact} version {version}, kept until {keep_until}.",
         "terms.withdrawn": "Recorded that you withdrew your acceptance of {artifact} version {version}.",
         "terms.expired": "The acceptance of {artifact} version {version} reached the end of its retention.",
+    }
+}
+
+BOOKING_RECEIPTS = {
+    "en": {
         "booking.booked": "Booked the trip to {destination}.",
         "booking.cancelled": "Cancelled the trip to {destination}.",
     }

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
-from typing import Any
 
 from turnframe.core import CaseRef, CommandEnvelope, LoadedCase, Transition, WorkflowRegistry
 from turnframe.runtime import CommandRejected, StoredStateExecutor
+from turnframe.store import TurnStore
 
 from consent.artifact import Artifact
 from consent.copy import GATE
@@ -32,14 +32,18 @@ class ConsentGate:
 
     Args:
         registry: the workflows.
-        store: the store (a ``turnframe.store.TurnStore``).
+        store: the store.
         artifact: the artifact published now; only an ``accepted`` acceptance of its
             version and digest, by the command's own user, opens the gate.
         today: the turn's today (``for_turn`` sets it).
     """
 
     def __init__(
-        self, registry: WorkflowRegistry, store: Any, artifact: Artifact, today: date | None = None
+        self,
+        registry: WorkflowRegistry,
+        store: TurnStore,
+        artifact: Artifact,
+        today: date | None = None,
     ) -> None:
         self._registry, self._store, self.artifact = registry, store, artifact
         self._inner = StoredStateExecutor(registry, store, today or date.min)

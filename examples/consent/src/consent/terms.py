@@ -20,7 +20,7 @@ from turnframe.core import (
 
 from consent.artifact import Artifact
 from consent.commands import Accept, Withdraw
-from consent.copy import RECEIPTS, WORDS
+from consent.copy import TERMS_RECEIPTS, WORDS
 from consent.state import Acceptance
 
 
@@ -49,7 +49,7 @@ class TermsWorkflow(Workflow[Acceptance]):
         Op(Withdraw, "Withdraw the acceptance of the terms.", policy=confirm(RiskClass.REVERSIBLE)),
     )
     offers = {"new": ("terms.accept",), "accepted": ("terms.withdraw",)}
-    receipts = {"en": {k: v for k, v in RECEIPTS["en"].items() if k.startswith("terms.")}}
+    receipts = TERMS_RECEIPTS
     words = WORDS
     extra_events = ("terms.expired",)
     payload_fields = {"terms.expired": ("status",)}
