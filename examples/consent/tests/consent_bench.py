@@ -63,6 +63,12 @@ class Bench:
         )
         return await self.runtime.run_turn(ACTOR, "c1", TurnInput(interaction_response=response))
 
+    async def book(self, destination: str) -> Any:
+        """Ask, as text, to book a trip to ``destination``."""
+        return await self.say(
+            f"Book a trip to {destination}", "booking.book", destination=destination
+        )
+
     async def accept(self) -> CaseRef:
         """Ask to accept, click Confirm on the card; return the acceptance record."""
         asked = await self.say("I accept the terms", "terms.accept")

@@ -23,7 +23,7 @@ def test_the_workflows_register_without_problems() -> None:
 def test_booking_is_refused_until_the_confirm_card_is_clicked() -> None:
     async def main() -> None:
         bench = Bench()
-        refused = await bench.say("Book a trip to Porto", "booking.book", destination="Porto")
+        refused = await bench.book("Porto")
         assert refused.results["a1"].status.value == "rejected"
         assert refused.results["a1"].code == "consent_required" and refused.commands == ()
         assert "acceptance of Terms of travel version 2026-05 first" in words(refused)
@@ -58,7 +58,7 @@ def test_booking_is_refused_until_the_confirm_card_is_clicked() -> None:
         (accepted,) = await bench.store.case_events(acceptance)
         assert accepted.type == "terms.accepted" and accepted.data["digest"] == TERMS_2026_05.digest
 
-        booked = await bench.say("Book a trip to Porto", "booking.book", destination="Porto")
+        booked = await bench.book("Porto")
         ((operation, booking),) = booked.commands
         assert operation == "booking.book" and "Booked the trip to Porto." in words(booked)
         (event,) = await bench.store.case_events(booking)
@@ -75,7 +75,7 @@ def test_declining_the_card_records_nothing_and_the_gate_stays_shut() -> None:
         (card,) = asked.interactions_created
         declined = await bench.click(card.id, "decline", 0)
         assert declined.commands == ()
-        refused = await bench.say("Book a trip to Porto", "booking.book", destination="Porto")
+        refused = await bench.book("Porto")
         assert refused.results["a1"].code == "consent_required"
 
     anyio.run(main)
@@ -85,17 +85,17 @@ def test_a_new_artifact_version_gates_again_and_the_old_acceptance_is_kept() -> 
     async def main() -> None:
         first = Bench()
         old = await first.accept()
-        await first.say("Book Porto", "booking.book", destination="Porto")
+        await first.book("Porto")
 
         later = Bench(TERMS_2026_09, after=first)  # the same records, new terms published
-        refused = await later.say("Book Lisbon", "booking.book", destination="Lisbon")
+        refused = await later.book("Lisbon")
         assert refused.results["a1"].code == "consent_required" and refused.commands == ()
         assert "Terms of travel version 2026-09" in words(refused)
         assert (await later.state(old))["status"] == "accepted"  # kept, for its own version
 
         new = await later.accept()
         assert new != old and (await later.state(new))["version"] == "2026-09"
-        booked = await later.say("Book Lisbon", "booking.book", destination="Lisbon")
+        booked = await later.book("Lisbon")
         ((_, booking),) = booked.commands
         assert (await later.state(booking))["terms"] == terms_key(TERMS_2026_09)
 
@@ -141,7 +141,7 @@ def test_retention_expiry_is_an_explicit_status_and_the_record_stays() -> None:
         types = [e.type for e in await bench.store.case_events(acceptance)]
         assert types == ["terms.accepted", "terms.expired"]
 
-        refused = await bench.say("Book a trip to Porto", "booking.book", destination="Porto")
+        refused = await bench.book("Porto")
         assert refused.results["a1"].code == "consent_required"
         again = await bench.accept()  # accepting again makes a new record
         assert again != acceptance
@@ -181,7 +181,7 @@ def test_withdrawing_shuts_the_gate() -> None:
         done = await bench.click(card.id, "confirm", 1)
         assert done.commands == (("terms.withdraw", acceptance),)
         assert (await bench.state(acceptance))["status"] == "withdrawn"
-        refused = await bench.say("Book a trip to Porto", "booking.book", destination="Porto")
+        refused = await bench.book("Porto")
         assert refused.results["a1"].code == "consent_required"
 
     anyio.run(main)
@@ -218,3 +218,21 @@ def test_an_artifact_needs_a_text_and_a_positive_retention() -> None:
         Artifact(name="Terms", version="1", text=" ", retention_days=30)
     with pytest.raises(ValueError):
         Artifact(name="Terms", version="1", text="x", retention_days=0)
+
+
+def test_a_text_changed_under_the_same_version_label_gates_again() -> None:
+    async def main() -> None:
+        first = Bench()
+        await first.accept()
+        edited = Artifact(
+            name=TERMS_2026_05.name,
+            version=TERMS_2026_05.version,
+            text=TERMS_2026_05.text + " Pets travel free.",
+            retention_days=TERMS_2026_05.retention_days,
+        )
+        assert edited.digest != TERMS_2026_05.digest
+        later = Bench(edited, after=first)
+        refused = await later.book("Porto")
+        assert refused.results["a1"].code == "consent_required" and refused.commands == ()
+
+    anyio.run(main)
