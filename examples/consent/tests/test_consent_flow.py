@@ -236,3 +236,21 @@ def test_a_text_changed_under_the_same_version_label_gates_again() -> None:
         assert refused.results["a1"].code == "consent_required" and refused.commands == ()
 
     anyio.run(main)
+
+
+def test_a_typed_yes_does_not_accept_only_the_click_does() -> None:
+    async def main() -> None:
+        from turnframe.core import CardAnswer, TurnInput, Understanding
+
+        bench = Bench()
+        asked = await bench.say("I accept the terms", "terms.accept")
+        (card,) = asked.interactions_created
+        answer = CardAnswer(id="ca1", interaction=card.id, option="confirm")
+        bench.script.push(lambda brief: Understanding(card_answers=(answer,)))
+        typed = await bench.runtime.run_turn(ACTOR, "c1", TurnInput(text="yes"))
+        assert typed.results["ca1"].code == "needs_click" and typed.commands == ()
+        assert await bench.store.list_cases(ACTOR.account) == []
+        clicked = await bench.click(card.id, "confirm", 0)
+        assert clicked.commands[0][0] == "terms.accept"
+
+    anyio.run(main)

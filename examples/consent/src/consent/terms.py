@@ -44,7 +44,7 @@ class TermsWorkflow(Workflow[Acceptance]):
             Accept,
             "Accept the published terms.",
             creates_case=True,
-            policy=confirm(RiskClass.REVERSIBLE),
+            policy=confirm(RiskClass.IRREVERSIBLE),
         ),
         Op(Withdraw, "Withdraw the acceptance of the terms.", policy=confirm(RiskClass.REVERSIBLE)),
     )
