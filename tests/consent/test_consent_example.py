@@ -43,6 +43,16 @@ def test_the_consent_scenarios_pass_with_app(store: str) -> None:
     assert "3 passed, 0 failed" in done.stdout
 
 
+def test_the_consent_scenarios_pass_on_postgres() -> None:
+    if not os.environ.get("TURNFRAME_TEST_POSTGRES_DSN"):
+        pytest.skip("set TURNFRAME_TEST_POSTGRES_DSN to run the consent scenarios on PostgreSQL")
+    done = _run(
+        "-m", "turnframe.cli", "scenario", "run", "--store", "postgres", "--app", APP, "scenarios"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed, 0 failed" in done.stdout
+
+
 def test_the_consent_app_explores_without_findings() -> None:
     done = _run("-m", "turnframe.cli", "explore", "--app", APP)
     assert done.returncode == 0, done.stdout + done.stderr
