@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from turnframe.cli.version import installed_version
 from turnframe.core.errors import TurnframeError
 
 __all__ = ["main"]
@@ -18,6 +19,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Turnframe: the model proposes meaning; deterministic code decides effects; "
         "committed events decide claims.",
     )
+    parser.add_argument("--version", action="version", version=f"turnframe {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser(
