@@ -68,6 +68,10 @@ def test_compare_exits_2_with_one_line_for_a_bad_file(
         ["--judge", "no-such-model:x"],
         ["--judge", "scripted-judge:/nonexistent/judge.yaml"],
         ["--out", "/"],
+        # An empty value is a mistake, never "no judge" or "no file".
+        ["--judge", ""],
+        ["--out", ""],
+        ["--html", ""],
         # Either the runner takes no reply writer, or the oracle writes no words.
         ["--reply-model", "same"],
     ],

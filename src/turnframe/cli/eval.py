@@ -115,21 +115,23 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     from turnframe.eval import run_eval
     from turnframe.eval.run import JudgeSetup
 
-    judge = JudgeSetup(args.judge, args.votes) if getattr(args, "judge", None) else None
+    spec = getattr(args, "judge", None)
+    # An empty spec is a mistake, not "no judge": it is refused like any unknown model.
+    judge = JudgeSetup(spec, args.votes) if spec is not None else None
     app = load_application(args.app) if getattr(args, "app", None) else None
     for target in (getattr(args, "out", None), getattr(args, "html", None)):
-        if target:
+        if target is not None:
             _check_writable(target)
     words = getattr(args, "reply_model", None)
     report = anyio.run(run_eval, args.path, args.model, args.effort, app, judge, words)
     data = report.to_json()
     # The table first: a file that cannot be written then loses nothing of the run.
     print(json.dumps(data) if args.json else report.table(), file=stream)
-    if getattr(args, "out", None):
+    if getattr(args, "out", None) is not None:
         from turnframe.eval.report import run_file_text
 
         _write(args.out, run_file_text(data))
-    if getattr(args, "html", None):
+    if getattr(args, "html", None) is not None:
         from turnframe.eval.report_html import render_html
 
         _write(args.html, render_html(data))
