@@ -144,3 +144,37 @@ def test_what_regressed_one_way_improved_the_other(
     worse = any(t.change == "regressed" for t in forward.tasks) or bool(forward.now_imperfect)
     worse = worse or pass_rate < 1.0 or bool(forward.judge_now_failing)
     assert forward.regressed == worse
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rename=st.lists(st.booleans(), min_size=1, max_size=40),
+    drop_a=st.booleans(),
+)
+def test_runs_that_share_no_message_are_refused_not_compared(
+    tmp_path_factory: pytest.TempPathFactory,
+    oracle_run: dict[str, Any],
+    rename: list[bool],
+    drop_a: bool,
+) -> None:
+    # B's cases renamed where ``rename`` says (cycling); A keeps its own. Two different
+    # sets (expenses against travel-pt) used to print "nothing regressed" and exit 0.
+    other = copy.deepcopy(oracle_run)
+    for i, case in enumerate(other["results"]):
+        if rename[i % len(rename)]:
+            case["key"] = "other_set.yaml#" + case["key"]
+    base = copy.deepcopy(oracle_run)
+    if drop_a:
+        base["results"] = []
+    tmp = tmp_path_factory.mktemp("runs")
+    a = read_run(_save(tmp, "a.json", base))
+    b = read_run(_save(tmp, "b.json", other))
+    shared = {c["key"] for c in base["results"]} & {c["key"] for c in other["results"]}
+    if shared:
+        assert compare_runs(a, b).removed == sorted(
+            {c["key"] for c in base["results"]} - shared,
+            key=[c["key"] for c in base["results"]].index,
+        )
+    else:
+        with pytest.raises(UsageError, match="share no message"):
+            compare_runs(a, b)

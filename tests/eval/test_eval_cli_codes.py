@@ -68,6 +68,10 @@ def test_compare_exits_2_with_one_line_for_a_bad_file(
         ["--judge", "no-such-model:x"],
         ["--judge", "scripted-judge:/nonexistent/judge.yaml"],
         ["--out", "/"],
+        # An empty value is a mistake, never "no judge" or "no file".
+        ["--judge", ""],
+        ["--out", ""],
+        ["--html", ""],
         # Either the runner takes no reply writer, or the oracle writes no words.
         ["--reply-model", "same"],
     ],
@@ -106,3 +110,16 @@ def test_run_exits_3_when_the_judge_is_unreachable(capsys: pytest.CaptureFixture
     data = json.loads(captured.out)
     assert data["judge"]["unreachable_replies"] == data["cases"]
     assert all(not v["valid"] for c in data["results"] for v in c["judge"]["votes"])
+
+
+@pytest.mark.parametrize("flag", ["--out", "--html"])
+def test_an_unwritable_output_path_is_refused_before_any_case_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    # The run would otherwise be made (model calls paid) and its file lost at the end.
+    target = tmp_path / "no-such-dir" / "run.json"
+    assert main(["eval", "run", str(SET_FILE), "--model", "oracle", flag, str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # no case ran: no table
+    assert err.startswith("error: cannot write ") and err.count("\n") == 1
+    assert not target.parent.exists()

@@ -6,6 +6,7 @@ docs/evals.md "The HTML report".
 from __future__ import annotations
 
 import copy
+import re
 from html.parser import HTMLParser
 from typing import Any
 
@@ -118,8 +119,10 @@ def test_a_hostile_message_cannot_add_markup(oracle_run: dict[str, Any], words: 
     # The same elements and attributes as a page of plain words: nothing was injected.
     assert parsed.tags == benign.tags
     assert [name for name, _ in parsed.attrs] == [name for name, _ in benign.attrs]
-    # And the words themselves are on the page, as text.
-    assert words in "".join(parsed.text)
+    # And the words themselves are on the page, as text (a control character, which
+    # HTML cannot carry, as U+FFFD).
+    shown = re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]", "\ufffd", words)
+    assert shown in "".join(parsed.text)
 
 
 def test_a_run_without_a_judge_still_shows_each_failing_message(

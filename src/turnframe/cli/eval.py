@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -114,19 +115,23 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     from turnframe.eval import run_eval
     from turnframe.eval.run import JudgeSetup
 
-    judge = JudgeSetup(args.judge, args.votes) if getattr(args, "judge", None) else None
+    spec = getattr(args, "judge", None)
+    # An empty spec is a mistake, not "no judge": it is refused like any unknown model.
+    judge = JudgeSetup(spec, args.votes) if spec is not None else None
     app = load_application(args.app) if getattr(args, "app", None) else None
     for target in (getattr(args, "out", None), getattr(args, "html", None)):
-        if target and Path(target).is_dir():
-            raise UsageError(f"{target} is a directory; name a file to write")
+        if target is not None:
+            _check_writable(target)
     words = getattr(args, "reply_model", None)
     report = anyio.run(run_eval, args.path, args.model, args.effort, app, judge, words)
     data = report.to_json()
     # The table first: a file that cannot be written then loses nothing of the run.
     print(json.dumps(data) if args.json else report.table(), file=stream)
-    if getattr(args, "out", None):
-        _write(args.out, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-    if getattr(args, "html", None):
+    if getattr(args, "out", None) is not None:
+        from turnframe.eval.report import run_file_text
+
+        _write(args.out, run_file_text(data))
+    if getattr(args, "html", None) is not None:
         from turnframe.eval.report_html import render_html
 
         _write(args.html, render_html(data))
@@ -154,6 +159,25 @@ def _compare(args: argparse.Namespace, stream: TextIO) -> int:
     else:
         print(comparison.table(), file=stream)
     return 1 if comparison.regressed else 0
+
+
+def _check_writable(target: str) -> None:
+    """Refuse, before any case runs, a ``--out``/``--html`` path that cannot be written.
+
+    A run may cost real model calls; finding out only after it that its file cannot be
+    written would lose the run file (docs/evals.md "Comparing two runs").
+
+    Raises:
+        UsageError: a directory, a missing parent directory, or one not writable.
+    """
+    path = Path(target)
+    parent = path.parent
+    if path.is_dir():
+        raise UsageError(f"{target} is a directory; name a file to write")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {target}: no directory {parent}")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"cannot write {target}: permission denied")
 
 
 def _write(path: str, text: str) -> None:

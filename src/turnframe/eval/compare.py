@@ -277,7 +277,18 @@ def _names(keys: list[str], limit: int = 6) -> str:
 
 
 def compare_runs(before: RunFile, after: RunFile) -> Comparison:
-    """Return what changed from run ``before`` (A) to run ``after`` (B)."""
+    """Return what changed from run ``before`` (A) to run ``after`` (B).
+
+    Raises:
+        UsageError: the runs share no message (``file#id``): runs of two different sets,
+            or an empty run, have nothing to compare, and their task scores would be
+            compared over different messages.
+    """
+    if not {c.key for c in before.results} & {c.key for c in after.results}:
+        raise UsageError(
+            "the two runs share no message (file#id): they are runs of different sets, "
+            "so there is nothing to compare"
+        )
 
     def head(run: RunFile) -> JSONObject:
         return {

@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from turnframe.core.errors import UsageError
-from turnframe.testing.bounded_yaml import load_yaml
+from turnframe.testing.bounded_yaml import load_yaml, yaml_error_line
 
-__all__ = ["LOCALE_PATTERN", "EvalAct", "EvalCase", "EvalFile", "load_set"]
+__all__ = ["LOCALE_PATTERN", "EvalAct", "EvalCase", "EvalFile", "first_problem", "load_set"]
 
 LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 """A locale tag as the applications declare them (``en``, ``pt-PT``): BCP 47's shape.
@@ -141,7 +141,7 @@ def _dates_as_words(value: Any) -> Any:
     return value
 
 
-def _first_problem(exc: ValidationError) -> str:
+def first_problem(exc: ValidationError) -> str:
     """Return the first problem of ``exc`` on one line: its YAML path and what is wrong.
 
     An unknown key is reported before anything else (a union reports one error per
@@ -172,9 +172,10 @@ def load_set(path: str | Path) -> list[tuple[Path, EvalFile]]:
             raw = _dates_as_words(load_yaml(file.read_text(encoding="utf-8")))
             data = EvalFile.model_validate(raw)
         except ValidationError as exc:
-            raise UsageError(f"{file}: {_first_problem(exc)}") from None
+            raise UsageError(f"{file}: {first_problem(exc)}") from None
         except Exception as exc:
-            raise UsageError(f"{file}: {exc}") from exc
+            # One line: PyYAML's own message spans several (docs/eval-sets.md).
+            raise UsageError(f"{file}: {yaml_error_line(exc)}") from exc
         for case in data.cases:
             if case.id in seen:
                 raise UsageError(

@@ -84,7 +84,7 @@ true or false, "reason": "..."}}}, one entry for every check of the checklist.
 
 JUDGE_PROMPT_ID = f"{JUDGE_TASK}@{hashlib.sha256(JUDGE_INSTRUCTIONS.encode()).hexdigest()[:12]}"
 
-_CHECK_ID = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_CHECK_ID = re.compile(r"[a-z][a-z0-9_]{0,39}")
 MAX_VOTES = 25
 """The most votes a run may ask for."""
 
@@ -177,7 +177,7 @@ def check_ids(case: EvalCase) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for check, statement in case.checks.items():
-        if not _CHECK_ID.match(check):
+        if not _CHECK_ID.fullmatch(check):
             raise UsageError(
                 f"case {case.id}: check id {check!r} is not lower-case words joined by _ "
                 "(at most 40 characters)"

@@ -8,6 +8,8 @@ See docs/evals.md "Reading the table" and docs/architecture.md "Evaluation".
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -16,10 +18,34 @@ from typing import Any
 from turnframe.core.ids import JSONObject
 from turnframe.eval.judge import JudgeResult
 
-__all__ = ["RUN_FORMAT", "TASKS", "CaseCost", "CaseResult", "EvalReport", "Score"]
+__all__ = [
+    "RUN_FORMAT",
+    "TASKS",
+    "CaseCost",
+    "CaseResult",
+    "EvalReport",
+    "Score",
+    "run_file_text",
+]
 
 RUN_FORMAT = "turnframe-eval-run/1"
 """The ``format`` of a run file; ``eval compare`` refuses any other."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def run_file_text(run: JSONObject) -> str:
+    """Return the run file's text for ``run`` (:meth:`EvalReport.to_json`): UTF-8-safe JSON.
+
+    Non-ASCII text stays as it is written, except a lone surrogate (a model may answer
+    the JSON escape of U+D800 alone, which UTF-8 cannot encode): it is written as its
+    JSON escape, so ``json.loads`` gives back exactly ``run`` (docs/evals.md "Comparing
+    two runs"). A surrogate in a Python ``str`` is always lone (a pair is one code
+    point), and JSON's structure is ASCII, so every one sits inside a string.
+    """
+    text = json.dumps(run, ensure_ascii=False, indent=1)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
 
 TASKS = (
     "segment",

@@ -15,6 +15,7 @@ forbids any.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
@@ -39,8 +40,13 @@ pre, .msg { white-space: pre-wrap; word-break: break-word; background: #f5f5f7;
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Control characters (but tab and line breaks) and lone surrogates: HTML cannot carry
+them and UTF-8 cannot encode a surrogate, so each is shown as U+FFFD."""
+
+
 def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
+    return escape(_UNSHOWABLE.sub("\ufffd", str(value)), quote=True)
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[Any]], numeric: int = 0) -> str:

@@ -16,9 +16,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from turnframe.core.errors import UsageError
 from turnframe.core.turn import Effort
-from turnframe.eval.dataset import EvalCase, EvalFile, load_set
+from turnframe.eval.dataset import EvalCase, EvalFile, first_problem, load_set
 from turnframe.eval.judge import JudgeSetup, check_ids, checklist, judge_reply, reply_view
 from turnframe.eval.models import provider_from_spec
 from turnframe.eval.oracle import OracleReading, oracle_provider
@@ -85,9 +87,12 @@ async def run_eval(
         report.reply_model = reply_model if isinstance(reply_model, str) else "provider"
     takes_app = "app" in inspect.signature(run_scenario).parameters
     files = load_set(path)
-    for _file, data in files:
+    for file, data in files:
         for case in data.cases:
-            check_ids(case)  # a bad per-case check stops the run before it starts
+            # A bad per-case check, or a value the scenario runner refuses (``today``, a
+            # result status, a ``before`` turn), stops the run before it starts.
+            check_ids(case)
+            _scenario(file, data, case, effort)
     for file, data in files:
         if app is not None and not takes_app and app.name != data.sample:
             raise UsageError(
@@ -113,28 +118,8 @@ async def _run_case(
     writer: ModelReplyWriter | None = None,
 ) -> None:
     reading = OracleReading(case)
-    turns: list[dict[str, Any]] = [
-        *case.before,
-        {"text": case.text, "understanding": "model", "effort": effort},
-    ]
-    expect: dict[str, Any] = {}
-    if case.results:
-        expect["results"] = case.results
-    if case.commands is not None:
-        expect["commands"] = case.commands
-    if expect:
-        turns[-1]["expect"] = expect
-    scenario = ScenarioModel.model_validate(
-        {
-            "name": case.id,
-            "sample": data.sample,
-            "today": data.today,
-            "actor": data.actor,
-            "locale": data.locale_of(case),
-            "records": data.records,
-            "turns": turns,
-        }
-    )
+    scenario = _scenario(file, data, case, effort)
+    turns = scenario.turns
     captured: dict[str, Any] = {}
 
     async def reader(run: Any, turn: TurnModel, brief: Brief) -> UnderstandingResult:
@@ -216,6 +201,40 @@ async def _run_case(
             judge=judged,
         )
     )
+
+
+def _scenario(file: Path, data: EvalFile, case: EvalCase, effort: str) -> ScenarioModel:
+    """Return the scenario one case runs as: its ``before`` turns, then its message.
+
+    Raises:
+        UsageError: one line naming ``file#id``, for a value the scenario format refuses
+            (docs/scenario-format.md).
+    """
+    turns: list[dict[str, Any]] = [
+        *case.before,
+        {"text": case.text, "understanding": "model", "effort": effort},
+    ]
+    expect: dict[str, Any] = {}
+    if case.results:
+        expect["results"] = case.results
+    if case.commands is not None:
+        expect["commands"] = case.commands
+    if expect:
+        turns[-1]["expect"] = expect
+    try:
+        return ScenarioModel.model_validate(
+            {
+                "name": case.id,
+                "sample": data.sample,
+                "today": data.today,
+                "actor": data.actor,
+                "locale": data.locale_of(case),
+                "records": data.records,
+                "turns": turns,
+            }
+        )
+    except ValidationError as exc:
+        raise UsageError(f"{file.name}#{case.id}: {first_problem(exc)}") from None
 
 
 def _evidence(

@@ -229,7 +229,11 @@ class HostileProvider(Provider):
             data = json.loads(request.messages[1].content)
         except (ValueError, IndexError):
             return answer
-        words = [w.split(":", 1)[1] for w in str(data.get("message", "")).split()]
+        if not isinstance(data, dict):
+            return answer
+        # The understanding tasks number their words (``n:word``); other tasks (the
+        # judge, the reply's words) carry plain text: a word without a colon is itself.
+        words = [w.split(":", 1)[-1] for w in str(data.get("message", "")).split()]
         rng = self.rng
         if request.task == "route" and isinstance(answer, dict):
             return self._route(request, data)

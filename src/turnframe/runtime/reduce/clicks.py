@@ -123,6 +123,10 @@ def reduce_card_answer(r: Reduction, item_id: str, interaction_id: str, option_i
         # The same answer twice is one answer; running it again would double its effect.
         record(r, item_id, ResultStatus.NO_CHANGE, code="duplicate_answer")
         return
+    if _refused_reviewer(r, card.spec, item_id):
+        # Someone who may not resolve the card at all is told so, as their click would
+        # be: "use the button" would send them to a button that refuses them (I17).
+        return
     if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
         # ADR 0006 / I17: inferred text never confirms a high-risk card or answers a review.
         record(
