@@ -230,3 +230,36 @@ def test_a_postgres_schema_before_migration_0006_still_reads() -> None:
         anyio.run(main)
     finally:
         anyio.run(drop_schema, dsn, schema)
+
+
+def test_a_version_mismatch_is_visible_in_the_turn_duration_error_type() -> None:
+    """docs/guides/canary-and-rollback.md "What to watch": ``error.type`` names it."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    from turnframe.telemetry.otel import OpenTelemetry
+
+    reader = InMemoryMetricReader()
+    telemetry = OpenTelemetry(meter_provider=MeterProvider(metric_readers=[reader]))
+
+    async def main() -> None:
+        dep = Deployment(InMemoryStore(), TripV3(), telemetry=telemetry)
+        await dep.seed()
+        dep.registry.routing = VersionRouting(stable={"trip": "trip/3"})
+        await dep.add_extra("c1")
+        dep.registry.routing = None
+        with pytest.raises(CaseVersionMismatch):
+            await dep.add_extra("c1")
+
+    anyio.run(main)
+    data = reader.get_metrics_data()
+    assert data is not None
+    errors = [
+        dict(point.attributes).get("error.type", "")
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "turnframe.turn.duration"
+        for point in metric.data.data_points
+    ]
+    assert any(str(e).endswith("CaseVersionMismatch") for e in errors), errors

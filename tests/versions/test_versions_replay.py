@@ -11,7 +11,7 @@ from versions_kit import Deployment, TripV2
 from turnframe.core.errors import RegistryError
 from turnframe.core.results import ResultStatus
 from turnframe.core.versions import VersionRouting
-from turnframe.runtime.replay import replay_reduction
+from turnframe.runtime.replay import reduction_input, replay_reduction
 from turnframe.store.memory import InMemoryStore
 
 
@@ -61,6 +61,11 @@ def test_a_turn_routed_to_v2_records_v2_and_replays_under_it() -> None:
         dep.registry.routing = None  # rolled back to v1: the record still replays under v2
         assert dep.registry.workflow("trip").version == "trip/1"
         assert replay_reduction(reduction, dep.registry)[0]
+        # The recorded input (what the shadow and the inspector read) projects each
+        # stored state with the recorded version too.
+        recorded = reduction_input(reduction["input"], dep.registry)
+        views = {case.workflow: snap.view.version for case, snap in recorded.snapshots.items()}
+        assert views["trip"] == "trip/2"
 
     anyio.run(main)
 

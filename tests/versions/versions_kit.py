@@ -55,13 +55,15 @@ class TripV3(TripWorkflow):
 class Deployment:
     """A travel runtime over ``store`` with demo records seeded into one account."""
 
-    def __init__(self, store: TurnStore, *extra: Any) -> None:
+    def __init__(self, store: TurnStore, *extra: Any, telemetry: Any = None) -> None:
         app = travel_application()
         for definition in extra:
             app.registry.register(definition)
         self.registry = app.registry
         self.script = ScriptedUnderstanding()
-        self.runtime = Runtime(app, store, self.script, clock=FixedClock(TODAY))
+        self.runtime = Runtime(
+            app, store, self.script, clock=FixedClock(TODAY), telemetry=telemetry
+        )
         self.store = store
         self.actor = Actor(account="acct", user="ana")
         self.refs: dict[str, CaseRef] = {}

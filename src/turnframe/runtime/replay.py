@@ -76,7 +76,7 @@ def reduction_record(
     of its id, and a click's card equal to a card on screen, are stored by id.
     ``versions`` (workflow name → the version the turn ran) is kept as
     ``input.versions``, so a replay reads the turn with the versions it ran under
-    (:func:`recorded_registry`; docs/guides/canary-and-rollback.md "Replay").
+    (:func:`recorded_registry`; docs/guides/canary-and-rollback.md "Replay under the recorded version").
     """
     understanding = to_json_value(inp.understanding)
     cards = _CARDS.dump_python(inp.cards_on_screen, mode="json")
