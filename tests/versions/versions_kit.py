@@ -78,6 +78,11 @@ class Deployment:
         self, conversation: str, operation: str, key: str = "T1", **args: str
     ) -> TurnResult:
         """Run a text turn in ``conversation`` proposing ``operation`` on record ``key``."""
+        self.push(operation, key, **args)
+        return await self.runtime.run_turn(self.actor, conversation, TurnInput(text=operation))
+
+    def push(self, operation: str, key: str, **args: str) -> None:
+        """Queue the scripted reading of one turn proposing ``operation`` on record ``key``."""
 
         def build(brief: Brief) -> Understanding:
             handle = self.runtime.handle_for(brief.turn_id, self.refs[key])
@@ -91,7 +96,6 @@ class Deployment:
             return Understanding(acts=(act,))
 
         self.script.push(build)
-        return await self.runtime.run_turn(self.actor, conversation, TurnInput(text=operation))
 
     async def add_extra(self, conversation: str, key: str = "T1") -> TurnResult:
         """Propose ``trip.add_extra`` (baggage, the company pays) on trip ``key``."""

@@ -41,6 +41,7 @@ __all__ = [
     "handle",
     "log",
     "rejected",
+    "routed",
     "with_status",
 ]
 
@@ -155,6 +156,25 @@ def for_conversation(parts: RuntimeParts, actor: Actor, conversation_id: str) ->
     """
     registry = parts.registry.for_turn(actor.account, conversation_id)
     return parts if registry is parts.registry else replace(parts, registry=registry)
+
+
+async def routed(parts: RuntimeParts, actor: Actor, turn_id: str) -> RuntimeParts:
+    """Return ``parts`` routed like the stored turn ``turn_id``'s conversation (recovery).
+
+    ``parts`` when no rollout is set (nothing read) or no such turn is stored (recovery
+    then reports it). Otherwise one more read of the turn record, to find its
+    conversation (docs/guides/canary-and-rollback.md "Routing a share or accounts").
+
+    Raises:
+        StoreError: the read failed.
+    """
+    routing = parts.registry.routing
+    if routing is None or not routing.rollouts:
+        return parts
+    record = await parts.store.get_turn(actor.account, turn_id)
+    if record is None:
+        record = await parts.store.get_turn(actor.account, turn_alias(actor.account, turn_id))
+    return parts if record is None else for_conversation(parts, actor, record.conversation_id)
 
 
 @lru_cache(maxsize=4096)
