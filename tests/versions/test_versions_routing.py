@@ -126,6 +126,9 @@ def test_registering_versions() -> None:
     assert registry.workflow("trip").version == "trip/1"
     with pytest.raises(RegistryError, match="pinned"):
         pinned.routing = None
+    with pytest.raises(RegistryError, match="pinned"):
+        pinned.register(TripV2())
+    assert registry.pinned({"trip": "trip/1"}) is registry  # nothing to pin: the registry
 
 
 def test_each_version_is_checked_when_registered() -> None:

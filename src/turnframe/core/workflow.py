@@ -659,6 +659,10 @@ class WorkflowRegistry:
     def register(self, definition: AnyWorkflow) -> None:
         """Register ``definition``.
 
+        A definition whose ``name`` is registered already, with another ``version``,
+        is registered as one more version of that workflow (the live version stays;
+        docs/guides/canary-and-rollback.md "Registering versions").
+
         Checks each operation's declared policy against the risk rule (I17): a
         monetary, destructive, irreversible or unknown operation needs a confirmation
         unless a monetary or destructive one states an explicit ``opt_out``. And every
@@ -673,13 +677,17 @@ class WorkflowRegistry:
 
         Raises:
             RiskPolicyError: when an operation's declared policy breaks the risk rule.
-            RegistryError: when a required member is missing or malformed, the
-                operations are inconsistent, the hook reports a problem, its name or
-                one of its operation keys is taken, a
-                declared locale lacks an operation's summary or an argument's label, or
-                an operation declares a ``PART`` argument the workflow cannot resolve
-                (no ``find_parts`` hook).
+            RegistryError: on a pinned registry (:meth:`pinned`); when a required
+                member is missing or malformed, the operations are inconsistent, the
+                hook reports a problem, its version is registered already, one of its
+                operation keys is another workflow's, a declared locale lacks an
+                operation's summary or an argument's label, or an operation declares a
+                ``PART`` argument the workflow cannot resolve (no ``find_parts`` hook).
         """
+        if self._pinned:
+            raise RegistryError(
+                "a pinned registry (one turn's) registers nothing; register on its source"
+            )
         problems = member_problems(definition)
         if not problems:
             problems = operation_problems(definition.name, definition.operations())
