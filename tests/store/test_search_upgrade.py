@@ -74,6 +74,7 @@ def test_sqlite_database_of_schema_1_is_upgraded(tmp_path: Path) -> None:
     conn.executescript(
         "DROP TABLE case_terms; DROP TABLE case_search;"
         " DROP INDEX cases_by_account_workflow; ALTER TABLE replays DROP COLUMN outcome;"
+        " ALTER TABLE cases DROP COLUMN workflow_version;"
         " DELETE FROM schema_version; INSERT INTO schema_version VALUES (1);"
     )
     conn.close()
@@ -149,6 +150,7 @@ def test_sqlite_indexed_database_of_schema_3_is_upgraded(tmp_path: Path) -> None
     conn.executemany(
         "INSERT INTO case_search (pos, account, workflow, text) VALUES (?, ?, ?, ?)", rows
     )
+    conn.execute("ALTER TABLE cases DROP COLUMN workflow_version")  # version 6's
     conn.executescript("DELETE FROM schema_version; INSERT INTO schema_version VALUES (3);")
     conn.commit()
     conn.close()

@@ -120,6 +120,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     anyio.run(fresh)
     with sqlite3.connect(path) as conn:  # take the file back to version 1
         conn.execute("ALTER TABLE replays DROP COLUMN outcome")
+        conn.execute("ALTER TABLE cases DROP COLUMN workflow_version")  # version 6's
         conn.execute("DELETE FROM schema_version")
         conn.execute("INSERT INTO schema_version (version) VALUES (1)")
         conn.execute(

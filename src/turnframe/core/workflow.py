@@ -38,6 +38,7 @@ from turnframe.core.registration import (
     member_problems,
     operation_problems,
 )
+from turnframe.core.versions import VersionRouting
 from turnframe.core.view import Obligation, WorkflowView
 
 __all__ = [
@@ -635,20 +636,32 @@ def _check_locale(op: OperationSpec, locale: str) -> None:
 
 
 class WorkflowRegistry:
-    """Holds several workflows by name; operation keys are global and unique.
+    """Holds several workflows by name, each in one or more versions; operation keys are global.
+
+    An operation key belongs to one workflow (every version of it may declare it). The
+    version :meth:`workflow` gives is the *live* one: the first registered, unless
+    :attr:`routing` names another stable version or :meth:`for_turn` /
+    :meth:`pinned` chose one (docs/guides/canary-and-rollback.md).
 
     Raises:
-        RegistryError: on a duplicate workflow or operation, or an unknown name.
+        RegistryError: on a duplicate workflow version or operation, or an unknown name.
     """
 
     def __init__(self, definitions: Sequence[AnyWorkflow] = ()) -> None:
         self._workflows: dict[str, ErasedWorkflow] = {}
         self._operations: dict[str, OperationSpec] = {}
+        self._versions: dict[str, dict[str, ErasedWorkflow]] = {}
+        self._routing: VersionRouting | None = None
+        self._pinned = False
         for definition in definitions:
             self.register(definition)
 
     def register(self, definition: AnyWorkflow) -> None:
         """Register ``definition``.
+
+        A definition whose ``name`` is registered already, with another ``version``,
+        is registered as one more version of that workflow (the live version stays;
+        docs/guides/canary-and-rollback.md "Registering versions").
 
         Checks each operation's declared policy against the risk rule (I17): a
         monetary, destructive, irreversible or unknown operation needs a confirmation
@@ -664,23 +677,36 @@ class WorkflowRegistry:
 
         Raises:
             RiskPolicyError: when an operation's declared policy breaks the risk rule.
-            RegistryError: when a required member is missing or malformed, the
-                operations are inconsistent, the hook reports a problem, its name or
-                one of its operation keys is taken, a
-                declared locale lacks an operation's summary or an argument's label, or
-                an operation declares a ``PART`` argument the workflow cannot resolve
-                (no ``find_parts`` hook).
+            RegistryError: on a pinned registry (:meth:`pinned`); when a required
+                member is missing or malformed, the operations are inconsistent, the
+                hook reports a problem, its version is registered already, one of its
+                operation keys is another workflow's, a declared locale lacks an
+                operation's summary or an argument's label, or an operation declares a
+                ``PART`` argument the workflow cannot resolve (no ``find_parts`` hook).
         """
+        if self._pinned:
+            raise RegistryError(
+                "a pinned registry (one turn's) registers nothing; register on its source"
+            )
         problems = member_problems(definition)
         if not problems:
             problems = operation_problems(definition.name, definition.operations())
         if problems:
             raise RegistryError("\n".join(problems))
         erased = ErasedWorkflow(definition)
-        if erased.name in self._workflows:
-            raise RegistryError(f"workflow {erased.name!r} is already registered")
+        family = self._versions.get(erased.name, {})
+        if erased.version in family:
+            raise RegistryError(
+                f"workflow {erased.name!r} version {erased.version!r} is already registered"
+            )
+        owners = {
+            op.key: name
+            for name, versions in self._versions.items()
+            for version in versions.values()
+            for op in version.operations()
+        }
         for op in erased.operations():
-            if op.key in self._operations:
+            if op.key in owners and (not family or owners[op.key] != erased.name):
                 raise RegistryError(f"operation {op.key!r} is already registered")
             if op.workflow != erased.name:
                 raise RegistryError(f"operation {op.key!r} names workflow {op.workflow!r}")
@@ -700,6 +726,9 @@ class WorkflowRegistry:
         problems = hook_problems(definition, erased.locales)
         if problems:
             raise RegistryError("\n".join(problems))
+        self._versions.setdefault(erased.name, {})[erased.version] = erased
+        if family:
+            return  # another version of a registered workflow: the live one stays
         self._workflows[erased.name] = erased
         for op in erased.operations():
             self._operations[op.key] = op
@@ -717,7 +746,7 @@ class WorkflowRegistry:
         """
         problems: list[str] = []
         wanted = tuple(locales)
-        for erased in self._workflows.values():
+        for erased in (e for family in self._versions.values() for e in family.values()):
             for locale in wanted:
                 for op in erased.operations():
                     try:
@@ -735,25 +764,107 @@ class WorkflowRegistry:
                 problems.extend(hook_problems(erased.raw, wanted))
         problems.extend(
             application_problems(
-                ((e.name, e.operations()) for e in self._workflows.values()), self._workflows
+                ((e.name, e.operations()) for f in self._versions.values() for e in f.values()),
+                self._workflows,
             )
         )
         if problems:
             raise RegistryError("\n".join(problems))
 
-    def workflow(self, name: str) -> ErasedWorkflow:
-        """Return the workflow ``name``.
+    def workflow(self, name: str, version: str | None = None) -> ErasedWorkflow:
+        """Return the live version of workflow ``name``, or its ``version``.
 
         Raises:
-            RegistryError: when no workflow has that name.
+            RegistryError: when no workflow has that name, or it has no such version.
         """
         try:
-            return self._workflows[name]
+            if version is None:
+                return self._workflows[name]
+            return self._versions[name][version]
         except KeyError:
+            if name in self._workflows:
+                raise RegistryError(
+                    f"workflow {name!r} has no version {version!r} (registered: "
+                    f"{', '.join(self._versions[name])})"
+                ) from None
             raise RegistryError(f"no workflow named {name!r}") from None
 
+    def versions(self, name: str) -> tuple[str, ...]:
+        """Return the registered versions of ``name``, in registration order (``()``: unknown)."""
+        return tuple(self._versions.get(name, ()))
+
+    def live_versions(self) -> dict[str, str]:
+        """Return workflow name → the version :meth:`workflow` gives (what a turn records)."""
+        return {name: erased.version for name, erased in self._workflows.items()}
+
+    @property
+    def routing(self) -> VersionRouting | None:
+        """The deployment's routing rule, or ``None``: every turn runs the stable versions.
+
+        Setting it is how a canary starts and how it is rolled back (share 0, or a rule
+        with no rollout); no case changes. Setting it on a pinned registry is refused.
+
+        Raises:
+            RegistryError: the rule names a version that is not registered.
+        """
+        return self._routing
+
+    @routing.setter
+    def routing(self, rule: VersionRouting | None) -> None:
+        if self._pinned:
+            raise RegistryError("a pinned registry (one turn's) has no routing of its own")
+        problems = [] if rule is None else rule.problems(self._family_versions())
+        if problems:
+            raise RegistryError("; ".join(problems))
+        self._routing = rule
+        stable = {} if rule is None else rule.stable
+        for name, family in self._versions.items():
+            self._workflows[name] = family.get(stable.get(name, ""), next(iter(family.values())))
+        self._operations = self._operations_of(self._workflows)
+
+    def for_turn(self, account: str, conversation_id: str) -> WorkflowRegistry:
+        """Return the registry one turn of ``account``'s ``conversation_id`` runs with.
+
+        ``self`` when no rollout is set (no cost per turn); else :meth:`pinned` to the
+        versions :meth:`VersionRouting.choose` gives (sticky per conversation).
+        """
+        rule = self._routing
+        if rule is None or not rule.rollouts:
+            return self
+        return self.pinned(rule.choose(self.live_versions(), account, conversation_id))
+
+    def pinned(self, versions: Mapping[str, str]) -> WorkflowRegistry:
+        """Return a view of this registry whose live versions are ``versions``.
+
+        A workflow ``versions`` does not name keeps its live version. The view shares the
+        checked workflows (nothing is registered again) and cannot register more.
+
+        Raises:
+            RegistryError: ``versions`` names an unknown workflow or version.
+        """
+        chosen = dict(self._workflows)
+        for name, version in versions.items():
+            chosen[name] = self.workflow(name, version)
+        if all(chosen[n] is self._workflows[n] for n in chosen):
+            return self
+        view = WorkflowRegistry.__new__(WorkflowRegistry)
+        view._workflows = chosen
+        view._versions = self._versions
+        view._operations = self._operations_of(chosen)
+        view._routing = None
+        view._pinned = True
+        return view
+
+    def _family_versions(self) -> dict[str, tuple[str, ...]]:
+        return {name: tuple(family) for name, family in self._versions.items()}
+
+    @staticmethod
+    def _operations_of(live: Mapping[str, ErasedWorkflow]) -> dict[str, OperationSpec]:
+        """Return the operation specs of the ``live`` versions (a key only another has: absent)."""
+        return {op.key: op for erased in live.values() for op in erased.operations()}
+
     def operation(self, key: str) -> OperationSpec | None:
-        """Return the operation spec for ``key``, or ``None`` when no workflow registers it."""
+        """Return the live operation spec for ``key``, or ``None`` when no live version has it."""
         return self._operations.get(key)
 
     def names(self) -> tuple[str, ...]:

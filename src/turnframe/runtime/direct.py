@@ -16,6 +16,7 @@ from turnframe.core.events import EventDraft
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.workflow import Execution
 from turnframe.runtime.parts import RuntimeParts
+from turnframe.runtime.snapshots import row_state
 from turnframe.store.base import CommitRequest, CommitResult
 
 __all__ = ["external_update", "seed"]
@@ -47,6 +48,7 @@ async def seed(
         turn_id="",
         operations=("seed",),
         search_text=erased.definition.search_text(typed),
+        workflow_version=erased.version,
     )
     await _commit(parts, request)
     return case
@@ -81,7 +83,7 @@ async def external_update(
             raise UsageError(f"no case {case} for this account")
         row = own
     erased = parts.registry.workflow(case.workflow)
-    execution = transition(erased.typed(row.state))
+    execution = transition(row_state(parts.registry, case, row))
     request = CommitRequest(
         account=account,
         case=case,
@@ -101,6 +103,7 @@ async def external_update(
         search_text=None
         if execution.state is None
         else erased.definition.search_text(execution.state),
+        workflow_version=erased.version,
     )
     return await _commit(parts, request)
 

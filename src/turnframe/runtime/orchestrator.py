@@ -25,7 +25,7 @@ from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics, tee
-from turnframe.runtime.parts import RuntimeParts, handle
+from turnframe.runtime.parts import RuntimeParts, for_conversation, handle, routed
 from turnframe.runtime.ports import Clock, IdSource, RandomIds, SystemClock
 from turnframe.runtime.turn import TurnResult
 from turnframe.store.base import CommitResult, TurnStore
@@ -260,7 +260,7 @@ class Runtime:
             turn_id=turn_id or self.ids.new_id("turn"),
             given_by_caller=turn_id is not None,
         )
-        return await pipeline.run_turn(parts, request)
+        return await pipeline.run_turn(for_conversation(parts, actor, conversation_id), request)
 
     async def stream_turn(
         self,
@@ -334,7 +334,7 @@ class Runtime:
             UnknownTurn: no such turn for this account.
             TurnInterrupted: a store boundary failed again.
         """
-        return await pipeline.recover(self._parts(), actor, turn_id)
+        return await pipeline.recover(await routed(self._parts(), actor, turn_id), actor, turn_id)
 
     async def reload(
         self, account: str, conversation_id: str

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from turnframe.core.canonical import digest
-from turnframe.core.ids import CaseRef
+from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.turn import TurnEvent
@@ -26,7 +26,7 @@ from turnframe.runtime.app import Application, NarrationConfig
 from turnframe.runtime.metrics import Metrics
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
-from turnframe.runtime.snapshots import row_of
+from turnframe.runtime.snapshots import row_of, row_state
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.telemetry import NO_TELEMETRY, Telemetry
 from turnframe.understand.base import Understander
@@ -37,9 +37,11 @@ __all__ = [
     "STANDING",
     "WAITING",
     "RuntimeParts",
+    "for_conversation",
     "handle",
     "log",
     "rejected",
+    "routed",
     "with_status",
 ]
 
@@ -129,7 +131,7 @@ class RuntimeParts:
             RegistryError: ``case`` names an unknown workflow.
         """
         row = await self.load_row(case)
-        typed = self.registry.workflow(case.workflow).typed(row.state if row else None)
+        typed = row_state(self.registry, case, row)
         return self.snapshot_of(case, row, typed, today, locale)
 
     def snapshot_of(
@@ -145,6 +147,34 @@ class RuntimeParts:
             view=definition.project(typed, today),
             label=definition.candidate_label(case, typed, locale),
         )
+
+
+def for_conversation(parts: RuntimeParts, actor: Actor, conversation_id: str) -> RuntimeParts:
+    """Return ``parts`` with the registry this turn runs: its routed workflow versions.
+
+    ``parts`` itself when the registry routes no rollout (docs/guides/canary-and-rollback.md).
+    """
+    registry = parts.registry.for_turn(actor.account, conversation_id)
+    return parts if registry is parts.registry else replace(parts, registry=registry)
+
+
+async def routed(parts: RuntimeParts, actor: Actor, turn_id: str) -> RuntimeParts:
+    """Return ``parts`` routed like the stored turn ``turn_id``'s conversation (recovery).
+
+    ``parts`` when no rollout is set (nothing read) or no such turn is stored (recovery
+    then reports it). Otherwise one more read of the turn record, to find its
+    conversation (docs/guides/canary-and-rollback.md "Routing a share or accounts").
+
+    Raises:
+        StoreError: the read failed.
+    """
+    routing = parts.registry.routing
+    if routing is None or not routing.rollouts:
+        return parts
+    record = await parts.store.get_turn(actor.account, turn_id)
+    if record is None:
+        record = await parts.store.get_turn(actor.account, turn_alias(actor.account, turn_id))
+    return parts if record is None else for_conversation(parts, actor, record.conversation_id)
 
 
 @lru_cache(maxsize=4096)

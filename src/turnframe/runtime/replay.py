@@ -16,6 +16,7 @@ string is a reference, an object the value), so records written before keep read
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "recorded_seen",
     "recorded_understanding",
     "reduction_input",
+    "recorded_registry",
     "reduction_record",
     "replay_reduction",
 ]
@@ -64,12 +66,17 @@ def plan_json(plan: Plan) -> JSONValue:
     return to_json_value(plan)
 
 
-def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
+def reduction_record(
+    inp: ReductionInput, plan: Plan, versions: Mapping[str, str] | None = None
+) -> JSONObject:
     """Return the reducer's input and the plan it returned, as JSON for the replay record.
 
     Each value once: ``input.understanding`` is the canonical JSON of the understanding
     (what the record's top level held before); an act equal to the understanding's act
     of its id, and a click's card equal to a card on screen, are stored by id.
+    ``versions`` (workflow name → the version the turn ran) is kept as
+    ``input.versions``, so a replay reads the turn with the versions it ran under
+    (:func:`recorded_registry`; docs/guides/canary-and-rollback.md "Replay under the recorded version").
     """
     understanding = to_json_value(inp.understanding)
     cards = _CARDS.dump_python(inp.cards_on_screen, mode="json")
@@ -97,7 +104,28 @@ def reduction_record(inp: ReductionInput, plan: Plan) -> JSONObject:
         },
         "plan": plan_json(plan),
     }
+    if versions:
+        recorded = record["input"]
+        assert isinstance(recorded, dict)
+        recorded["versions"] = dict(versions)
     return record
+
+
+def recorded_registry(data: Any, registry: WorkflowRegistry) -> WorkflowRegistry:
+    """Return ``registry`` pinned to the versions a reduction input recorded.
+
+    ``data`` is a record's ``input``. A record with no ``versions`` (written before
+    versions were recorded) reads with the registry's live versions.
+
+    Raises:
+        RegistryError: a recorded version is no longer registered (the replay would
+            not be the turn's; register that version again to replay it).
+    """
+    versions = data.get("versions") if isinstance(data, Mapping) else None
+    if not versions:
+        return registry
+    known = {str(k): str(v) for k, v in versions.items() if k in registry.names()}
+    return registry.pinned(known)
 
 
 def _acts_json(acts: tuple[ActInput, ...], understanding: Understanding) -> list[JSONValue]:
@@ -201,6 +229,7 @@ def reduction_input(data: Any, registry: WorkflowRegistry) -> ReductionInput:
             on screen.
         RegistryError: when a recorded case's workflow is not registered.
     """
+    registry = recorded_registry(data, registry)
     data = _expanded(data)
     today = date.fromisoformat(str(data["today"]))
     locale = str(data["locale"])
@@ -239,6 +268,7 @@ def replay_reduction(record: Any, registry: WorkflowRegistry) -> tuple[bool, JSO
     Raises:
         KeyError: when the record holds no reduction.
     """
+    registry = recorded_registry(record["input"], registry)
     plan = reduce_turn(reduction_input(record["input"], registry), registry)
     again = plan_json(plan)
     return again == record["plan"], again

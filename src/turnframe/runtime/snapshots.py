@@ -19,12 +19,13 @@ from typing import Any
 
 from turnframe.core.ids import CaseRef
 from turnframe.core.ports import LoadedCase, WorkflowExecutor
+from turnframe.core.versions import read_state
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.store.search import fold
 
-__all__ = ["SnapshotReads", "TurnSnapshots", "row_of", "snapshot_of"]
+__all__ = ["SnapshotReads", "TurnSnapshots", "row_of", "row_state", "snapshot_of"]
 
 
 def row_of(loaded: LoadedCase) -> CaseRow | None:
@@ -36,6 +37,20 @@ def row_of(loaded: LoadedCase) -> CaseRow | None:
     if loaded.state is None:
         return None
     return CaseRow(case=loaded.case, account="", state=loaded.state, revision=loaded.revision)
+
+
+def row_state(registry: WorkflowRegistry, case: CaseRef, row: CaseRow | None) -> Any:
+    """Return ``row``'s state typed by the live version of ``case``'s workflow.
+
+    Raises:
+        CaseVersionMismatch: the state does not load and another version wrote it
+            (docs/guides/canary-and-rollback.md "What a case remembers").
+        DomainError: the state does not load (no other version wrote it).
+    """
+    if row is None:
+        return None
+    erased = registry.workflow(case.workflow)
+    return read_state(erased, str(case), row.state, row.workflow_version)
 
 
 def snapshot_of(
@@ -57,7 +72,7 @@ def snapshot_of(
     """
     erased = registry.workflow(case.workflow)
     if typed is None:
-        typed = erased.typed(row.state if row else None)
+        typed = row_state(registry, case, row)
     definition = erased.definition
     return CaseSnapshot(
         case=case,

@@ -57,7 +57,7 @@ again at every call (~10 µs each)."""
 CHUNK = 500  # bound on "?" parameters per IN (…) list
 
 EVENT_COLS = "id, workflow, case_id, revision, type, data, operation, turn_id, idempotency_key"
-CASE_COLS = "workflow, case_id, account, state, revision"
+CASE_COLS = "workflow, case_id, account, state, revision, workflow_version"
 OUTBOX_COLS = "id, workflow, case_id, topic, payload, status"
 
 
@@ -77,7 +77,13 @@ def _event(row: Any) -> DomainEvent:
 
 def _case(row: Any) -> CaseRow:
     state = codec.loads(row[3])
-    return CaseRow(case=CaseRef(row[0], row[1]), account=row[2], state=state, revision=row[4])
+    return CaseRow(
+        case=CaseRef(row[0], row[1]),
+        account=row[2],
+        state=state,
+        revision=row[4],
+        workflow_version=row[5],
+    )
 
 
 def _message(row: Any) -> OutboxMessage:
@@ -364,17 +370,17 @@ def _write_case(
     if expected == 0:
         try:
             cur = conn.execute(
-                f"INSERT INTO cases ({CASE_COLS}) VALUES (?, ?, ?, ?, 1)",
-                (*_case_key(case), request.account, state_text),
+                f"INSERT INTO cases ({CASE_COLS}) VALUES (?, ?, ?, ?, 1, ?)",
+                (*_case_key(case), request.account, state_text, request.workflow_version),
             )
             return 1, cur.lastrowid
         except sqlite3.IntegrityError:
             pass  # it exists: report below
     else:
         cur = conn.execute(
-            "UPDATE cases SET state = ?, revision = revision + 1"
+            "UPDATE cases SET state = ?, revision = revision + 1, workflow_version = ?"
             " WHERE workflow = ? AND case_id = ? AND revision = ? AND account = ?",
-            (state_text, *_case_key(case), expected, request.account),
+            (state_text, request.workflow_version, *_case_key(case), expected, request.account),
         )
         if cur.rowcount == 1:
             return expected + 1, None

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 5
-"""The version this release writes and reads (5: the postings a case keeps past its
+SCHEMA_VERSION = 6
+"""The version this release writes and reads (6: the workflow version that last wrote
+each case, docs/guides/canary-and-rollback.md; 5: the postings a case keeps past its
 text, 4: the cases' change positions, 3: the
 word-search index, both :mod:`turnframe.store._sqlite_search`; version 2 is the
 ``writes`` change)."""
@@ -68,6 +69,7 @@ CREATE TABLE IF NOT EXISTS cases (
     account TEXT NOT NULL,
     state TEXT NOT NULL,
     revision INTEGER NOT NULL CHECK (revision >= 1),
+    workflow_version TEXT,
     UNIQUE (workflow, case_id)
 );
 CREATE INDEX IF NOT EXISTS cases_by_account ON cases (account, pos);
@@ -142,6 +144,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # version 5: the terms still posted for a case that its text no longer holds (kept
     # so a commit that changes words writes fewer index pages; _sqlite_search).
     5: ("ALTER TABLE case_search ADD COLUMN stale TEXT NOT NULL DEFAULT ''",),
+    # version 6: the workflow version whose commit wrote each case (NULL for a case
+    # written before: it reads as "not recorded", docs/guides/canary-and-rollback.md).
+    6: ("ALTER TABLE cases ADD COLUMN workflow_version TEXT",),
 }
 """Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
 

@@ -115,7 +115,7 @@ _NEXT_CHANGE = "(SELECT COALESCE(MAX(changed), 0) + 1 FROM case_search WHERE acc
 STALE_TERMS = 64
 """The most postings a case keeps for terms its text no longer holds (module docstring)."""
 
-_COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision"
+_COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision, c.workflow_version"
 CHUNK = 400  # case ids per IN (VALUES …) list (two parameters each)
 
 
@@ -213,7 +213,11 @@ def write_search_row(
 
 def _row(row: Any) -> CaseRow:
     return CaseRow(
-        case=CaseRef(row[1], row[2]), account=row[3], state=codec.loads(row[4]), revision=row[5]
+        case=CaseRef(row[1], row[2]),
+        account=row[3],
+        state=codec.loads(row[4]),
+        revision=row[5],
+        workflow_version=row[6],
     )
 
 
@@ -225,7 +229,7 @@ def _cut(rows: list[Any], limit: int, texts: bool = False) -> CasePage:
         more=len(rows) > limit,
         cursor=str(page[-1][0]) if page else None,
         cursors=tuple(str(r[0]) for r in page),
-        texts=tuple(r[6] for r in page) if texts else (),
+        texts=tuple(r[7] for r in page) if texts else (),
     )
 
 

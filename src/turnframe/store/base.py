@@ -77,12 +77,17 @@ class CaseRow:
         account: the owning account.
         state: the JSON state.
         revision: the revision (≥ 1 once created).
+        workflow_version: the version of the workflow whose commit wrote ``state``
+            (:attr:`CommitRequest.workflow_version`); ``None`` for a row written
+            without one (a database from before versions, an adopter's row)
+            (docs/guides/canary-and-rollback.md "What a case remembers").
     """
 
     case: CaseRef
     account: str
     state: JSONObject
     revision: int
+    workflow_version: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +156,9 @@ class CommitRequest:
             the committer; the case is then left out of :meth:`TurnStore.find_cases`
             and listed by :meth:`TurnStore.unindexed_cases` until
             :meth:`TurnStore.index_case` indexes it.
+        workflow_version: the version of the workflow that made ``state`` (the turn's
+            live version); the store keeps it on the case row, replacing the previous
+            one (``None``: not known; stored as ``None``).
     """
 
     account: str
@@ -166,6 +174,7 @@ class CommitRequest:
     interaction: InteractionCas | None = None
     withdraw: tuple[InteractionCas, ...] = ()
     search_text: str | None = None
+    workflow_version: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -44,6 +44,7 @@ from turnframe.store._conformance_base import sample_blocks
 from turnframe.store._conformance_races import RaceTests
 from turnframe.store._conformance_search import SearchTests
 from turnframe.store._conformance_turn_writes import TurnWriteTests
+from turnframe.store._conformance_versions import VersionTests
 from turnframe.store.base import InteractionCas, TurnStore
 from turnframe.store.errors import (
     IdempotencyKeyReused,
@@ -56,7 +57,7 @@ from turnframe.store.errors import (
 __all__ = ["StoreConformance"]
 
 
-class StoreConformance(TurnWriteTests, RaceTests, SearchTests):
+class StoreConformance(TurnWriteTests, RaceTests, SearchTests, VersionTests):
     """Base class of the conformance suite; subclass it as ``Test<YourStore>``.
 
     Override :meth:`make_store` (abstract: return a fresh open store); optionally

@@ -464,7 +464,11 @@ class InMemoryStore:
             self._cases_by_account.setdefault(request.account, []).append(request.case)
             self._search.created(request.account, request.case)
         self._cases[request.case] = CaseRow(
-            case=request.case, account=request.account, state=state, revision=revision
+            case=request.case,
+            account=request.account,
+            state=state,
+            revision=revision,
+            workflow_version=request.workflow_version,
         )
         self._search.put(request.account, request.case, request.search_text)
         if cas is not None and card is not None:

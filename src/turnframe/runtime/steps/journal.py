@@ -133,6 +133,6 @@ def _prepared(parts: RuntimeParts, data: PlanInput) -> PreparedTurn:
         effort=turn.effort.value if turn.effort else None,
         record_args={a.act.id: dict(a.record_args) for a in data.acts if a.record_args},
         waiting=plan.waiting,
-        reduction=reduction_record(data.reduction, plan),
+        reduction=reduction_record(data.reduction, plan, parts.registry.live_versions()),
         seen=tuple((str(case), snap.revision) for case, snap in data.seen.items()),
     )

@@ -119,6 +119,7 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
             operations=tuple(e.operation for e in batch.envelopes),
             interaction=cas,
             search_text=search_text_of(transition),
+            workflow_version=parts.registry.workflow(batch.case.workflow).version,
         )
         batches.append(BatchRequest(request=request, act_ids=batch.act_ids))
     return Compiled(results=results, batches=tuple(batches))

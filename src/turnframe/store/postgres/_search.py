@@ -38,7 +38,7 @@ __all__ = [
     "search_params",
 ]
 
-_COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision"
+_COLS = "c.pos, c.workflow, c.case_id, c.account, c.state, c.revision, c.workflow_version"
 
 WRITE_SEARCH = """
 WITH c AS (
@@ -190,7 +190,8 @@ def find_each_sql(
     """Return one ``UNION ALL`` of :func:`find_sql`'s first-page walks, tagged by mention.
 
     ``seeks``: (mention number, key to seek, the mention's folded words); each row
-    comes back as ``(mention number, pos, workflow, case_id, account, state, revision)``.
+    comes back as ``(mention number, pos, workflow, case_id, account, state, revision,
+    workflow_version)``.
     """
     branches: list[str] = []
     params: list[Any] = []
@@ -209,9 +210,13 @@ def find_each_sql(
 
 
 def row_of(row: Any) -> CaseRow:
-    """Return a ``CaseRow`` from a ``(pos, workflow, case_id, account, state, revision)`` row."""
+    """Return a ``CaseRow`` from a row of ``_COLS`` (``pos`` first, ``workflow_version`` last)."""
     return CaseRow(
-        case=CaseRef(row[1], row[2]), account=row[3], state=codec.loads(row[4]), revision=row[5]
+        case=CaseRef(row[1], row[2]),
+        account=row[3],
+        state=codec.loads(row[4]),
+        revision=row[5],
+        workflow_version=row[6],
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 TURN_COLS = "turn_id, account, conversation_id, seq, phase, input, data, attempts"
 CARD_COLS = "id, account, conversation_id, turn_id, spec, payload_hash, status, resolution, seq"
 EVENT_COLS = "id, workflow, case_id, revision, type, data, operation, turn_id, idempotency_key"
-CASE_COLS = "workflow, case_id, account, state, revision"
+CASE_COLS = "workflow, case_id, account, state, revision, workflow_version"
 OUTBOX_COLS = "id, workflow, case_id, topic, payload, status"
 
 # conversations ----------------------------------------------------------------------
@@ -125,10 +125,11 @@ _IDS = (
 )
 CREATE_CASE = (
     f"INSERT INTO tf_case ({CASE_COLS}) VALUES (%(workflow)s, %(case_id)s, %(account)s,"
-    " %(state)s, 1) ON CONFLICT (workflow, case_id) DO NOTHING" + _IDS
+    " %(state)s, 1, %(version)s) ON CONFLICT (workflow, case_id) DO NOTHING" + _IDS
 )
 UPDATE_CASE = (
-    "UPDATE tf_case SET state = %(state)s, revision = revision + 1"
+    "UPDATE tf_case SET state = %(state)s, revision = revision + 1,"
+    " workflow_version = %(version)s"
     " WHERE workflow = %(workflow)s AND case_id = %(case_id)s AND account = %(account)s"
     " AND revision = %(expected)s" + _IDS
 )

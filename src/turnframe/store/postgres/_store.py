@@ -123,7 +123,11 @@ def _event(row: Sequence[Any]) -> DomainEvent:
 
 def _case(row: Sequence[Any]) -> CaseRow:
     return CaseRow(
-        case=CaseRef(row[0], row[1]), account=row[2], state=codec.loads(row[3]), revision=row[4]
+        case=CaseRef(row[0], row[1]),
+        account=row[2],
+        state=codec.loads(row[3]),
+        revision=row[4],
+        workflow_version=row[5],
     )
 
 
@@ -807,6 +811,7 @@ class PostgresStore:
             "case_id": case.case_id,
             "account": account,
             "state": state_text,
+            "version": request.workflow_version,
             "expected": request.expected_revision,
             "n_events": len(event_texts),
             "n_outbox": len(outbox_texts),

@@ -56,6 +56,8 @@ CREATE TABLE tf_case (
     account text NOT NULL,
     state text NOT NULL,
     revision integer NOT NULL CHECK (revision >= 1),
+    -- The workflow version whose commit wrote the state (migration 0006; NULL: not recorded).
+    workflow_version text,
     UNIQUE (workflow, case_id)
 );
 CREATE INDEX tf_case_by_account ON tf_case (account, pos);
