@@ -62,6 +62,7 @@ from turnframe.telemetry.base import (
 __all__ = [
     "CAPTURE_CONTENT_ENV",
     "CHAT",
+    "PROVIDER_NAMES",
     "SHUTDOWN_SECONDS",
     "OpenTelemetry",
     "check_otel_environment",
@@ -80,6 +81,15 @@ SHUTDOWN_SECONDS = 3.0
 
 SCOPE = "turnframe"
 """The instrumentation scope of every tracer and meter."""
+
+PROVIDER_NAMES: dict[str, str] = {
+    "gemini": gen_ai.GenAiProviderNameValues.GCP_GEMINI.value,
+    "bedrock": gen_ai.GenAiProviderNameValues.AWS_BEDROCK.value,
+    "azure-openai": gen_ai.GenAiProviderNameValues.AZURE_AI_OPENAI.value,
+}
+"""``gen_ai.provider.name`` of the adapters whose Turnframe name differs from the GenAI
+conventions' well-known value (``openai`` and ``anthropic`` are the same; a provider
+with no well-known value, ``scripted`` or ``ollama``, keeps its own name)."""
 
 _TURN_ID = "turnframe.turn.id"
 _STEP_NAMES: dict[str, str] = {}
@@ -320,10 +330,11 @@ class OpenTelemetry(Telemetry):
         self, *, provider: str, model: str, task: str, attempt: str
     ) -> AbstractContextManager[ModelCall]:
         """Open the GenAI client span ``chat <model>`` (docs/telemetry.md "Model calls")."""
+        name = PROVIDER_NAMES.get(provider, provider)
         attrs: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: CHAT,
-            gen_ai.GEN_AI_SYSTEM: provider,
-            gen_ai.GEN_AI_PROVIDER_NAME: provider,
+            gen_ai.GEN_AI_SYSTEM: name,
+            gen_ai.GEN_AI_PROVIDER_NAME: name,
             gen_ai.GEN_AI_REQUEST_MODEL: model,
             "turnframe.task": task,
             "turnframe.task.attempt": attempt,
