@@ -79,6 +79,9 @@ CHAT = "chat"
 SHUTDOWN_SECONDS = 3.0
 """How long :meth:`OpenTelemetry.shutdown` waits for the exporters to flush, at most."""
 
+_ABORT_SECONDS = 1.0
+"""How long shutdown waits for the export threads once their exporters are shut down."""
+
 SCOPE = "turnframe"
 """The instrumentation scope of every tracer and meter."""
 
@@ -255,6 +258,8 @@ class OpenTelemetry(Telemetry):
         capture_content: record model-call messages (redacted); default: the standard
             ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` variable.
         owned: providers this object built and shuts down in :meth:`shutdown`.
+        exporters: the exporters behind ``owned``; :meth:`shutdown` shuts them down itself
+            (aborting their retries) when the providers overrun its timeout.
     """
 
     enabled = True
@@ -266,6 +271,7 @@ class OpenTelemetry(Telemetry):
         meter_provider: metrics.MeterProvider | None = None,
         capture_content: bool | None = None,
         owned: Sequence[TracerProvider | MeterProvider] = (),
+        exporters: Sequence[Any] = (),
     ) -> None:
         self.tracer = (tracer_provider or trace.get_tracer_provider()).get_tracer(SCOPE)
         self.meter = (meter_provider or metrics.get_meter_provider()).get_meter(SCOPE)
@@ -275,6 +281,7 @@ class OpenTelemetry(Telemetry):
             else capture_content
         )
         self._owned = tuple(owned)
+        self._exporters = tuple(exporters)
         # No tracer behind the API (OTEL_TRACES_EXPORTER=none, or the global provider while
         # no SDK provider is installed): step and part spans cost one call each. A global
         # provider installed later is noticed at the next turn (:meth:`turn`).
@@ -351,6 +358,9 @@ class OpenTelemetry(Telemetry):
     def shutdown(self, timeout_seconds: float = SHUTDOWN_SECONDS) -> None:
         """Flush and shut down the providers this object built, within ``timeout_seconds``.
 
+        Providers still exporting then have their exporters shut down, which aborts the
+        SDK's retries; no export thread outlives the call by more than a second.
+
         The providers shut down side by side, each in a daemon thread: with the collector
         down the SDK's own shutdown waits for retries (30 s for spans, then the metrics'
         export), so a process that quits does not wait for an unreachable collector
@@ -365,6 +375,16 @@ class OpenTelemetry(Telemetry):
         deadline = time.monotonic() + timeout_seconds
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in threads):
+            # Still retrying: shutting the exporters down is the SDK's own way to abort
+            # their retries, so no export thread outlives this call by more than a moment.
+            for exporter in self._exporters:
+                try:
+                    exporter.shutdown()
+                except Exception:  # telemetry never fails the caller
+                    continue
+            for thread in threads:
+                thread.join(_ABORT_SECONDS)
 
     def _turn_done(self, scope: _Scope, seconds: float, error: str | None) -> None:
         labels = {"turnframe.turn.entry": str(scope._attrs["turnframe.turn.entry"])}
@@ -522,4 +542,5 @@ def from_otel_environment() -> Telemetry:
         tracer_provider=tracer_provider or trace.NoOpTracerProvider(),
         meter_provider=meter_provider or metrics.NoOpMeterProvider(),
         owned=owned,
+        exporters=(*span_exporters, *metric_exporters),
     )
