@@ -7,28 +7,16 @@ An act's ``operation`` is model output; one the application does not register is
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from telemetry_kit import recording, travel
+from test_prop_no_user_text import WORDS as NAMES
+from test_prop_no_user_text import _strings
 
 from turnframe.core.acts import Understanding
 from turnframe.core.turn import TurnInput
 from turnframe.understand import Brief
-
-NAMES = st.text(
-    alphabet=st.characters(codec="utf-8", categories=("L", "N")), min_size=6, max_size=16
-)
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, tuple | list):
-        return [s for v in value for s in _strings(v)]
-    return [str(value)]
 
 
 @settings(max_examples=20, deadline=None)
