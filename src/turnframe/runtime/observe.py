@@ -63,11 +63,14 @@ def observe_turn(
         return
     reading: JSONObject = prepared.reading if isinstance(prepared.reading, dict) else {}
     effort = prepared.effort or reading.get("effort")
-    operations = sorted({r.operation for r in result.results.values() if r.operation})
-    specs = (parts.registry.operation(op) for op in operations)
+    # Only the application's own operation names: an act's ``operation`` is what the
+    # model proposed, and an unknown one (refused ``unknown_operation``) is model text.
+    specs = [parts.registry.operation(r.operation) for r in result.results.values() if r.operation]
+    known = [spec for spec in specs if spec is not None]
+    operations = sorted({spec.key for spec in known})
     workflows = sorted(
         {r.case.workflow for r in result.results.values() if r.case is not None}
-        | {spec.workflow for spec in specs if spec is not None}
+        | {spec.workflow for spec in known}
     )
     parts.telemetry.describe_turn(
         {

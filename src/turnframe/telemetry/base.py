@@ -160,8 +160,9 @@ class Telemetry:
         """Add ``value`` to counter ``name`` (the runtime's ``Metrics`` protocol)."""
         del name, value, labels
 
-    def shutdown(self) -> None:
-        """Flush and stop whatever exports (nothing here)."""
+    def shutdown(self, timeout_seconds: float = 3.0) -> None:
+        """Flush and stop whatever exports, waiting ``timeout_seconds`` at most (nothing here)."""
+        del timeout_seconds
 
 
 NO_TELEMETRY = Telemetry()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 
+from turnframe.core.errors import UsageError
 from turnframe.telemetry.base import NO_TELEMETRY, Telemetry
 
 __all__ = ["MISSING_EXTRA", "check_environment", "quiet_telemetry", "telemetry_from_environment"]
@@ -26,6 +28,23 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
+def _otel(warn: Callable[[str], None]) -> ModuleType | None:
+    """Import :mod:`turnframe.telemetry.otel`, or say the extra is missing and return ``None``.
+
+    Raises:
+        UsageError: the SDK refused an ``OTEL_*`` value while being imported (it reads the
+            span limits then, e.g. ``OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT=-1``).
+    """
+    try:
+        from turnframe.telemetry import otel
+    except ImportError:
+        warn(MISSING_EXTRA)
+        return None
+    except ValueError as exc:
+        raise UsageError(f"an OTEL_* variable is invalid: {' '.join(str(exc).split())}") from exc
+    return otel
+
+
 def telemetry_from_environment(
     environ: Mapping[str, str] | None = None, *, warn: Callable[[str], None] = _stderr
 ) -> Telemetry:
@@ -38,17 +57,13 @@ def telemetry_from_environment(
 
     Raises:
         UsageError: ``OTEL_TRACES_EXPORTER`` / ``OTEL_METRICS_EXPORTER`` names an exporter
-            no installed package provides.
+            no installed package provides, or the SDK refuses an ``OTEL_*`` value.
     """
     env = os.environ if environ is None else environ
     if not any(key.startswith("OTEL_") for key in env):
         return NO_TELEMETRY
-    try:
-        from turnframe.telemetry.otel import from_otel_environment
-    except ImportError:
-        warn(MISSING_EXTRA)
-        return NO_TELEMETRY
-    return from_otel_environment()
+    otel = _otel(warn)
+    return NO_TELEMETRY if otel is None else otel.from_otel_environment()
 
 
 def check_environment(
@@ -60,17 +75,15 @@ def check_environment(
     once (here), and a bad exporter name stops the server before it starts.
 
     Raises:
-        UsageError: an exporter name no installed package provides.
+        UsageError: an exporter name no installed package provides, or an ``OTEL_*``
+            value the SDK refuses.
     """
     env = os.environ if environ is None else environ
     if not any(key.startswith("OTEL_") for key in env):
         return
-    try:
-        from turnframe.telemetry.otel import check_otel_environment
-    except ImportError:
-        warn(MISSING_EXTRA)
-        return
-    check_otel_environment()
+    otel = _otel(warn)
+    if otel is not None:
+        otel.check_otel_environment()
 
 
 def quiet_telemetry() -> Telemetry:

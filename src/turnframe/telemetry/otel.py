@@ -13,15 +13,17 @@ from ``opentelemetry-semantic-conventions`` (imported, not retyped).
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
 from importlib.metadata import entry_points
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from opentelemetry import context, metrics, trace
 from opentelemetry.environment_variables import OTEL_METRICS_EXPORTER, OTEL_TRACES_EXPORTER
@@ -32,10 +34,14 @@ from opentelemetry.sdk.environment_variables import (
     OTEL_SDK_DISABLED,
 )
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.export import (
+    ConsoleMetricExporter,
+    MetricReader,
+    PeriodicExportingMetricReader,
+)
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv._incubating.metrics import gen_ai_metrics
 from opentelemetry.semconv.attributes.error_attributes import ERROR_TYPE
@@ -56,6 +62,8 @@ from turnframe.telemetry.base import (
 __all__ = [
     "CAPTURE_CONTENT_ENV",
     "CHAT",
+    "PROVIDER_NAMES",
+    "SHUTDOWN_SECONDS",
     "OpenTelemetry",
     "check_otel_environment",
     "error_type",
@@ -68,12 +76,28 @@ CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 CHAT = "chat"
 """``gen_ai.operation.name`` of every model call (``GenAiOperationNameValues.CHAT``)."""
 
+SHUTDOWN_SECONDS = 3.0
+"""How long :meth:`OpenTelemetry.shutdown` waits for the exporters to flush, at most."""
+
+_ABORT_SECONDS = 1.0
+"""How long shutdown waits for the export threads once their exporters are shut down."""
+
 SCOPE = "turnframe"
 """The instrumentation scope of every tracer and meter."""
+
+PROVIDER_NAMES: dict[str, str] = {
+    "gemini": gen_ai.GenAiProviderNameValues.GCP_GEMINI.value,
+    "bedrock": gen_ai.GenAiProviderNameValues.AWS_BEDROCK.value,
+    "azure-openai": gen_ai.GenAiProviderNameValues.AZURE_AI_OPENAI.value,
+}
+"""``gen_ai.provider.name`` of the adapters whose Turnframe name differs from the GenAI
+conventions' well-known value (``openai`` and ``anthropic`` are the same; a provider
+with no well-known value, ``scripted`` or ``ollama``, keeps its own name)."""
 
 _TURN_ID = "turnframe.turn.id"
 _STEP_NAMES: dict[str, str] = {}
 _TRUE = ("true", "1", "yes", "on")
+_T = TypeVar("_T")
 _TURN: ContextVar[_Scope | None] = ContextVar("turnframe_turn_span", default=None)
 
 
@@ -234,6 +258,8 @@ class OpenTelemetry(Telemetry):
         capture_content: record model-call messages (redacted); default: the standard
             ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` variable.
         owned: providers this object built and shuts down in :meth:`shutdown`.
+        exporters: the exporters behind ``owned``; :meth:`shutdown` shuts them down itself
+            (aborting their retries) when the providers overrun its timeout.
     """
 
     enabled = True
@@ -245,6 +271,7 @@ class OpenTelemetry(Telemetry):
         meter_provider: metrics.MeterProvider | None = None,
         capture_content: bool | None = None,
         owned: Sequence[TracerProvider | MeterProvider] = (),
+        exporters: Sequence[Any] = (),
     ) -> None:
         self.tracer = (tracer_provider or trace.get_tracer_provider()).get_tracer(SCOPE)
         self.meter = (meter_provider or metrics.get_meter_provider()).get_meter(SCOPE)
@@ -254,6 +281,7 @@ class OpenTelemetry(Telemetry):
             else capture_content
         )
         self._owned = tuple(owned)
+        self._exporters = tuple(exporters)
         # No tracer behind the API (OTEL_TRACES_EXPORTER=none, or the global provider while
         # no SDK provider is installed): step and part spans cost one call each. A global
         # provider installed later is noticed at the next turn (:meth:`turn`).
@@ -309,10 +337,11 @@ class OpenTelemetry(Telemetry):
         self, *, provider: str, model: str, task: str, attempt: str
     ) -> AbstractContextManager[ModelCall]:
         """Open the GenAI client span ``chat <model>`` (docs/telemetry.md "Model calls")."""
+        name = PROVIDER_NAMES.get(provider, provider)
         attrs: dict[str, AttributeValue] = {
             gen_ai.GEN_AI_OPERATION_NAME: CHAT,
-            gen_ai.GEN_AI_SYSTEM: provider,
-            gen_ai.GEN_AI_PROVIDER_NAME: provider,
+            gen_ai.GEN_AI_SYSTEM: name,
+            gen_ai.GEN_AI_PROVIDER_NAME: name,
             gen_ai.GEN_AI_REQUEST_MODEL: model,
             "turnframe.task": task,
             "turnframe.task.attempt": attempt,
@@ -326,10 +355,36 @@ class OpenTelemetry(Telemetry):
             counter = self._counters[name] = self.meter.create_counter(name)
         counter.add(value, labels)
 
-    def shutdown(self) -> None:
-        """Flush and shut down the providers this object built (exporters included)."""
-        for provider in self._owned:
-            provider.shutdown()
+    def shutdown(self, timeout_seconds: float = SHUTDOWN_SECONDS) -> None:
+        """Flush and shut down the providers this object built, within ``timeout_seconds``.
+
+        Providers still exporting then have their exporters shut down, which aborts the
+        SDK's retries; no export thread outlives the call by more than a second.
+
+        The providers shut down side by side, each in a daemon thread: with the collector
+        down the SDK's own shutdown waits for retries (30 s for spans, then the metrics'
+        export), so a process that quits does not wait for an unreachable collector
+        longer than ``timeout_seconds`` (docs/telemetry.md "From the environment").
+        """
+        threads = [
+            threading.Thread(target=p.shutdown, name="turnframe-otel-shutdown", daemon=True)
+            for p in self._owned
+        ]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + timeout_seconds
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in threads):
+            # Still retrying: shutting the exporters down is the SDK's own way to abort
+            # their retries, so no export thread outlives this call by more than a moment.
+            for exporter in self._exporters:
+                try:
+                    exporter.shutdown()
+                except Exception:  # telemetry never fails the caller
+                    continue
+            for thread in threads:
+                thread.join(_ABORT_SECONDS)
 
     def _turn_done(self, scope: _Scope, seconds: float, error: str | None) -> None:
         labels = {"turnframe.turn.entry": str(scope._attrs["turnframe.turn.entry"])}
@@ -392,19 +447,63 @@ def _exporter_classes(group: str, variable: str, protocol_variable: str) -> list
 
 
 def check_otel_environment() -> None:
-    """Check that every exporter the ``OTEL_*`` variables name is installed; build nothing.
+    """Check every ``OTEL_*`` setting the SDK reads; export nothing, keep nothing.
+
+    The exporters named must be installed, and the SDK must accept every value it parses
+    (span limits, sampler, batch sizes and delays, the metric interval, the exemplar
+    filter): providers are built with in-memory stand-ins for the exporters, then shut
+    down, so no connection is made.
 
     Raises:
-        UsageError: an exporter name no installed package provides.
+        UsageError: an exporter name no installed package provides, or a value the SDK
+            refuses.
     """
     if _truthy(os.environ.get(OTEL_SDK_DISABLED)):
         return
-    _exporter_classes(
+    traces = _exporter_classes(
         "opentelemetry_traces_exporter", OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
     )
-    _exporter_classes(
+    readers = _exporter_classes(
         "opentelemetry_metrics_exporter", OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL
     )
+    sink = io.StringIO()
+    spans = [ConsoleSpanExporter(out=sink) for _ in traces]
+    points = [ConsoleMetricExporter(out=sink) for _ in readers]
+    for provider in _invalid_as_usage(_providers, spans, points):
+        provider.shutdown()
+
+
+def _invalid_as_usage(build: Callable[..., _T], *args: Any) -> _T:
+    """Return ``build(*args)``; a value the SDK refuses (``ValueError``) is a ``UsageError``."""
+    try:
+        return build(*args)
+    except ValueError as exc:
+        raise UsageError(f"an OTEL_* variable is invalid: {' '.join(str(exc).split())}") from exc
+
+
+def _providers(
+    span_exporters: Sequence[Any], metric_exporters: Sequence[Any]
+) -> list[TracerProvider | MeterProvider]:
+    """Build an SDK provider per signal that has exporters, on the environment's resource.
+
+    Raises:
+        ValueError: the SDK refuses a value it reads from ``OTEL_*``.
+    """
+    resource = Resource.create()
+    if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({SERVICE_NAME: "turnframe"}))
+    owned: list[TracerProvider | MeterProvider] = []
+    if span_exporters:
+        tracer_provider = TracerProvider(resource=resource)
+        owned.append(tracer_provider)
+        for exporter in span_exporters:
+            tracer_provider.add_span_processor(BatchSpanProcessor(exporter))
+    if metric_exporters:
+        readers: list[MetricReader] = [
+            PeriodicExportingMetricReader(exporter) for exporter in metric_exporters
+        ]
+        owned.append(MeterProvider(resource=resource, metric_readers=readers))
+    return owned
 
 
 def from_otel_environment() -> Telemetry:
@@ -419,37 +518,29 @@ def from_otel_environment() -> Telemetry:
     A signal with no exporter gets no SDK provider (the API's no-op one), so it costs nothing.
 
     Raises:
-        UsageError: an exporter name no installed package provides.
+        UsageError: an exporter name no installed package provides, or a value the SDK
+            refuses (``OTEL_BSP_MAX_QUEUE_SIZE=0``, ``OTEL_METRIC_EXPORT_INTERVAL=-5``...).
     """
     if _truthy(os.environ.get(OTEL_SDK_DISABLED)):
         return NO_TELEMETRY
-    resource = Resource.create()
-    if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
-        resource = resource.merge(Resource({SERVICE_NAME: "turnframe"}))
-    owned: list[TracerProvider | MeterProvider] = []
-    tracer_provider: TracerProvider | None = None
-    span_exporters = _exporters(
-        "opentelemetry_traces_exporter", OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    span_exporters = _invalid_as_usage(
+        _exporters,
+        "opentelemetry_traces_exporter",
+        OTEL_TRACES_EXPORTER,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
     )
-    if span_exporters:
-        tracer_provider = TracerProvider(resource=resource)
-        for exporter in span_exporters:
-            tracer_provider.add_span_processor(BatchSpanProcessor(exporter))
-        owned.append(tracer_provider)
-    meter_provider: MeterProvider | None = None
-    readers: list[MetricReader] = [
-        PeriodicExportingMetricReader(exporter)
-        for exporter in _exporters(
-            "opentelemetry_metrics_exporter",
-            OTEL_METRICS_EXPORTER,
-            OTEL_EXPORTER_OTLP_METRICS_PROTOCOL,
-        )
-    ]
-    if readers:
-        meter_provider = MeterProvider(resource=resource, metric_readers=readers)
-        owned.append(meter_provider)
+    metric_exporters = _invalid_as_usage(
+        _exporters,
+        "opentelemetry_metrics_exporter",
+        OTEL_METRICS_EXPORTER,
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL,
+    )
+    owned = _invalid_as_usage(_providers, span_exporters, metric_exporters)
+    tracer_provider = next((p for p in owned if isinstance(p, TracerProvider)), None)
+    meter_provider = next((p for p in owned if isinstance(p, MeterProvider)), None)
     return OpenTelemetry(
         tracer_provider=tracer_provider or trace.NoOpTracerProvider(),
         meter_provider=meter_provider or metrics.NoOpMeterProvider(),
         owned=owned,
+        exporters=(*span_exporters, *metric_exporters),
     )
