@@ -17,7 +17,7 @@ is never executed, journaled, committed or shown (docs/shadow.md "No effect").
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from turnframe.core.acts import Understanding
@@ -36,6 +36,7 @@ from turnframe.runtime.reduce import reduce_turn
 from turnframe.runtime.replay import recorded_brief, recorded_seen, reduction_input
 from turnframe.runtime.snapshots import snapshot_of
 from turnframe.store.base import TurnStore
+from turnframe.store.errors import StoreUnavailable
 from turnframe.store.readonly import ReadOnlyStore
 from turnframe.understand import Merge, ModelUnderstanding
 from turnframe.understand.merged import script_merge
@@ -109,6 +110,45 @@ def _origin(data: Any) -> CaseRef | None:
     return CaseRef(workflow, case_id)
 
 
+def _unreadable(exc: Exception) -> str:
+    return f"the record could not be read: {type(exc).__name__}: {exc}"
+
+
+@dataclass(frozen=True, slots=True)
+class _RecordedReading:
+    """The replay record's ``reading`` and ``calls``, checked before anything uses them."""
+
+    reading: dict[str, Any]
+    model: str | None
+    effort: Effort | None
+    merge: Merge
+    checks: dict[str, Any]
+    units: list[Any]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> _RecordedReading:
+        """Read the parts, raising ``TypeError``/``ValueError`` for a malformed record."""
+        reading = record.get("reading") or {}
+        calls = record.get("calls") or []
+        if not isinstance(reading, dict):
+            raise TypeError(f"reading is a {type(reading).__name__}, not an object")
+        if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+            raise TypeError("calls is not a list of objects")
+        checks = reading.get("checks") or {}
+        units = reading.get("units") or []
+        if not isinstance(checks, dict) or not isinstance(units, list):
+            raise TypeError("reading.checks or reading.units has the wrong shape")
+        model = calls[0].get("model") if calls else None
+        return cls(
+            reading=reading,
+            model=model if isinstance(model, str) else None,
+            effort=Effort(reading["effort"]) if reading.get("effort") else None,
+            merge=Merge(reading.get("merge") or Merge.NONE),
+            checks=dict(checks),
+            units=units,
+        )
+
+
 def _failed(exc: Exception) -> str:
     return f"the reducer failed on this reading: {type(exc).__name__}: {exc}"
 
@@ -162,9 +202,17 @@ async def _shadow_one(
     turn = await store.get_turn(account, turn_id)
     if turn is None:
         raise UsageError(f"no turn {turn_id!r} in account {account!r}")
-    record: Any = await store.load_replay(account, turn_id)
+    try:
+        record: Any = await store.load_replay(account, turn_id)
+    except StoreUnavailable:
+        raise
+    except Exception as exc:  # a stored record that is not a JSON object: this turn, not the run
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=_unreadable(exc))
     if not record:
         return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_RECORD)
+    if not isinstance(record, dict):
+        why = _unreadable(TypeError(f"a {type(record).__name__}, not a JSON object"))
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=why)
     reduction = record.get("reduction")
     if not isinstance(reduction, dict) or "input" not in reduction:
         return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_REDUCTION)
@@ -174,30 +222,25 @@ async def _shadow_one(
         recorded = reduction_input(reduction["input"], registry)
         # The recorded side: the recorded input reduced again by today's reducer.
         again = reduce_turn(recorded, registry)
+        parts = _RecordedReading.of(record)
+        if brief is not None:
+            chosen = effort or parts.effort or Effort(brief.effort or Effort.MEDIUM)
+            provider = provider_for if isinstance(provider_for, Provider) else provider_for(record)
     except Exception as exc:
         # A record is data: an old or malformed one (or a workflow that no longer
         # reads its state) is reported, never a crash.
-        why = f"the record could not be read: {type(exc).__name__}: {exc}"
-        return TurnShadow(turn_id=turn_id, status="skipped", reason=why)
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=_unreadable(exc))
     if brief is None:
         return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_BRIEF)
-    reading: Any = record.get("reading") or {}
-    calls: Any = record.get("calls") or []
-    recorded_model = calls[0].get("model") if calls and isinstance(calls[0], dict) else None
-    provider = provider_for if isinstance(provider_for, Provider) else provider_for(record)
+    recorded_model = parts.model
     found, moved = await _seen_snapshots(store, app, account, recorded, record)
     wide = replace(recorded, snapshots={**recorded.snapshots, **found})
     table = handle_table(wide, brief)
-    check = recorded_check(wide, table, registry, dict(reading.get("checks") or {}))
-    chosen = effort or Effort(reading.get("effort") or brief.effort or Effort.MEDIUM)
+    check = recorded_check(wide, table, registry, parts.checks)
     shown = replace(brief, check=check, effort=chosen.value, on_step=None)
     # A turn's own calls are served as they were asked (the recorded merge); any other
     # model is read as its effort says, a table of scripted steps step by step.
-    merge = (
-        script_merge(provider)
-        if isinstance(provider_for, Provider)
-        else Merge(reading.get("merge") or Merge.NONE)
-    )
+    merge = script_merge(provider) if isinstance(provider_for, Provider) else parts.merge
     understander = ModelUnderstanding(provider, effort=chosen, merge=merge)
     read = checked_reading(await understander.understand(shown), registry)
     kind = _unreachable(read.understanding)
@@ -213,7 +256,7 @@ async def _shadow_one(
         "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in calls_made),
         "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in calls_made),
     }
-    before = plan_side(recorded.understanding, recorded.acts, reading.get("units") or [], again)
+    before = plan_side(recorded.understanding, recorded.acts, parts.units, again)
     replay_same = plan_side(
         recorded.understanding, recorded.acts, (), reduction.get("plan") or {}
     ) == plan_side(recorded.understanding, recorded.acts, (), again)

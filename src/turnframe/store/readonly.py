@@ -310,9 +310,15 @@ def _readonly_connection(path: Path) -> sqlite3.Connection:
     found = row[0] if row else None
     if found != SCHEMA_VERSION:
         conn.close()
+        newer = isinstance(found, int) and found > SCHEMA_VERSION
+        hint = (
+            "it was written by a newer Turnframe"
+            if newer
+            else "open it once read-write to migrate it"
+        )
         raise StoreUnavailable(
             f"SQLite database {path} has schema version {found}; a read-only open needs "
-            f"version {SCHEMA_VERSION} (open it once read-write to migrate it)"
+            f"version {SCHEMA_VERSION} ({hint})"
         )
     return conn
 

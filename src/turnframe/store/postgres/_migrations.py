@@ -27,6 +27,7 @@ from turnframe.store.postgres._errors import describe, translate
 __all__ = [
     "Migration",
     "applied_versions",
+    "check_versions_for_reading",
     "check_schema_name",
     "fresh_schema_sql",
     "migrate",
@@ -141,6 +142,34 @@ async def applied_versions(conn: psycopg.AsyncConnection[Any]) -> list[int]:
         return []
     cur = await conn.execute(f"SELECT version FROM {VERSION_TABLE} ORDER BY version")
     return [int(r[0]) for r in await cur.fetchall()]
+
+
+async def check_versions_for_reading(
+    conn: psycopg.AsyncConnection[Any], where: str, schema: str
+) -> None:
+    """Refuse a schema whose recorded migrations are not exactly the shipped ones.
+
+    A read-only open (docs/shadow.md "No effect") cannot migrate, so it must not read a
+    schema an older Turnframe left behind (a column it reads may be missing) or a newer
+    one wrote (its rows may mean something else); the SQLite read-only open refuses
+    another schema version the same way.
+
+    Raises:
+        StoreUnavailable: naming the schema, the versions found and the shipped ones.
+    """
+    found = await applied_versions(conn)
+    shipped = [m.version for m in migrations()]
+    if found == shipped:
+        return
+    newest = max(found, default=0)
+    if newest > shipped[-1]:
+        hint = "it was written by a newer Turnframe"
+    else:
+        hint = "run `turnframe db migrate` first (a read-only open never migrates)"
+    raise StoreUnavailable(
+        f"PostgreSQL at {where}: schema {schema} is at migration version {newest}; "
+        f"this Turnframe reads version {shipped[-1]}: {hint}"
+    )
 
 
 async def migrate(

@@ -59,7 +59,12 @@ from turnframe.store.postgres._errors import (
     to_store_error,
     translate,
 )
-from turnframe.store.postgres._migrations import _where, check_schema_name, migrate
+from turnframe.store.postgres._migrations import (
+    _where,
+    check_schema_name,
+    check_versions_for_reading,
+    migrate,
+)
 from turnframe.store.search import (
     DEFAULT_PAGE,
     PROBE,
@@ -230,7 +235,8 @@ class PostgresStore:
         Raises:
             StoreUnavailable: the database cannot be reached (the message names host,
                 port and database and gives the driver's reason), or the schema is not
-                migrated.
+                migrated; with ``read_only``, also a schema at another migration version
+                than the shipped one (it cannot be migrated read-only).
             StoreError: ``read_only`` with ``migrate_schema`` (a read-only store never
                 migrates).
         """
@@ -264,6 +270,8 @@ class PostgresStore:
             with translate(where):
                 cur = await probe.execute("SELECT to_regclass('tf_case') IS NOT NULL")
                 row = await cur.fetchone()
+                if read_only and row and row[0]:
+                    await check_versions_for_reading(probe, where, name)
         finally:
             await probe.close()
         if not row or not row[0]:

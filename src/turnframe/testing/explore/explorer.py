@@ -162,6 +162,7 @@ def explore_workflow(
         datas.setdefault(key, data)
         roots.append((key, (Step(kind="seed", name=seed.key),)))
     views: dict[str, WorkflowView] = {}
+    raised: dict[str, str] = {}
     kept: dict[tuple[type[Finding], str], Finding] = {}
     phases: dict[str, None] = {}
     ids: dict[tuple[str, str], str] = {}
@@ -176,7 +177,9 @@ def explore_workflow(
         if key not in views:
             try:
                 views[key] = space.view(datas[key])
-            except TurnframeError:
+            except TurnframeError as exc:
+                original = exc.__cause__ or exc
+                raised[key] = f"{type(original).__name__}: {' '.join(str(original).split())}"
                 return None
         return views[key]
 
@@ -184,7 +187,8 @@ def explore_workflow(
         data = datas[key]
         view = view_of(key)
         if view is None:
-            note((DomainRaised, "projecting a reached state raised", "project"), path)
+            detail = f"projecting a reached state raised {raised.get(key, '')}".rstrip()
+            note((DomainRaised, detail, "project"), path)
             return []
         phases.setdefault(view.phase, None)
         for problem in check_state(space, data, view):

@@ -27,6 +27,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
+from turnframe.core.errors import DomainError
 from turnframe.core.ids import CaseRef
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
 from turnframe.core.workflow import Amount, ArgValue, ErasedWorkflow, Refusal
@@ -54,13 +55,15 @@ def argument_values(
     kind's defaults of the module docstring.
 
     Raises:
-        DomainError: when the workflow's ``explore_values`` or ``find_parts`` raises.
+        DomainError: when the workflow's ``explore_values`` or ``find_parts`` raises, or
+            ``explore_values`` answers something other than ``None`` or a list or tuple
+            of evaluated values (:data:`~turnframe.core.workflow.ArgValue`).
     """
     hook = getattr(workflow.definition, "explore_values", None)
     if callable(hook):
         given = hook(operation, argument)
         if given is not None:
-            return tuple(given)
+            return _hook_values(workflow.name, operation, argument, given)
     kind = argument.kind
     if kind is ArgumentKind.TEXT:
         return ("Alpha", "Beta")
@@ -85,6 +88,33 @@ def argument_values(
         found = workflow.find_parts(state, operation, argument, "", locale)
         return () if isinstance(found, Refusal) else tuple(c.id for c in found)
     return ()  # pragma: no cover - the enum is closed
+
+
+_VALUE_TYPES = (str, int, Decimal, Amount, date, CaseRef)
+"""The types of an evaluated value (``ArgValue``), which the hook's answer must hold."""
+
+
+def _hook_values(
+    workflow: str, operation: OperationSpec, argument: ArgumentSpec, given: object
+) -> tuple[ArgValue, ...]:
+    """Return the hook's answer as values, or raise ``DomainError`` for an answer of no use.
+
+    A string is refused rather than read as its characters, and a value must be one an
+    evaluation gives (a ``bool`` or ``float`` is not), so a slip in the hook is a finding
+    naming it instead of a traceback from deep in the walk.
+    """
+    where = f"explore_values({operation.key!r}, {argument.name!r})"
+    if not isinstance(given, list | tuple):
+        cause = TypeError(f"{where} answered a {type(given).__name__}, not a list or tuple")
+        raise DomainError(workflow, "explore_values", cause) from cause
+    for value in given:
+        if isinstance(value, bool | float) or not isinstance(value, _VALUE_TYPES):
+            cause = TypeError(
+                f"{where} answered a {type(value).__name__} value; give str, int, Decimal, "
+                "Amount, date or CaseRef"
+            )
+            raise DomainError(workflow, "explore_values", cause) from cause
+    return tuple(given)
 
 
 def combinations(
