@@ -33,7 +33,12 @@ from turnframe.runtime.app import Application
 from turnframe.runtime.contract import checked_reading
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.reduce import reduce_turn
-from turnframe.runtime.replay import recorded_brief, recorded_seen, reduction_input
+from turnframe.runtime.replay import (
+    recorded_brief,
+    recorded_registry,
+    recorded_seen,
+    reduction_input,
+)
 from turnframe.runtime.snapshots import snapshot_of
 from turnframe.store.base import TurnStore
 from turnframe.store.errors import StoreUnavailable
@@ -216,10 +221,12 @@ async def _shadow_one(
     reduction = record.get("reduction")
     if not isinstance(reduction, dict) or "input" not in reduction:
         return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_REDUCTION)
-    registry = app.registry
     try:
+        # Both sides reduce under the workflow versions the turn ran under, so only the
+        # reading differs (docs/guides/canary-and-rollback.md).
+        registry = recorded_registry(reduction["input"], app.registry)
         brief = recorded_brief(record)
-        recorded = reduction_input(reduction["input"], registry)
+        recorded = reduction_input(reduction["input"], app.registry)
         # The recorded side: the recorded input reduced again by today's reducer.
         again = reduce_turn(recorded, registry)
         parts = _RecordedReading.of(record)
