@@ -103,9 +103,7 @@ class BlockFailure(Exception):
 def _compiled(block: PyBlock, page: str) -> CodeType:
     # blank lines in front so the code's line numbers are the Markdown file's
     source = "\n" * (block.line - 1) + block.code
-    return compile(
-        source, page, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
-    )
+    return compile(source, page, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
 
 
 async def _run(code: CodeType, namespace: dict[str, object]) -> None:

@@ -93,16 +93,16 @@ def test_a_fresh_working_directory(tmp_path: Path) -> None:
 def test_a_failing_block_is_reported_with_page_and_line(tmp_path: Path) -> None:
     text = _page("# Page", "", "```python", "a = 1", "", "raise ValueError('boom')", "```")
     with pytest.raises(BlockFailure) as caught:
-        run_blocks(python_blocks(text), "docs/p.md", tmp_path)
+        run_blocks(python_blocks(text), "pages/p.md", tmp_path)
     message = str(caught.value)
-    assert message.startswith("docs/p.md:4:")
-    assert 'File "docs/p.md", line 6' in message
+    assert message.startswith("pages/p.md:4:")
+    assert 'File "pages/p.md", line 6' in message
     assert "ValueError: boom" in message
 
 
 def test_a_syntax_error_is_reported_too(tmp_path: Path) -> None:
-    with pytest.raises(BlockFailure, match=r"^docs/p\.md:2:"):
-        run_blocks(python_blocks(_page("```python", "def (", "```")), "docs/p.md", tmp_path)
+    with pytest.raises(BlockFailure, match=r"^pages/p\.md:2:"):
+        run_blocks(python_blocks(_page("```python", "def (", "```")), "pages/p.md", tmp_path)
 
 
 def test_a_not_run_block_is_skipped_and_keeps_its_reason(tmp_path: Path) -> None:
@@ -155,6 +155,10 @@ def test_fences_inside_lists_and_longer_fences() -> None:
 
 
 def test_the_runner_leaves_no_event_loop_behind(tmp_path: Path) -> None:
-    run_blocks(python_blocks(_page("```python", "await __import__('asyncio').sleep(0)", "```")), "p.md", tmp_path)
+    run_blocks(
+        python_blocks(_page("```python", "await __import__('asyncio').sleep(0)", "```")),
+        "p.md",
+        tmp_path,
+    )
     with pytest.raises(RuntimeError):
         asyncio.get_running_loop()
