@@ -109,7 +109,7 @@ def _compiled(block: PyBlock, page: str) -> CodeType:
 async def _run(code: CodeType, namespace: dict[str, object]) -> None:
     # inside the page's event loop, as ``python -m asyncio`` runs a line: a block without
     # ``await`` sees the running loop too
-    result = eval(code, namespace)  # noqa: S307 - the docs are ours
+    result = eval(code, namespace)
     if inspect.iscoroutine(result):
         await result
 
@@ -131,7 +131,7 @@ def run_blocks(blocks: list[PyBlock], page: str, cwd: Path) -> list[PyBlock]:
                     continue
                 try:
                     runner.run(_run(_compiled(block, page), namespace))
-                except BaseException as e:  # noqa: BLE001 - reported with page and line
+                except BaseException as e:
                     if isinstance(e, KeyboardInterrupt):
                         raise
                     raise BlockFailure(page, block.line, traceback.format_exc()) from e
