@@ -1,0 +1,44 @@
+"""The site's hook turns the docstrings' Sphinx roles into cross-references (tools/mkdocs_hooks.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from site_config import ROOT, site_config
+
+_spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "tools" / "mkdocs_hooks.py")
+assert _spec and _spec.loader
+hooks = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hooks)
+
+
+def test_the_hook_is_configured() -> None:
+    assert "tools/mkdocs_hooks.py" in site_config()["hooks"]
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        (
+            "runs :func:<code>turnframe.serve.app.create_app</code> on",
+            'runs <autoref identifier="turnframe.serve.app.create_app" optional>'
+            "<code>turnframe.serve.app.create_app</code></autoref> on",
+        ),
+        (
+            ":class:<code>~turnframe.core.TurnInput</code>",
+            '<autoref identifier="turnframe.core.TurnInput" optional>'
+            "<code>TurnInput</code></autoref>",
+        ),
+        (
+            ":meth:<code>~turnframe.runtime.Runtime.turn()</code>",
+            '<autoref identifier="turnframe.runtime.Runtime.turn" optional>'
+            "<code>turn()</code></autoref>",
+        ),
+        (":class:<code>TurnStore</code>", "<code>TurnStore</code>"),
+        (":py:exc:<code>~anyio.ClosedResourceError</code>", "<code>ClosedResourceError</code>"),
+        ("plain <code>:func:</code> text", "plain <code>:func:</code> text"),
+    ],
+)
+def test_roles_become_references_or_code(html: str, expected: str) -> None:
+    assert hooks.sphinx_roles(html) == expected
