@@ -27,13 +27,25 @@ NO_REFERENCE: dict[str, str] = {}
 IDENT = re.compile(r"^:::\s+(\S+)\s*$", re.M)
 
 
-def _pages() -> set[str]:
-    return {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+def _pages(docs: Path = DOCS) -> set[str]:
+    return {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")}
+
+
+def missing_from_nav(docs: Path, nav: object) -> list[str]:
+    """Return the pages under ``docs`` that neither ``nav`` nor NOT_IN_NAV names."""
+    return sorted(_pages(docs) - set(nav_pages(nav)) - set(NOT_IN_NAV))
+
+
+def test_a_forgotten_page_is_found(tmp_path: Path) -> None:
+    (tmp_path / "guides").mkdir()
+    for page in ("index.md", "guides/a.md", "guides/new.md"):
+        (tmp_path / page).write_text("# x\n")
+    nav = [{"Home": "index.md"}, {"Guides": [{"A": "guides/a.md"}, "https://example.org"]}]
+    assert missing_from_nav(tmp_path, nav) == ["guides/new.md"]
 
 
 def test_every_page_is_in_the_nav() -> None:
-    nav = list(nav_pages(site_config()["nav"]))
-    missing = sorted(_pages() - set(nav) - set(NOT_IN_NAV))
+    missing = missing_from_nav(DOCS, site_config()["nav"])
     assert not missing, (
         "pages missing from mkdocs.yml's nav (add them there, or to NOT_IN_NAV with the "
         f"reason): {missing}"
