@@ -79,3 +79,13 @@ def test_mermaid_diagrams_render_as_diagrams(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert '<pre class="mermaid"><code>stateDiagram-v2' in html
+
+
+def test_a_repository_file_can_be_included(tmp_path: Path) -> None:
+    # how docs/ shows a file kept at the root (a CHANGELOG): a page of one snippet line
+    config = _small_site(tmp_path, '# Home\n\n--8<-- "LICENSE-NOT-THERE.md"\n')
+    assert _build(config, tmp_path / "out").returncode != 0  # check_paths: a typo fails
+    (tmp_path / "docs" / "index.md").write_text('# Home\n\n--8<-- ".gitignore"\n')
+    done = _build(config, tmp_path / "out")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "test-artifacts/" in (tmp_path / "out" / "index.html").read_text()
