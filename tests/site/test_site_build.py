@@ -9,6 +9,7 @@ failure (mkdocs.yml, ``validation``). The build runs in a subprocess, as
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,27 @@ def test_the_site_builds_strict_without_warnings(tmp_path: Path) -> None:
     core = (out / "reference" / "core" / "index.html").read_text(encoding="utf-8")
     assert 'id="turnframe.core.TurnInput"' in core, "the reference rendered no members"
     assert (out / "search" / "search_index.json").is_file()
+    broken = _broken_anchors(out)
+    assert not broken, "links to a heading the target page lacks:\n" + "\n".join(broken)
+
+
+def _broken_anchors(out: Path) -> list[str]:
+    """Return ``page: href`` for each relative link whose ``#anchor`` is not on its target.
+
+    mkdocs validates the links written in Markdown; this catches the ones the hook adds to
+    the reference pages (tools/mkdocs_hooks.py, docstrings citing ``docs/...md "Heading"``).
+    """
+    broken = []
+    for page in sorted(out.glob("reference/**/index.html")):
+        html = page.read_text(encoding="utf-8")
+        for href, anchor in set(re.findall(r'href="([^":#]*)#([^"]+)"', html)):
+            target = (page.parent / href).resolve()
+            target = target / "index.html" if target.is_dir() else target
+            if not target.is_file():
+                broken.append(f"{page.relative_to(out)}: {href}#{anchor} (no page)")
+            elif f'id="{anchor}"' not in target.read_text(encoding="utf-8"):
+                broken.append(f"{page.relative_to(out)}: {href}#{anchor}")
+    return sorted(broken)
 
 
 def _small_site(tmp_path: Path, page: str) -> Path:

@@ -42,3 +42,29 @@ def test_the_hook_is_configured() -> None:
 )
 def test_roles_become_references_or_code(html: str, expected: str) -> None:
     assert hooks.sphinx_roles(html) == expected
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        (
+            '(docs/architecture.md "One turn")',
+            '(<a href="../../architecture/#one-turn">docs/architecture.md "One turn"</a>)',
+        ),
+        (
+            "docs/authoring.md, &quot;Words and locales&quot; and more",
+            '<a href="../../authoring/#words-and-locales">'
+            "docs/authoring.md, &quot;Words and locales&quot;</a> and more",
+        ),
+        (
+            "<code>docs/authoring.md#compile</code>",
+            '<code><a href="../../authoring/#compile">docs/authoring.md#compile</a></code>',
+        ),
+        ("docs/adr/README.md", '<a href="../../adr/">docs/adr/README.md</a>'),
+        ('<a href="x">docs/chat.md</a>', '<a href="x">docs/chat.md</a>'),
+        ('<span title="docs/chat.md">y</span>', '<span title="docs/chat.md">y</span>'),
+        ("mydocs/chat.md", "mydocs/chat.md"),
+    ],
+)
+def test_doc_citations_become_links(html: str, expected: str) -> None:
+    assert hooks.doc_citations(html, "reference/core/") == expected
