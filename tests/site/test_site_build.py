@@ -58,7 +58,7 @@ def _broken_anchors(out: Path) -> list[str]:
     """Return ``page: href`` for each relative link whose ``#anchor`` is not on its target.
 
     mkdocs validates the links written in Markdown; this catches the ones the hook adds to
-    the reference pages (tools/mkdocs_hooks.py, docstrings citing ``docs/...md "Heading"``).
+    the reference pages (tools/mkdocs_hooks.py, docstrings citing a page of the docs and a heading of it).
     """
     broken = []
     for page in sorted(out.glob("reference/**/index.html")):
