@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown.extensions.toc import slugify
 from site_config import ROOT, site_config
 
 _spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "tools" / "mkdocs_hooks.py")
@@ -68,3 +71,9 @@ def test_roles_become_references_or_code(html: str, expected: str) -> None:
 )
 def test_doc_citations_become_links(html: str, expected: str) -> None:
     assert hooks.doc_citations(html, "reference/core/") == expected
+
+
+@given(st.text(max_size=40))
+def test_the_anchor_is_the_one_the_site_gives_a_heading(heading: str) -> None:
+    # the hook's slug must be Python-Markdown's, or its links land at the top of the page
+    assert hooks._slug(heading) == slugify(heading, "-")
