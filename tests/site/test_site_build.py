@@ -77,7 +77,8 @@ def _small_site(tmp_path: Path, page: str) -> Path:
     """Write a one-page site with the real mkdocs.yml's theme and extensions, return its config."""
     text = CONFIG.read_text(encoding="utf-8")
     head = text[: text.index("\nnav:")]  # the nav is the config's last key
-    head = head.replace("tools/mkdocs_hooks.py", str(ROOT / "tools" / "mkdocs_hooks.py"))
+    for tool in ("tools/mkdocs_hooks.py", "tools/griffe_roles.py"):
+        head = head.replace(tool, str(ROOT / tool))
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(page, encoding="utf-8")
     config = tmp_path / "mkdocs.yml"

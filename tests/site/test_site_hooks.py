@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -77,3 +78,31 @@ def test_doc_citations_become_links(html: str, expected: str) -> None:
 def test_the_anchor_is_the_one_the_site_gives_a_heading(heading: str) -> None:
     # the hook's slug must be Python-Markdown's, or its links land at the top of the page
     assert hooks._slug(heading) == slugify(heading, "-")
+
+
+def test_relative_roles_resolve_in_their_module(tmp_path: Path) -> None:
+    import griffe
+
+    spec = importlib.util.spec_from_file_location(
+        "griffe_roles", ROOT / "tools" / "griffe_roles.py"
+    )
+    assert spec and spec.loader
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    pkg = tmp_path / "pkgx"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text('"""See :class:`~pkgx.store.Store`."""\n')
+    (pkg / "store.py").write_text(
+        '"""Stores."""\n\n\nclass Store:\n    """One; :meth:`Store.put`, :func:`gone`."""\n\n'
+        '    def put(self) -> None:\n        """Put."""\n'
+    )
+    loaded = griffe.load(
+        "pkgx", search_paths=[tmp_path], extensions=griffe.load_extensions(roles.SphinxRoles)
+    )
+    assert loaded.docstring.value == (
+        'See <autoref identifier="pkgx.store.Store" optional><code>Store</code></autoref>.'
+    )
+    assert loaded["store.Store"].docstring.value == (
+        'One; <autoref identifier="pkgx.store.Store.put" optional><code>Store.put</code>'
+        "</autoref>, :func:`gone`."
+    )
