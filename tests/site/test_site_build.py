@@ -8,18 +8,23 @@ failure (mkdocs.yml, ``validation``). The build runs in a subprocess, as
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from site_config import CONFIG, ROOT
 
 TIMEOUT = 300
 
 
 def _build(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers"):
+        if importlib.util.find_spec(module) is None:
+            pytest.fail(f"{module} is not installed: pip install -e '.[docs]' (or '.[dev]')")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(
