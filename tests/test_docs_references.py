@@ -5,14 +5,17 @@ src/, docs/, tests/, benchmarks/, scenarios/, eval/ or examples/ (nor README.md)
 cite the architecture guide ("guide §5", a bare "§4"), a product decision by its old
 number ("D7"), the shared research notes or anything under ``shared/spec``; and every
 ``docs/....md`` path cited in src/ and docs/ must exist, with the heading it names
-(``docs/architecture.md "One turn"``), as must every relative Markdown link of docs/
-and its ``#anchor``. The form of a citation is described at the top of
-docs/architecture.md.
+(``docs/architecture.md "One turn"``) or anchor (``docs/authoring.md#compile``), as
+must every relative Markdown link of docs/ and README.md and its ``#anchor``; that holds
+for every scanned tree (src/, docs/, tests/, benchmarks/, scenarios/, eval/, examples/ and
+README.md). The form of a citation is described at the top of docs/architecture.md. The
+site build (tests/site/test_site_build.py) checks the same links as rendered.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,7 @@ DOC_PATH = re.compile(r"(?<![\w/.-])(docs/[\w./-]+?\.md)\b")
 QUOTED = re.compile(
     r"""(?:\s+steps?\s+[\d–\-]+(?:\s+and\s+[\d–\-]+)?)?(?:\s+|,\s*)(["'])([^"'\n]{1,60})\1"""
 )
+ANCHOR = re.compile(r"#([\w-]+)")
 MD_LINK = re.compile(r"\]\(([^)\s]+?\.md)(?:#([\w-]+))?\)|\]\(#([\w-]+)\)")
 
 
@@ -86,6 +90,18 @@ def slug(heading: str) -> str:
     return s.replace(" ", "-")
 
 
+def site_slug(heading: str) -> str:
+    """Return the docs site's anchor of a heading (Python-Markdown's ``toc`` slugify)."""
+    text = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def anchors(heads: set[str]) -> set[str]:
+    """Return the anchors a link may use: GitHub's and the site's for each heading."""
+    return {slug(h) for h in heads} | {site_slug(h) for h in heads}
+
+
 def headings(path: Path) -> set[str]:
     """Return the headings of a Markdown file, outside fenced code blocks."""
     out: set[str] = set()
@@ -113,7 +129,7 @@ def forbidden_citations(bases: tuple[str, ...] = (*SCANNED, "README.md")) -> lis
     return found
 
 
-def broken_doc_citations(bases: tuple[str, ...] = ("src", "docs")) -> list[str]:
+def broken_doc_citations(bases: tuple[str, ...] = (*SCANNED, "README.md")) -> list[str]:
     """Return every cited docs/ path, heading or Markdown link that does not exist."""
     cache: dict[Path, set[str]] = {}
 
@@ -132,11 +148,13 @@ def broken_doc_citations(bases: tuple[str, ...] = ("src", "docs")) -> list[str]:
                     found.append(f"{rel}:{n}: {m.group(1)} does not exist")
                     continue
                 rest = line[m.end() :]
+                if (a := ANCHOR.match(rest)) and a.group(1) not in anchors(heads(target)):
+                    found.append(f"{rel}:{n}: {m.group(1)} has no heading for #{a.group(1)}")
                 while q := QUOTED.match(rest):
                     if q.group(2) not in heads(target):
                         found.append(f'{rel}:{n}: {m.group(1)} has no heading "{q.group(2)}"')
                     rest = rest[q.end() :]
-            if path.suffix != ".md" or not rel.startswith("docs/"):
+            if path.suffix != ".md" or not (rel.startswith("docs/") or rel == "README.md"):
                 continue
             for m in MD_LINK.finditer(line):
                 link, anchor, local = m.group(1), m.group(2), m.group(3)
@@ -148,7 +166,7 @@ def broken_doc_citations(bases: tuple[str, ...] = ("src", "docs")) -> list[str]:
                     target = (path.parent / link).resolve()
                 if not target.is_file():
                     found.append(f"{rel}:{n}: link to {link} does not exist")
-                elif anchor and anchor not in {slug(h) for h in heads(target)}:
+                elif anchor and anchor not in anchors(heads(target)):
                     found.append(f"{rel}:{n}: {target.name} has no heading for #{anchor}")
     return found
 
@@ -212,10 +230,32 @@ def test_heading_citations_are_checked(tmp_path: Path, monkeypatch: pytest.Monke
     (tmp_path / "docs" / "map.md").write_text("# Map\n\n## One turn\n\n[x](map.md#nowhere)\n")
     (tmp_path / "src" / "m.py").write_text(
         '"""A (docs/map.md "One turn" step 5, "Gone"; docs/missing.md)."""\n'
+        '"""B (docs/map.md#one-turn, docs/map.md#two-turns)."""\n'
     )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "t.py").write_text('"""Cites docs/map.md "Three turns"."""\n')
+    (tmp_path / "README.md").write_text("[map](docs/map.md#one-turn) [x](docs/gone.md)\n")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     found = broken_doc_citations()
     assert any('no heading "Gone"' in f for f in found), found
     assert any("docs/missing.md does not exist" in f for f in found), found
     assert any("#nowhere" in f for f in found), found
-    assert not any('"One turn"' in f for f in found), found
+    assert any("m.py:2: docs/map.md has no heading for #two-turns" in f for f in found), found
+    assert any('tests/t.py:1: docs/map.md has no heading "Three turns"' in f for f in found)
+    assert any("README.md:1: link to docs/gone.md does not exist" in f for f in found), found
+    assert not any('"One turn"' in f or "#one-turn" in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("heading", "github", "site"),
+    [
+        ("One turn", "one-turn", "one-turn"),
+        ("Words and locales", "words-and-locales", "words-and-locales"),
+        ("`turnframe chat` — options", "turnframe-chat--options", "turnframe-chat-options"),
+        ("An adopter's executor", "an-adopters-executor", "an-adopters-executor"),
+    ],
+)
+def test_both_anchor_forms_are_known(heading: str, github: str, site: str) -> None:
+    assert slug(heading) == github
+    assert site_slug(heading) == site
+    assert anchors({heading}) == {github, site}

@@ -281,10 +281,8 @@ class Runtime:
         (only after commit, I15), then :class:`~turnframe.core.turn.TurnFinished`. Only
         this turn's events are yielded, however many turns run at once. The arguments
         are :meth:`run_turn`'s. Leaving the iteration early cancels the turn (recovery
-        resumes it from its persisted phase, docs/architecture.md "Failures").
-
-        Raises:
-            The errors of :meth:`run_turn`, after the events yielded before them.
+        resumes it from its persisted phase, docs/architecture.md "Failures"). It raises
+        what :meth:`run_turn` raises, after the events yielded before the error.
         """
         send, receive = anyio.create_memory_object_stream[TurnEvent](math.inf)
         parts = self._parts(
