@@ -1,4 +1,4 @@
-"""The hostile model as a judge: any message text, never a crash (docs/evals.md "Judges").
+"""The hostile model as a judge: any message text, never a crash (docs/evals.md "Judges and checklists").
 
 ``turnframe eval run --judge hostile`` is a model spec like any other. The judge's
 request carries the user's message as plain words, not the numbered ``n:word`` tokens
