@@ -102,12 +102,12 @@ def test_a_new_artifact_version_gates_again_and_the_old_acceptance_is_kept() -> 
     anyio.run(main)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="framework defect: a click re-compiles the card's act and commits the result "
-    "without comparing it with the commands the card showed (READY-consent.md)",
-)
 def test_a_card_shown_before_a_new_version_is_refused_when_clicked_after() -> None:
+    """A click compiling another version than the card showed commits nothing (ADR 0014 rule 10).
+
+    The card is closed as ``card_changed`` and a fresh card shows the version now published.
+    """
+
     async def main() -> None:
         first = Bench()
         asked = await first.say("I accept the terms", "terms.accept")
@@ -115,9 +115,21 @@ def test_a_card_shown_before_a_new_version_is_refused_when_clicked_after() -> No
         later = Bench(TERMS_2026_09, after=first)
         clicked = await later.click(card.id, "confirm", 0)
         assert clicked.commands == ()
-        assert clicked.results["a1"].code == "artifact_changed"
-        assert "now at version 2026-09" in words(clicked)
+        assert clicked.results["click"].code == "card_changed"
+        assert "has changed since it was shown" in words(clicked)
+        assert "the record changed" not in words(clicked)
+        (fresh,) = clicked.interactions_created
+        (proposed,) = fresh.spec.commands
+        assert proposed.arguments["version"] == "2026-09"
+        assert proposed.arguments["digest"] == TERMS_2026_09.digest
+        assert "version 2026-09" in words(clicked)
         assert await later.store.list_cases(ACTOR.account) == []
+
+        again = await later.click(card.id, "confirm", 0)  # the old card stays refused
+        assert again.commands == () and "has changed since it was shown" in words(again)
+        done = await later.click(fresh.id, "confirm", 0)
+        ((_, acceptance),) = done.commands
+        assert (await later.state(acceptance))["version"] == "2026-09"
 
     anyio.run(main)
 

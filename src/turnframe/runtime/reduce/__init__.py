@@ -75,7 +75,9 @@ def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
             record(r, act.id, ResultStatus.SUPERSEDED, code=code, operation=act.operation)
             continue
         reduce_act(r, item, origin=None, card=None)
-    reissue_remaining(r)
+    for again in reissue_remaining(r):
+        # A withdrawn card's other acts are compiled again for their fresh card.
+        reduce_act(r, again, origin=None, card=None, reissue=True)
     carried = complete_waiting(r, registers)
     if inp.click is not None:
         reduce_click(r, inp.click)

@@ -109,6 +109,10 @@ def reduce_act(
         if refusal is not None and not r.prior[case]:
             reject(r, act, refusal.code, refusal.sentence, case=case)
             return
+    if card is not None:
+        # What the click compiled, for the comparison with what the card showed
+        # (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 10).
+        r.compiled.setdefault(card, []).append((act.id, compiled.commands))
     policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
     chosen = origin or DirectUserAct(turn_id=r.inp.turn_id)
     if _excluded_review(chosen, policies):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from turnframe.core.commands import ConfirmedInteraction, Origin
+from turnframe.core.canonical import canonical_json
+from turnframe.core.commands import Command, ConfirmedInteraction, Origin
 from turnframe.core.interactions import (
     Interaction,
     InteractionKind,
@@ -231,6 +232,7 @@ def _answer_card(
             _stale(r, card, pending, item_id=item_id)
             return
     origin: Origin | None = None
+    saved = r.checkpoint()
     if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
         origin = ConfirmedInteraction(
             interaction_id=card.id,
@@ -252,6 +254,13 @@ def _answer_card(
     for item in pending:
         reduce_act(r, item, origin=origin, card=ref)
     r.lift_for_click = False
+    if origin is not None and _changed(spec, pending, r.compiled.get(ref, [])):
+        # The click compiled commands other than those the card showed and hashed (a
+        # redeploy, a configuration, a later day, ...): nothing of it commits, and the
+        # card is re-issued showing what would run now (ADR 0014 rule 10).
+        r.restore(saved)
+        _stale(r, card, pending, item_id=item_id, code="card_changed")
+        return
     if not structured:
         progressed = len(r.ready) > before
         record(r, item_id, ResultStatus.READY if progressed else ResultStatus.NO_CHANGE)
@@ -315,22 +324,56 @@ def _resumed(
     )
 
 
-def _stale(r: Reduction, card: Interaction, pending: tuple[ActInput, ...], *, item_id: str) -> None:
+def _changed(
+    spec: InteractionSpec,
+    pending: tuple[ActInput, ...],
+    compiled: list[tuple[str, tuple[Command, ...]]],
+) -> bool:
+    """Whether a click compiled commands the card did not show (ADR 0014 rule 10).
+
+    Commands compare by operation and the canonical JSON of ``to_json()``, the form the
+    card's payload hash covers (``ProposedCommand.arguments``, ADR 0013 rule 1). When
+    every pending act compiled, the compiled commands must be the card's, in order.
+    When the domain refused some act, those that compiled must still be, in order,
+    among the card's: a refused act adds nothing, so it cannot excuse a changed one.
+    """
+    shown = [(p.operation, canonical_json(p.arguments)) for p in spec.commands]
+    got = [(c.operation, canonical_json(c.to_json())) for _, cs in compiled for c in cs]
+    if {act_id for act_id, _ in compiled} >= {p.act.id for p in pending}:
+        return got != shown
+    rest = iter(shown)
+    return not all(command in rest for command in got)
+
+
+def _stale(
+    r: Reduction,
+    card: Interaction,
+    pending: tuple[ActInput, ...],
+    *,
+    item_id: str,
+    code: str = "stale",
+) -> None:
+    """Close ``card`` as stale and re-issue its Confirm or Review acts on a fresh card.
+
+    ``code`` says why: ``stale`` (the record changed, ADR 0014 rule 7) or
+    ``card_changed`` (what the card would do changed, ADR 0014 rule 10). The click's
+    result and the card's stored resolution carry it, so a second click says the same.
+    """
     spec = card.spec
     reissue = spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW)
     record(
         r,
         item_id,
         ResultStatus.REJECTED,
-        code="stale",
-        sentence=r.say("stale_no_reissue"),
+        code=code,
+        sentence=r.say("card_changed" if code == "card_changed" else "stale_no_reissue"),
     )
     r.closes.append(
         CardClose(
             interaction_id=card.id,
             status=InteractionStatus.STALE,
             option_id="",
-            results={"click": f"{ResultStatus.REJECTED.value}:stale"},
+            results={"click": f"{ResultStatus.REJECTED.value}:{code}"},
         )
     )
     if not reissue or spec.case is None:

@@ -15,9 +15,10 @@ from dataclasses import replace
 from turnframe.core.acts import SemanticAct
 from turnframe.core.interactions import Interaction, InteractionKind, InteractionStatus, PendingAct
 from turnframe.core.results import ResultStatus
-from turnframe.runtime.plan import CardClose, PlannedCard
+from turnframe.core.targets import Exact
+from turnframe.runtime.plan import ActInput, CardClose, PlannedCard
 from turnframe.runtime.reduce.results import record
-from turnframe.runtime.reduce.state import Awaiting, Reduction
+from turnframe.runtime.reduce.state import Reduction
 
 __all__ = ["read_links", "reduce_cancellation", "reissue_remaining", "supersede_earlier"]
 
@@ -127,32 +128,31 @@ def _gone(r: Reduction, ref: str) -> str:
     return "no_longer_pending"
 
 
-def reissue_remaining(r: Reduction) -> None:
+def reissue_remaining(r: Reduction) -> tuple[ActInput, ...]:
     """Put a withdrawn card's acts that were not superseded on a fresh card (I11, I16).
 
-    They report under ``<card id>:<act id>``; nothing is compiled or committed for
-    them in this turn (the user did not ask for them again). A Confirm card's acts
-    join this turn's Confirm card on the same record (ADR 0004).
+    They report under ``<card id>:<act id>``; nothing is committed for them in this
+    turn (the user did not ask for them again). A Confirm card's acts are returned, for
+    the caller to compile again with ``reissue=True``: they join this turn's Confirm
+    card on the same record (ADR 0004) showing the commands they compile to now
+    (docs/adr/0013-cards-show-what-they-do.md rule 1), or get the domain's refusal.
     """
+    again: list[ActInput] = []
     for card, left in r.remaining:
         if not left:
             continue
         spec = card.spec
         renamed = tuple(replace(p, act=replace(p.act, id=f"{card.id}:{p.act.id}")) for p in left)
         if spec.kind is InteractionKind.CONFIRM and spec.case in r.inp.snapshots:
-            assert spec.case is not None
-            for p in renamed:
-                r.awaiting.setdefault(spec.case, []).append(
-                    Awaiting(pending=p, operations=(p.act.operation or "",), review_role=None)
+            again += (
+                ActInput(
+                    act=p.act,
+                    resolution=Exact(case=p.case, new=p.new_case) if p.case else None,
+                    record_args=p.record_args,
+                    part_args=p.part_args,
                 )
-                record(
-                    r,
-                    p.act.id,
-                    ResultStatus.AWAITING_CONFIRMATION,
-                    code="reissued",
-                    operation=p.act.operation,
-                    case=p.case,
-                )
+                for p in renamed
+            )
             continue
         fresh = replace(
             spec, pending=renamed, operations=tuple(p.act.operation or "" for p in renamed)
@@ -167,6 +167,7 @@ def reissue_remaining(r: Reduction) -> None:
             else:
                 status, code = ResultStatus.AWAITING_CONFIRMATION, "reissued"
             record(r, p.act.id, status, code=code, operation=p.act.operation, case=p.case)
+    return tuple(again)
 
 
 def reduce_cancellation(r: Reduction, act: SemanticAct) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from turnframe.core.commands import Command, CommandPolicy, Origin
 from turnframe.core.ids import CaseRef
@@ -69,6 +69,9 @@ class Reduction:
 
     ``results`` keeps insertion order (the plan lists results in the order they were
     decided) and holds one result per item id (I11: the first decision stands).
+    ``compiled`` holds, by ``(card id, option id)``, each act a click resumed and the
+    commands it compiled to (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
+    rule 10).
     """
 
     inp: ReductionInput
@@ -91,6 +94,35 @@ class Reduction:
     remaining: list[tuple[Interaction, tuple[PendingAct, ...]]] = field(default_factory=list)
     replayed: Mapping[str, str] | None = None
     replayed_status: str | None = None
+    compiled: dict[tuple[str, str], list[tuple[str, tuple[Command, ...]]]] = field(
+        default_factory=dict
+    )
+
+    def checkpoint(self) -> dict[str, object]:
+        """Return a copy of everything this reduction decided so far, for :meth:`restore`.
+
+        Containers are copied one level down (the lists inside ``awaiting`` and ``prior``
+        too), so what is appended after the checkpoint is not in it; the items they hold
+        are never changed in place. Used to undo a click whose compiled commands differ
+        from the card's (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
+        rule 10).
+        """
+        saved: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "prior":
+                value = defaultdict(list, {k: list(v) for k, v in value.items()})
+            elif f.name in ("awaiting", "compiled"):
+                value = {k: list(v) for k, v in value.items()}
+            elif isinstance(value, list | dict | set):
+                value = type(value)(value)
+            saved[f.name] = value
+        return saved
+
+    def restore(self, saved: dict[str, object]) -> None:
+        """Put back what :meth:`checkpoint` returned; later decisions are forgotten."""
+        for name, value in saved.items():
+            setattr(self, name, value)
 
     def say(self, key: str, **params: str) -> str:
         """Return the runtime's sentence ``key`` in the turn's locale (``runtime.copy``)."""

@@ -65,6 +65,8 @@ async def reproject(parts: RuntimeParts, data: ReprojectInput) -> Reprojected:
                     item_id=k, status=ResultStatus(status), code=code or None
                 )
         key = _REPLAYED_NOTICE.get(prepared.replayed_status or "", "already_resolved")
+        if prepared.replayed_click.get("click", "").endswith(":card_changed"):
+            key = "card_changed"  # closed because its content changed, not its record
         notices.append((key, say(key, prepared.locale), None))
     typed: dict[CaseRef, Any] = {}  # each case's typed state, shared by receipts and ask-next
     return Reprojected(
