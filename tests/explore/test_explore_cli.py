@@ -56,6 +56,8 @@ def test_limits_cut_the_walk(capsys: pytest.CaptureFixture[str]) -> None:
         (["--app", f"{JOBS}:job_app", "--depth", "-1"], "depth must be a whole number >= 0"),
         (["--app", f"{JOBS}:job_app", "--states", "0"], "states must be a whole number >= 1"),
         (["--app", f"{JOBS}:job_app", "--depth", "deep"], "--depth must be a whole number"),
+        (["--app", f"{JOBS}:job_app", "--states", "100000000"], "states must be at most 1,000,000"),
+        (["--app", f"{JOBS}:job_app", "--depth", "1001"], "depth must be at most 1,000"),
         (["--app", f"{JOBS}:job_app", "--records", "/nonexistent/r.yaml"], "cannot read it"),
     ],
 )

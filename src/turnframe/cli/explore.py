@@ -32,10 +32,16 @@ def add_commands(sub: Any) -> None:
     )
     explore.add_argument("workflow", nargs="?", help="only this workflow (default: every one)")
     explore.add_argument(
-        "--depth", default=None, metavar="N", help="most moves from a root (default 6)"
+        "--depth",
+        default=None,
+        metavar="N",
+        help="most moves from a root (default 6, at most 1000)",
     )
     explore.add_argument(
-        "--states", default=None, metavar="N", help="most states kept per workflow (default 2000)"
+        "--states",
+        default=None,
+        metavar="N",
+        help="most states kept per workflow (default 2000, at most 1000000)",
     )
     explore.add_argument(
         "--records",

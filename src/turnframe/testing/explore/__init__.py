@@ -36,12 +36,20 @@ from turnframe.testing.explore.findings import (
     TransitionRemovesCase,
     format_path,
 )
-from turnframe.testing.explore.search import DEFAULT_DEPTH, DEFAULT_STATES, Limits
+from turnframe.testing.explore.search import (
+    DEFAULT_DEPTH,
+    DEFAULT_STATES,
+    MAX_DEPTH,
+    MAX_STATES,
+    Limits,
+)
 from turnframe.testing.explore.seeds import Seed, read_records
 
 __all__ = [
     "DEFAULT_DEPTH",
     "DEFAULT_STATES",
+    "MAX_DEPTH",
+    "MAX_STATES",
     "EXPLORE_TODAY",
     "BlockingWithoutUserStep",
     "CaseEndsByDisappearing",

@@ -305,8 +305,9 @@ def explore(
     Args:
         app: the application (``load_application("module:attribute")``).
         workflow: one workflow's name, or ``None`` for every registered one.
-        depth: the most moves from a root (``>= 0``).
-        states: the most states kept per workflow (``>= 1``).
+        depth: the most moves from a root (``0 <= depth <= MAX_DEPTH``, 1000).
+        states: the most states kept per workflow (``1 <= states <= MAX_STATES``,
+            1,000,000; docs/explorer.md "Limits").
         records: records to seed, in the application's ``records:`` form (its
             seeder's, or ``{key, workflow, state}``); ``None`` reads the application's
             tour file's records when it has a tour, else seeds nothing.

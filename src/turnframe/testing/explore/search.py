@@ -16,7 +16,15 @@ from typing import Generic, TypeVar
 from turnframe.core.errors import UsageError
 from turnframe.testing.explore.findings import Path, Step
 
-__all__ = ["DEFAULT_DEPTH", "DEFAULT_STATES", "Limits", "Search", "breadth_first"]
+__all__ = [
+    "DEFAULT_DEPTH",
+    "DEFAULT_STATES",
+    "MAX_DEPTH",
+    "MAX_STATES",
+    "Limits",
+    "Search",
+    "breadth_first",
+]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -26,6 +34,14 @@ DEFAULT_DEPTH = 6
 DEFAULT_STATES = 2000
 """States kept per workflow by default (``--states``)."""
 
+MAX_DEPTH = 1000
+"""The largest ``--depth`` accepted (docs/explorer.md "Limits"): each kept state holds a
+shortest path of up to ``depth`` steps, so memory grows with states times depth."""
+
+MAX_STATES = 1_000_000
+"""The largest ``--states`` accepted (docs/explorer.md "Limits"): every kept state and its
+path stay in memory until the walk ends, about a kilobyte or more each."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
@@ -33,23 +49,30 @@ class Limits:
 
     Attributes:
         depth: the most moves from a root (the absent state or a seeded record) to a
-            kept state; ``0`` keeps the roots only (``>= 0``).
-        states: the most distinct states kept per workflow, roots included (``>= 1``);
-            a state past it is not kept, and the search reports it was cut.
+            kept state; ``0`` keeps the roots only (``0 <= depth <= MAX_DEPTH``).
+        states: the most distinct states kept per workflow, roots included
+            (``1 <= states <= MAX_STATES``); a state past it is not kept, and the search
+            reports it was cut.
 
     Raises:
-        UsageError: for a limit that is not an ``int`` in range.
+        UsageError: for a limit that is not an ``int`` in range (below the least or
+            above the most).
     """
 
     depth: int = DEFAULT_DEPTH
     states: int = DEFAULT_STATES
 
     def __post_init__(self) -> None:
-        for name, least in (("depth", 0), ("states", 1)):
+        for name, least, most in (("depth", 0, MAX_DEPTH), ("states", 1, MAX_STATES)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise UsageError(
                     f"explore: {name} must be a whole number >= {least}, got {value!r}"
+                )
+            if value > most:
+                raise UsageError(
+                    f"explore: {name} must be at most {most:,} (docs/explorer.md "
+                    f'"Limits"), got {value:,}'
                 )
 
 
