@@ -12,8 +12,8 @@ import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput, UsageError
 from turnframe.core.acts import Understanding
 from turnframe.runtime import Application, Runtime

@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 import pytest
 from test_second_readings import NONE, _candidate, _ok, _unit
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import GlossaryEntry, RegistryError, TurnInput, WorkflowRegistry
 from turnframe.core.acts import Understanding
 from turnframe.eval.dataset import load_set

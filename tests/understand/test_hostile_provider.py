@@ -16,9 +16,9 @@ from typing import Any
 
 import anyio
 import pytest
+from understand_kit import ACTOR, travel_runtime
 
 import turnframe.runtime.steps.reduction as reduction_step
-from conftest import ACTOR, travel_runtime
 from turnframe.core import Exact, TurnInput
 from turnframe.core.commands import ConfirmedInteraction, DirectUserAct
 from turnframe.providers import ModelRequest, ScriptedProvider

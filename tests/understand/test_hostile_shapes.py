@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_hostile_provider import _good
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput
 from turnframe.providers import ModelRequest, ScriptedProvider
 from turnframe.providers.bounds import DEFAULT_BOUNDS, AnswerUnreadable, parse_bounded

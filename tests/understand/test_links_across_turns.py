@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 import anyio
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import InteractionStatus, ProposedTarget, SemanticAct, TurnInput, Understanding
 from turnframe.providers import ModelRequest, ScriptedProvider
 from turnframe.understand import Merge, ModelUnderstanding, ScriptedUnderstanding

@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 import pytest
 import yaml
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.cli import main
 from turnframe.core import TurnInput
 from turnframe.core.turn import TurnStep

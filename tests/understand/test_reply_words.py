@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import ProposedTarget, SemanticAct, TurnInput, Understanding
 from turnframe.core.acts import Question
 from turnframe.core.reply import AnswerBlock, ReceiptBlock, TransitionBlock

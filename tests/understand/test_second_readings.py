@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput
 from turnframe.core.reply import NoticeBlock, ReceiptBlock
 from turnframe.providers import Capabilities, ModelRequest, ScriptedProvider

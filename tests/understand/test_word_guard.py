@@ -13,8 +13,8 @@ from typing import Any
 import anyio
 import pytest
 from test_reply_words import _rename_porto
+from understand_kit import ACTOR, travel_runtime
 
-from conftest import ACTOR, travel_runtime
 from turnframe.core import TurnInput
 from turnframe.core.reply import AnswerBlock, TransitionBlock
 from turnframe.providers import ModelRequest, ScriptedProvider

@@ -1,4 +1,6 @@
-"""Fixtures for understanding tests: a travel runtime over the demo records in memory."""
+"""Shared helpers for understanding tests: a travel runtime over the demo records in memory.
+
+Imported by name (not through conftest) so the module stays unique across tests/."""
 
 from __future__ import annotations
 
