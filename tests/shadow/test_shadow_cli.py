@@ -140,6 +140,22 @@ def test_bad_input_is_one_line_and_exit_2(
     assert file_digest(recorded_db) == before
 
 
+@pytest.mark.parametrize("model", ["recorded", "hostile:3"])
+def test_turns_read_with_another_app_are_a_usage_error_naming_workflow_and_app(
+    capsys: pytest.CaptureFixture[str], recorded_db: Path, model: str
+) -> None:
+    """Turns recorded with travel, read with expenses: refused, not skipped or ``same``."""
+    before = file_digest(recorded_db)
+    app = "turnframe.samples.expenses:expenses_application"
+    code, out, err = shadow(
+        capsys, recorded_db, "--model", model, "--turns", ",".join(TURNS), "--app", app
+    )
+    assert code == 2 and out == "", out
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "'manifest'" in err and "'expenses'" in err and "does not register" in err
+    assert file_digest(recorded_db) == before
+
+
 def test_a_missing_database_is_exit_2_and_is_not_created(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

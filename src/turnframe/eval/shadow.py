@@ -50,6 +50,8 @@ __all__ = [
     "NO_ANSWER",
     "NO_BRIEF",
     "ShadowModelUnreachable",
+    "check_recorded_with",
+    "recorded_workflows",
     "ShadowReport",
     "ShadowTotals",
     "TurnShadow",
@@ -154,6 +156,46 @@ class _RecordedReading:
         )
 
 
+def recorded_workflows(reduction_input: Any) -> set[str]:
+    """Return the workflow names a recorded reduction input names (a malformed part: none).
+
+    The names are the keys of its ``versions`` (every workflow the recording application
+    registered) and the workflows of its ``snapshots``' cases; ``reduction_input`` is a
+    replay record's ``reduction.input`` (``runtime.replay``), read as data, never raising.
+    """
+    names: set[str] = set()
+    if not isinstance(reduction_input, dict):
+        return names
+    versions = reduction_input.get("versions")
+    if isinstance(versions, dict):
+        names.update(k for k in versions if isinstance(k, str))
+    snapshots = reduction_input.get("snapshots")
+    for item in snapshots if isinstance(snapshots, list) else ():
+        case = item.get("case") if isinstance(item, dict) else None
+        workflow = case.get("workflow") if isinstance(case, dict) else None
+        if isinstance(workflow, str):
+            names.add(workflow)
+    return names
+
+
+def check_recorded_with(app: Application, turn_id: str, reduction_input: Any) -> None:
+    """Refuse a turn recorded with another application than ``app`` (docs/shadow.md "Use").
+
+    Raises:
+        UsageError: the turn's recorded reduction names a workflow ``app`` does not
+            register (the message names the workflow and the application): reading it
+            with ``app`` would skip the turn or compare plans of the wrong workflows.
+    """
+    registered = set(app.registry.names())
+    missing = sorted(recorded_workflows(reduction_input) - registered)
+    if missing:
+        raise UsageError(
+            f"turn {turn_id!r} was recorded with workflow {missing[0]!r}, which application "
+            f"{app.name!r} does not register (it has: {', '.join(sorted(registered))}); "
+            "pass the --app the turns were recorded with"
+        )
+
+
 def _failed(exc: Exception) -> str:
     return f"the reducer failed on this reading: {type(exc).__name__}: {exc}"
 
@@ -221,6 +263,7 @@ async def _shadow_one(
     reduction = record.get("reduction")
     if not isinstance(reduction, dict) or "input" not in reduction:
         return TurnShadow(turn_id=turn_id, status="skipped", reason=NO_REDUCTION)
+    check_recorded_with(app, turn_id, reduction["input"])
     try:
         # Both sides reduce under the workflow versions the turn ran under, so only the
         # reading differs (docs/guides/canary-and-rollback.md).
@@ -337,7 +380,9 @@ async def shadow_turns(
         The report: per turn its status and differences, and the totals.
 
     Raises:
-        UsageError: no turn ids, or a turn id the account does not hold.
+        UsageError: no turn ids, a turn id the account does not hold, or a turn whose
+            recorded reduction names a workflow ``app`` does not register
+            (:func:`check_recorded_with`).
         ShadowModelUnreachable: the model could not be reached (the run stops).
         CapabilityMissing: the provider cannot give structured output.
         StoreError: a read failed.
