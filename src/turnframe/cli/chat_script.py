@@ -23,7 +23,7 @@ from typing import Any
 
 from turnframe.cli.chat_screen import example_script
 from turnframe.core.errors import UsageError
-from turnframe.eval.models import read_answers
+from turnframe.eval.models import EXAMPLE_SCRIPT, read_answers
 from turnframe.providers import ScriptedProvider
 
 __all__ = ["ChatScript", "load_script", "normal"]
@@ -64,7 +64,7 @@ def load_script(path: str) -> ChatScript | None:
         UsageError: the file cannot be read, or a chat script is malformed (the entry
             and the fix are named).
     """
-    where = str(example_script()) if path == "example" else path
+    where = str(example_script()) if path == EXAMPLE_SCRIPT else path
     data = read_answers(where)
     if not isinstance(data, Mapping) or "messages" not in data:
         return None

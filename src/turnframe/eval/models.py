@@ -17,7 +17,11 @@ from turnframe.providers import Provider, ReplayProvider, ScriptedProvider
 from turnframe.providers.registry import VENDOR_SPECS, is_vendor_spec, vendor_provider
 from turnframe.testing.bounded_yaml import load_yaml
 
-__all__ = ["KNOWN_MODELS", "provider_from_spec", "read_answers"]
+__all__ = ["EXAMPLE_SCRIPT", "KNOWN_MODELS", "provider_from_spec", "read_answers"]
+
+EXAMPLE_SCRIPT = "example"
+"""``scripted:example``: everywhere the shipped chat script of ``turnframe chat``
+(``turnframe/cli/examples/travel-chat.yaml``, docs/chat.md), never a file named ``example``."""
 
 KNOWN_MODELS = (
     "scripted:FILE (a JSON or YAML table of answers per task), replay:FILE (a turn's replay "
@@ -28,10 +32,20 @@ KNOWN_MODELS = (
 def provider_from_spec(spec: str) -> Provider:
     """Return the provider ``spec`` names.
 
+    ``scripted:example`` (:data:`EXAMPLE_SCRIPT`) names the shipped chat script, as it
+    does in ``turnframe chat``; a chat script answers per typed message, so it is refused
+    here rather than read as a file named ``example``.
+
     Raises:
-        UsageError: for an unknown name or an unreadable file.
+        UsageError: for an unknown name, an unreadable file, or ``scripted:example``
+            (the shipped chat script, for ``turnframe chat`` and ``serve``).
     """
     kind, _, rest = spec.partition(":")
+    if kind == "scripted" and rest == EXAMPLE_SCRIPT:
+        raise UsageError(
+            f"scripted:{EXAMPLE_SCRIPT} is the shipped chat script, for `turnframe chat` and `serve`; "
+            "this takes scripted:FILE, a table of task name → answers (docs/chat.md)"
+        )
     if kind == "scripted":
         table = _read(rest)
         if not isinstance(table, dict):
