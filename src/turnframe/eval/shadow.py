@@ -268,6 +268,8 @@ async def _shadow_one(
         # Both sides reduce under the workflow versions the turn ran under, so only the
         # reading differs (docs/guides/canary-and-rollback.md).
         registry = recorded_registry(reduction["input"], app.registry)
+        if not isinstance(reduction.get("plan") or {}, dict):  # checked before any model call
+            raise TypeError(f"its plan is a {type(reduction['plan']).__name__}, not a JSON object")
         brief = recorded_brief(record)
         recorded = reduction_input(reduction["input"], app.registry)
         # The recorded side: the recorded input reduced again by today's reducer.
@@ -307,9 +309,15 @@ async def _shadow_one(
         "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in calls_made),
     }
     before = plan_side(recorded.understanding, recorded.acts, parts.units, again)
-    replay_same = plan_side(
-        recorded.understanding, recorded.acts, (), reduction.get("plan") or {}
-    ) == plan_side(recorded.understanding, recorded.acts, (), again)
+    try:
+        stored_plan = reduction.get("plan") or {}
+        if not isinstance(stored_plan, dict):
+            raise TypeError(f"its plan is a {type(stored_plan).__name__}, not a JSON object")
+        replay_same = plan_side(
+            recorded.understanding, recorded.acts, (), stored_plan
+        ) == plan_side(recorded.understanding, recorded.acts, (), again)
+    except Exception as exc:  # a damaged recorded plan: this turn is skipped, not the run
+        return TurnShadow(turn_id=turn_id, status="skipped", reason=_unreadable(exc))
     trace: Any = read.trace
     units = trace.get("units") or []
     built = shadow_reduction(
