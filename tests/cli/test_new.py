@@ -13,6 +13,7 @@ import glob
 import importlib.util
 import inspect
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -208,17 +209,30 @@ def test_any_accepted_names_render_python_that_compiles_and_yaml_that_loads(
     assert f'name = "{record}"' in workflow
 
 
+def _setuptools_floor() -> tuple[int, ...]:
+    """The lowest setuptools the checkout's ``[build-system] requires`` accepts."""
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for entry in requires["build-system"]["requires"]:
+        found = re.fullmatch(r"\s*setuptools\s*>=\s*([\d.]+)\s*", entry)
+        if found:
+            return tuple(int(part) for part in found.group(1).split("."))
+    return (0,)
+
+
 def _builds_offline() -> bool:
     """Whether this interpreter can build an editable wheel without the package index.
 
-    setuptools builds one alone from 70.1; an older one needs ``wheel`` installed.
+    Its setuptools must be one the checkout's build system asks for (77 reads the SPDX
+    ``license``), and it builds one alone from 70.1; an older one needs ``wheel`` installed.
     """
     try:
         setuptools_version = metadata.version("setuptools")
     except metadata.PackageNotFoundError:
         return False
-    major, minor = (int(part) for part in setuptools_version.split(".")[:2])
-    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+    have = tuple(int(part) for part in re.findall(r"\d+", setuptools_version)[:3])
+    if have < _setuptools_floor():
+        return False
+    return have[:2] >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
 def _venv_python(venv: Path) -> Path:
@@ -258,6 +272,9 @@ def test_done_when_new_install_pytest_and_scenario_run_in_a_fresh_venv(tmp_path:
 
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     if _builds_offline():
+        # `python -m venv` may seed a setuptools older than the build system asks for;
+        # without it, the new venv builds with this interpreter's (seen through the .pth).
+        sh(tmp_path, str(python), "-m", "pip", "uninstall", "--quiet", "-y", "setuptools")
         pip += ["--no-index", "--no-build-isolation"]  # nothing fetched
     # else pip fetches the build backends (setuptools, wheel) from the package index
     sh(tmp_path, *pip, "--no-deps", "-e", str(ROOT))  # the checkout's turnframe, as set up
