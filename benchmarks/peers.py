@@ -3,21 +3,35 @@
 What is measured
     The CPU time of one conversational turn that makes three low-risk changes to two
     records kept in SQLite (add a seat extra to the May Lisbon trip, set who pays its
-    extra E2, rename the Porto trip), on three systems in one process:
+    extra E2, rename the Porto trip), on three systems (five rows) in one process:
 
     * ``turnframe``: the ``three_act`` shape of ``benchmarks/turn_overhead.py`` (its
       ``Bench``, imported from that file) on :class:`~turnframe.store.sqlite.SqliteStore`,
       understanding scripted (no model call). The timed span is ``Runtime.run_turn``.
-    * ``langgraph``: a ``StateGraph`` of three nodes in a row, each doing one of the three
-      updates on a ``records`` table (one row per trip, its state as JSON, a revision
-      counter), compiled with the SQLite checkpointer (``SqliteSaver``, default
-      durability), one thread per conversation, so the thread's state (its message log)
-      is checkpointed at every step of every turn. There is no model in this graph. The
-      timed span is ``graph.invoke``, which loads the thread's last checkpoint itself.
+    * ``langgraph``: the closest conversational equivalent on LangGraph. A ``StateGraph``
+      whose state is LangGraph's own ``MessagesState`` (its ``messages`` channel reduced
+      by ``add_messages``: the conversation) plus what the nodes need: ``account`` (whose
+      records), ``acts`` (the turn's three changes, as a scripted understanding hands
+      them over) and ``done`` (this turn's updates in words, from the update nodes to the
+      reply node; the turn's input resets it). The turn's input is the user's message as
+      a ``HumanMessage`` (the text of Turnframe's three-act turn, ``THREE_ACT_TEXT``);
+      three nodes in a row each do one of the three updates on a ``records`` table (one
+      row per trip, its state as JSON, a revision counter); a fourth, ``reply``, appends
+      the ``AIMessage`` that says what was done (``"Done: "`` and the three updates' own
+      words, the text Pydantic AI's model answers with: deterministic, no model call, as
+      Turnframe composes its reply from receipts). The graph is compiled with
+      the SQLite checkpointer (``SqliteSaver``, default durability), one thread per
+      conversation, so the thread's messages and state are checkpointed at every step of
+      every turn. There is no model in this graph. The timed span is ``graph.invoke``,
+      which loads the thread's last checkpoint itself.
     * ``langgraph_async``: the same graph with async nodes on ``AsyncSqliteSaver``
       (aiosqlite), timed around ``graph.ainvoke``: what an asyncio service, as
-      Turnframe's runtime is, would use. The synchronous pairing is the lighter of the
-      two; both are reported, so the ratio to the cheaper one is there to read.
+      Turnframe's runtime is, would use. Both pairings are reported, so the ratio to the
+      cheaper one is there to read.
+    * ``langgraph_bare``: the three update nodes alone on ``SqliteSaver``, with a state of
+      ``account``, ``acts`` and a ``log`` of one line per update: nothing of the user's
+      words or a reply is kept, so it is not a conversational turn. It is timed in the
+      same rounds and reported as a lower bound for LangGraph, outside the target.
     * ``pydantic_ai``: an ``Agent`` on a ``FunctionModel`` (a local function, no network)
       that answers the user's message with three tool calls, one per update on the same
       ``records`` table, then with a text answer once the tools have returned. Pydantic AI
@@ -46,17 +60,24 @@ How
     State growth is bounded alike: every ``TURNS_PER_ACCOUNT`` turns each system starts a
     fresh account (Turnframe: the demo records; the peers: the same two trips, from the
     same seed) and a fresh conversation (a new LangGraph thread, a new message history).
-    Every turn is checked untimed to have done its writes, through a second SQLite
-    connection (which sees only committed data) for the peers: the three field changes
-    on the two rows and one more checkpoint of the thread (LangGraph) or one more stored
-    message batch (Pydantic AI); for Turnframe, the three committed results and the two
+    Every turn is checked untimed to have done its writes. For the peers, through a
+    second SQLite connection (which sees only committed data): the three field changes
+    on the two rows; for LangGraph, one more checkpoint of the thread and, in the
+    thread's newest checkpoint and in the run's output, exactly the conversation's
+    messages so far, two per turn in order (the ``HumanMessage`` of ``THREE_ACT_TEXT``,
+    the ``AIMessage`` of the turn's reply derived from the seed; ``langgraph_bare``: three
+    log lines per turn); for Pydantic AI, one more stored message batch and that same
+    reply as the run's output. For Turnframe, the three committed results and the two
     cases as the store reads them back. A failed check ends the run (status 1). The
     report gives, per system, the median, p90 and mean CPU and wall milliseconds, the
-    ratio of Turnframe's CPU median to each peer's, and a table of what each system
-    guarantees per turn (yes / partial / no, with its basis).
+    ratio of Turnframe's CPU median to each peer's (which count for the target, which
+    do not and why), and a table of what each system guarantees per turn (yes / partial
+    / no, with its basis).
 
-Target (from the issue): Turnframe's CPU per turn at most 0.25x either peer's, measured
-in the same run. Reported, never asserted.
+Target (from the issue): Turnframe's CPU per turn at most 0.25x each conversational peer's
+(``langgraph``, ``langgraph_async``, ``pydantic_ai``: ``TARGET_PEERS``), measured in the
+same run. ``langgraph_bare``'s ratio is printed beside them, labelled outside the target
+(no conversation: a lower bound, not an equivalent). Reported, never asserted.
 
 Needs the ``bench`` extra: ``pip install -e ".[bench]"``.
 
@@ -106,9 +127,16 @@ def _load_turn_overhead() -> ModuleType:
 
 overhead = _load_turn_overhead()
 
-SYSTEMS = ("turnframe", "langgraph", "langgraph_async", "pydantic_ai")
-PEERS = ("langgraph", "langgraph_async", "pydantic_ai")
+SYSTEMS = ("turnframe", "langgraph", "langgraph_async", "langgraph_bare", "pydantic_ai")
+PEERS = ("langgraph", "langgraph_async", "langgraph_bare", "pydantic_ai")
+LANGGRAPH_ROWS = ("langgraph", "langgraph_async", "langgraph_bare")
+TARGET_PEERS = ("langgraph", "langgraph_async", "pydantic_ai")
+"""The peers whose ratio counts for the target: the conversational equivalents."""
+OUTSIDE_TARGET = {"langgraph_bare": "no conversation: a lower bound, not an equivalent"}
+"""The peers timed and reported but not counted for the target, and why."""
 TARGET_RATIO = 0.25
+THREE_ACT_TEXT: str = overhead.THREE_ACT_TEXT
+"""The user's message of every three-act turn, Turnframe's and the peers' alike."""
 ROUND: int = overhead.ROUND
 TURNS_PER_ACCOUNT: int = overhead.TURNS_PER_ACCOUNT
 EXTRA_PACKAGES = {
@@ -211,7 +239,8 @@ GUARANTEES: tuple[dict[str, str], ...] = (
         "turnframe": "yes",
         "langgraph": "yes",
         "pydantic_ai": "partial",
-        "basis": "Turnframe's store and LangGraph's checkpointer commit per turn; "
+        "basis": "Turnframe's store and LangGraph's checkpointer (the thread's messages "
+        "with its state) commit per turn; "
         "Pydantic AI persists nothing itself (this benchmark's code stores the history)",
     },
 )
@@ -469,6 +498,22 @@ class _Conversation:
             "rename": {"trip": "T3", "name": f"Porto {self.step}"},
         }
 
+    def reply(self) -> str:
+        """The reply this turn must end with, derived from the seed: what its updates did.
+
+        The words are :class:`Records`' own (a tool's or a node's return), joined as the
+        peers' composed reply: ``"Done: <update>; <update>; <update>"``; the seat added is
+        ``E<n>`` with ``n`` the seed's ``next_extra`` plus the account's earlier turns.
+        """
+        extra = Records.SEED["T1"]["next_extra"] + self.turn_in_account - 1
+        return "Done: " + "; ".join(
+            (
+                f"added seat E{extra} to T1",
+                f"E2 of T1 is paid by {_payer(self.account, self.step)}",
+                f"renamed T3 to Porto {self.step}",
+            )
+        )
+
 
 # LangGraph ----------------------------------------------------------------------------------
 # The functional form keeps the annotations objects (this module's are strings, and
@@ -482,10 +527,14 @@ _GraphState = TypedDict(  # noqa: UP013 (see above)
         "log": Annotated[list[str], operator.add],  # the thread's log: one line per update
     },
 )
+"""The state of ``langgraph_bare``: no conversation, a log of one line per update."""
+
+GraphNode = Callable[[Any], dict[str, Any]]
+"""A graph node: takes the state, returns its update of the state's channels."""
 
 
-def _graph_nodes(records: Records) -> dict[str, Callable[[_GraphState], dict[str, list[str]]]]:
-    """The three nodes: each does one update and logs what it did in the thread's state."""
+def _graph_nodes(records: Records) -> dict[str, GraphNode]:
+    """``langgraph_bare``'s three nodes: one update each, logged in the thread's state."""
 
     def add_extra(state: _GraphState) -> dict[str, list[str]]:
         a = state["acts"]["add_extra"]
@@ -504,24 +553,82 @@ def _graph_nodes(records: Records) -> dict[str, Callable[[_GraphState], dict[str
     return {"add_extra": add_extra, "set_extra_payer": set_extra_payer, "rename": rename}
 
 
-def _as_async(
-    node: Callable[[_GraphState], dict[str, list[str]]],
-) -> Callable[[_GraphState], Awaitable[dict[str, list[str]]]]:
+def _chat_state() -> type:
+    """The conversational graph's state: LangGraph's ``MessagesState`` and what nodes need.
+
+    ``messages`` (from ``MessagesState``, reduced by ``add_messages``) is the thread's
+    conversation: the user's ``HumanMessage`` and the reply's ``AIMessage`` of every
+    turn, checkpointed with the thread. ``account`` and ``acts`` are the turn's input to
+    the update nodes (whose records, which three changes), as in ``langgraph_bare``.
+    ``done`` carries this turn's updates in words from the update nodes to the reply node
+    (a plain channel: the turn's input resets it to ``[]``). Built on first use because
+    ``langgraph`` is an extra; the annotations name builtins only, so LangGraph resolves
+    them even when this file, loaded by path, is not in ``sys.modules``.
+    """
+    from langgraph.graph import MessagesState
+
+    class ChatState(MessagesState):
+        account: str
+        acts: dict[str, dict[str, str]]
+        done: list[str]
+
+    return ChatState
+
+
+def _chat_nodes(records: Records) -> dict[str, GraphNode]:
+    """The conversational graph's nodes in order: the three updates, then the reply.
+
+    Each update node does one update and adds its words to ``done``; ``reply`` appends
+    one ``AIMessage`` saying what was done (``"Done: "`` and the three, as
+    :meth:`_Conversation.reply` expects and Pydantic AI's model answers).
+    """
+    from langchain_core.messages import AIMessage
+
+    def add_extra(state: Any) -> dict[str, list[str]]:
+        a = state["acts"]["add_extra"]
+        said = records.add_extra(state["account"], a["trip"], a["kind"], a["payer"])
+        return {"done": [*state["done"], said]}
+
+    def set_extra_payer(state: Any) -> dict[str, list[str]]:
+        a = state["acts"]["set_extra_payer"]
+        said = records.set_extra_payer(state["account"], a["trip"], a["extra"], a["payer"])
+        return {"done": [*state["done"], said]}
+
+    def rename(state: Any) -> dict[str, list[str]]:
+        a = state["acts"]["rename"]
+        return {"done": [*state["done"], records.rename(state["account"], a["trip"], a["name"])]}
+
+    def reply(state: Any) -> dict[str, list[Any]]:
+        return {"messages": [AIMessage("Done: " + "; ".join(state["done"]))]}
+
+    return {
+        "add_extra": add_extra,
+        "set_extra_payer": set_extra_payer,
+        "rename": rename,
+        "reply": reply,
+    }
+
+
+def _as_async(node: GraphNode) -> Callable[[Any], Awaitable[dict[str, Any]]]:
     # An async graph runs a plain function node on a worker thread; an async node runs on
     # the event loop, as an async application would write it (and as Turnframe's store
     # calls run).
-    async def run(state: _GraphState) -> dict[str, list[str]]:
+    async def run(state: Any) -> dict[str, Any]:
         return node(state)
 
     return run
 
 
 class LangGraphSystem:
-    """Three nodes in a row over :class:`Records`, one checkpointed thread per conversation.
+    """Nodes in a row over :class:`Records`, one checkpointed thread per conversation.
 
-    ``langgraph``: ``SqliteSaver`` and ``graph.invoke`` (LangGraph's lightest SQLite path).
-    ``langgraph_async``: ``AsyncSqliteSaver`` (aiosqlite) and ``graph.ainvoke`` with async
-    nodes, the pairing an asyncio service such as Turnframe's runtime would use.
+    ``langgraph``: the conversational graph (:func:`_chat_state`, :func:`_chat_nodes`) on
+    ``SqliteSaver`` and ``graph.invoke`` (LangGraph's lightest SQLite path).
+    ``langgraph_async``: the same graph with async nodes on ``AsyncSqliteSaver``
+    (aiosqlite) and ``graph.ainvoke``, the pairing an asyncio service such as Turnframe's
+    runtime would use. ``langgraph_bare``: the three update nodes alone with a log and no
+    conversation (:data:`_GraphState`) on ``SqliteSaver``: a lower bound, outside the
+    target.
     """
 
     def __init__(self, name: str, records: Records, graph: Any, reader: sqlite3.Connection) -> None:
@@ -534,23 +641,35 @@ class LangGraphSystem:
         self.records_reader = sqlite3.connect(records.path)
         self.check_saver = SqliteSaver(reader)  # reads checkpoints on the second connection
         self.asynchronous = name.endswith("_async")
+        self.conversational = name != "langgraph_bare"
         self.where = _Conversation()
+        self.thread: list[tuple[str, str]] = []  # the conversation's expected messages
         self.cpu_ns: list[int] = []
         self.wall_ns: list[int] = []
         self.verified = 0
         self.closers: list[Callable[[], Awaitable[Any]]] = []
 
     @classmethod
-    async def open(cls, workdir: Path, *, asynchronous: bool) -> LangGraphSystem:
-        """Create the records table, the checkpointer and the compiled graph."""
+    async def open(cls, workdir: Path, name: str) -> LangGraphSystem:
+        """Create the records table, the checkpointer and the compiled graph of ``name``.
+
+        Raises:
+            ValueError: ``name`` is not one of :data:`LANGGRAPH_ROWS`.
+        """
         from langgraph.graph import END, START, StateGraph
 
-        name = "langgraph_async" if asynchronous else "langgraph"
+        if name not in LANGGRAPH_ROWS:
+            raise ValueError(f"no LangGraph row {name!r}; known: {', '.join(LANGGRAPH_ROWS)}")
+        asynchronous = name.endswith("_async")
         # The checkpointer has a file of its own: an async checkpoint write holding the
         # write lock of a shared file would block the inline node writes (and vice versa).
         path = workdir / f"{name}-checkpoints.db"
         records = Records(workdir / f"{name}.db")
-        nodes: dict[str, Any] = dict(_graph_nodes(records))
+        if name == "langgraph_bare":
+            schema: type = _GraphState
+            nodes: dict[str, Any] = dict(_graph_nodes(records))
+        else:
+            schema, nodes = _chat_state(), dict(_chat_nodes(records))
         closers: list[Callable[[], Awaitable[Any]]] = []
         saver: Any
         if asynchronous:
@@ -575,13 +694,13 @@ class LangGraphSystem:
                 sync_conn.close()
 
             closers.append(close_sync)
-        builder = StateGraph(_GraphState)
-        for key, node in nodes.items():
+        builder = StateGraph(schema)
+        previous = START
+        for key, node in nodes.items():  # the nodes in a row, in their order
             builder.add_node(key, node)
-        builder.add_edge(START, "add_extra")
-        builder.add_edge("add_extra", "set_extra_payer")
-        builder.add_edge("set_extra_payer", "rename")
-        builder.add_edge("rename", END)
+            builder.add_edge(previous, key)
+            previous = key
+        builder.add_edge(previous, END)
         system = cls(name, records, builder.compile(checkpointer=saver), sqlite3.connect(path))
         system.closers = closers
         return system
@@ -592,12 +711,48 @@ class LangGraphSystem:
         ).fetchone()
         return int(count)
 
+    def _input(self, where: _Conversation) -> dict[str, Any]:
+        """The turn's input: the user's message (conversational rows), account and acts."""
+        if not self.conversational:
+            return {"account": where.account, "acts": where.acts(), "log": []}
+        from langchain_core.messages import HumanMessage
+
+        return {
+            "messages": [HumanMessage(THREE_ACT_TEXT)],
+            "account": where.account,
+            "acts": where.acts(),
+            "done": [],
+        }
+
+    def _check_thread(self, where: _Conversation, out: Any, stored: Any) -> bool:
+        """True when the turn's output and the thread's newest checkpoint hold its state.
+
+        Conversational rows: exactly the conversation's messages so far, two per turn
+        (``HumanMessage`` of :data:`THREE_ACT_TEXT`, ``AIMessage`` of the turn's
+        :meth:`_Conversation.reply`), in order. ``langgraph_bare``: three log lines per turn.
+        """
+        values = stored.checkpoint["channel_values"] if stored else {}
+        if not self.conversational:
+            want = 3 * where.turn_in_account
+            return len(out["log"]) == want and len(values.get("log", [])) == want
+        if where.turn_in_account == 1:
+            self.thread = []
+        self.thread += [("HumanMessage", THREE_ACT_TEXT), ("AIMessage", where.reply())]
+
+        def holds(messages: Any) -> bool:
+            return (
+                isinstance(messages, list)
+                and [(type(m).__name__, m.content) for m in messages] == self.thread
+            )
+
+        return holds(out.get("messages")) and holds(values.get("messages"))
+
     async def turn(self) -> None:
         where = self.where
         where.next_turn(self.records)
         config = {"configurable": {"thread_id": where.conversation}}
         before = self._checkpoints(where.conversation)
-        state = {"account": where.account, "acts": where.acts(), "log": []}
+        state = self._input(where)
         if self.asynchronous:
             out = await _timed(lambda: self.graph.ainvoke(state, config), self.cpu_ns, self.wall_ns)
         else:
@@ -605,16 +760,15 @@ class LangGraphSystem:
         _check_records(
             self.records_reader, self.name, where.account, where.turn_in_account, where.step
         )
-        # The thread's newest committed checkpoint holds this turn's whole log.
+        # The thread's newest committed checkpoint holds this turn's whole conversation.
         stored = self.check_saver.get_tuple(config)
-        log = stored.checkpoint["channel_values"].get("log", []) if stored else []
-        want = 3 * where.turn_in_account
-        if (
-            len(out["log"]) != want
-            or len(log) != want
-            or self._checkpoints(where.conversation) <= before
+        if not self._check_thread(where, out, stored) or (
+            self._checkpoints(where.conversation) <= before
         ):
-            raise BenchFailure(f"{self.name} turn {where.step}: the thread was not checkpointed")
+            raise BenchFailure(
+                f"{self.name} turn {where.step}: the thread's checkpoint does not hold "
+                + ("its messages" if self.conversational else "its log")
+            )
         self.verified += 1
 
     async def close(self) -> None:
@@ -716,13 +870,12 @@ class PydanticAISystem:
     async def turn(self) -> None:
         where = self.where
         where.next_turn(self.records)
-        text = "add a seat to Lisbon, E2 is paid by Ana, rename Porto"
-        result = await _timed(lambda: self._run(text), self.cpu_ns, self.wall_ns)
+        result = await _timed(lambda: self._run(THREE_ACT_TEXT), self.cpu_ns, self.wall_ns)
         _check_records(self.reader, self.name, where.account, where.turn_in_account, where.step)
         (stored,) = self.reader.execute(
             "SELECT COUNT(*) FROM messages WHERE conversation = ?", (where.conversation,)
         ).fetchone()
-        if stored != where.turn_in_account or not str(result.output).startswith("Done: "):
+        if stored != where.turn_in_account or result.output != where.reply():
             raise BenchFailure(f"pydantic_ai turn {where.step}: the history was not stored")
         self.verified += 1
 
@@ -737,8 +890,8 @@ async def _measure(turns: int, warmup: int, workdir: Path) -> dict[str, System]:
     systems: dict[str, System] = {}
     try:
         systems["turnframe"] = await TurnframeSystem.open(workdir)
-        systems["langgraph"] = await LangGraphSystem.open(workdir, asynchronous=False)
-        systems["langgraph_async"] = await LangGraphSystem.open(workdir, asynchronous=True)
+        for name in LANGGRAPH_ROWS:
+            systems[name] = await LangGraphSystem.open(workdir, name)
         systems["pydantic_ai"] = PydanticAISystem(workdir)
         for system in systems.values():
             for _ in range(warmup):
@@ -771,7 +924,7 @@ def _versions() -> dict[str, str]:
 
 
 async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
-    """Run the three systems and return the report (the ``--json`` object).
+    """Run every row of ``SYSTEMS`` and return the report (the ``--json`` object).
 
     Raises:
         BenchFailure: a turn did not do its writes.
@@ -797,7 +950,9 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
         "ratios": ratios,
         "targets": {
             "turnframe_over_peer_max": TARGET_RATIO,
-            "met": all(ratio <= TARGET_RATIO for ratio in ratios.values()),
+            "counted": list(TARGET_PEERS),
+            "outside_target": dict(OUTSIDE_TARGET),
+            "met": all(ratios[f"turnframe_over_{peer}"] <= TARGET_RATIO for peer in TARGET_PEERS),
         },
         "guarantees": [dict(row) for row in GUARANTEES],
         "config": {
@@ -834,15 +989,18 @@ def _table(report: dict[str, Any]) -> str:
             f"{f['wall']['median_ms']:>9.3f} {f['turns_verified']:>8}"
         )
     lines.append("")
-    for key, ratio in report["ratios"].items():
-        lines.append(f"{key.replace('_over_', ' / ')} (CPU median): {ratio:.3f}")
     targets = report["targets"]
+    for key, ratio in report["ratios"].items():
+        peer = key.removeprefix("turnframe_over_")
+        why = targets["outside_target"].get(peer)
+        note = f"  (outside the target; {why})" if why else ""
+        lines.append(f"{key.replace('_over_', ' / ')} (CPU median): {ratio:.3f}{note}")
     lines += [
-        f"target: Turnframe <= {targets['turnframe_over_peer_max']}x each peer; "
-        f"met: {'yes' if targets['met'] else 'NO'}",
+        f"target: Turnframe <= {targets['turnframe_over_peer_max']}x each of "
+        f"{', '.join(targets['counted'])}; met: {'yes' if targets['met'] else 'NO'}",
         "",
         "What each system guarantees per turn, as configured here "
-        "(langgraph: both checkpointers alike)",
+        "(langgraph: both checkpointers alike; langgraph_bare: the same, with no conversation)",
         f"{'guarantee':<48} {'turnframe':<10} {'langgraph':<10} {'pydantic_ai':<11}",
     ]
     for row in report["guarantees"]:

@@ -101,6 +101,8 @@ TARGET_TELEMETRY_OVERHEAD_PCT = 5.0
 TELEMETRY = ("idle", "sdk")
 """The telemetry variants the three-act SQLite turn runs with (:func:`_telemetry`)."""
 TODAY = date(2026, 5, 1)
+THREE_ACT_TEXT = "add a seat to Lisbon, E2 is paid by Ana, rename Porto"
+"""The user's message of every ``three_act`` turn (``benchmarks/peers.py`` sends it too)."""
 ROUND = 10
 """Turns each (shape, store) pair runs before the next pair takes its turn."""
 TURNS_PER_ACCOUNT = 10
@@ -269,7 +271,7 @@ class Bench:
             )
 
         self.script.push(build)
-        turn = TurnInput(text="add a seat to Lisbon, E2 is paid by Ana, rename Porto")
+        turn = TurnInput(text=THREE_ACT_TEXT)
         with self.meter():
             start = time.perf_counter_ns()
             result = await self.runtime.run_turn(self.actor, self.conversation, turn)

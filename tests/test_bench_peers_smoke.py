@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "peers.py"
-SYSTEMS = {"turnframe", "langgraph", "langgraph_async", "pydantic_ai"}
+SYSTEMS = {"turnframe", "langgraph", "langgraph_async", "langgraph_bare", "pydantic_ai"}
+COUNTED = {"langgraph", "langgraph_async", "pydantic_ai"}
+CONVERSATIONAL = ("langgraph", "langgraph_async")
 VERDICTS = {"yes", "partial", "no"}
+USER_TEXT = "add a seat to Lisbon, E2 is paid by Ana, rename Porto"  # turn_overhead's three_act
 
 
 def _load() -> ModuleType:
@@ -54,8 +59,14 @@ def test_peers_json_report(bench: ModuleType, capsys: pytest.CaptureFixture[str]
         assert figures["turns_verified"] == 4
     assert set(report["ratios"]) == {f"turnframe_over_{peer}" for peer in SYSTEMS - {"turnframe"}}
     assert all(isinstance(r, int | float) and r > 0 for r in report["ratios"].values())
-    assert report["targets"]["turnframe_over_peer_max"] == 0.25
-    assert isinstance(report["targets"]["met"], bool)
+    targets = report["targets"]
+    assert targets["turnframe_over_peer_max"] == 0.25
+    assert set(targets["counted"]) == COUNTED
+    assert targets["outside_target"] == {
+        "langgraph_bare": "no conversation: a lower bound, not an equivalent"
+    }
+    ratios = report["ratios"]
+    assert targets["met"] is all(ratios[f"turnframe_over_{p}"] <= 0.25 for p in COUNTED)
     assert report["guarantees"]
     for row in report["guarantees"]:
         assert {row["turnframe"], row["langgraph"], row["pydantic_ai"]} <= VERDICTS
@@ -68,6 +79,97 @@ def test_peers_table(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     for word in (*SYSTEMS, "turnframe / langgraph", "guarantees", "expected-revision"):
         assert word in out
+    (bare,) = [line for line in out.splitlines() if line.startswith("turnframe / langgraph_bare")]
+    assert "outside the target; no conversation: a lower bound, not an equivalent" in bare
+    (target,) = [line for line in out.splitlines() if line.startswith("target:")]
+    assert "langgraph, langgraph_async, pydantic_ai;" in target and "bare" not in target
+
+
+def _expected_thread(bench: ModuleType, account: int, turns: int) -> list[tuple[str, str]]:
+    """The messages of account ``account``'s conversation after ``turns`` turns, from the seed."""
+    first_extra = bench.Records.SEED["T1"]["next_extra"]
+    per_account = bench.TURNS_PER_ACCOUNT
+    thread = []
+    for turn in range(1, turns + 1):
+        step = (account - 1) * per_account + turn
+        payer = "company" if step % 2 else f"traveler/p1-acct-{account}"
+        reply = (
+            f"Done: added seat E{first_extra + turn - 1} to T1; "
+            f"E2 of T1 is paid by {payer}; renamed T3 to Porto {step}"
+        )
+        thread += [("HumanMessage", USER_TEXT), ("AIMessage", reply)]
+    return thread
+
+
+def test_langgraph_threads_hold_the_conversation(bench: ModuleType, tmp_path: Path) -> None:
+    # Two accounts (a fresh thread each); every message of every thread, every reply text.
+    import anyio
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    turns = bench.TURNS_PER_ACCOUNT + 2
+    systems = anyio.run(bench._measure, turns - 1, 1, tmp_path)
+    assert all(system.verified == turns for system in systems.values())
+    for name in CONVERSATIONAL:
+        with sqlite3.connect(tmp_path / f"{name}-checkpoints.db") as conn:
+            saver = SqliteSaver(conn)
+            for account, in_thread in ((1, bench.TURNS_PER_ACCOUNT), (2, 2)):
+                config = {"configurable": {"thread_id": f"conv-{account}"}}
+                stored = saver.get_tuple(config)
+                assert stored is not None, (name, account)
+                messages = stored.checkpoint["channel_values"]["messages"]
+                got = [(type(m).__name__, m.content) for m in messages]
+                assert got == _expected_thread(bench, account, in_thread), (name, account)
+                # every turn's steps were checkpointed: input, three updates, the reply
+                assert len(list(saver.list(config))) == in_thread * 6, (name, account)
+    assert bench.THREE_ACT_TEXT == USER_TEXT
+
+
+def _drop_reply(bench: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    chat_nodes = bench._chat_nodes
+
+    def without_reply(records: object) -> dict[str, object]:
+        nodes = dict(chat_nodes(records))
+        del nodes["reply"]
+        return nodes
+
+    monkeypatch.setattr(bench, "_chat_nodes", without_reply)
+
+
+def _drop_user_message(bench: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_input = bench.LangGraphSystem._input
+
+    def without_message(self: object, where: object) -> dict[str, object]:
+        state = make_input(self, where)
+        del state["messages"]
+        return state
+
+    monkeypatch.setattr(bench.LangGraphSystem, "_input", without_message)
+
+
+def _misstate_reply(bench: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    chat_nodes = bench._chat_nodes
+
+    def wrong_reply(records: object) -> dict[str, object]:
+        nodes = dict(chat_nodes(records))
+        reply = nodes["reply"]
+        nodes["reply"] = lambda state: reply({**state, "done": state["done"][:2]})
+        return nodes
+
+    monkeypatch.setattr(bench, "_chat_nodes", wrong_reply)
+
+
+@pytest.mark.parametrize("sabotage", [_drop_reply, _drop_user_message, _misstate_reply])
+def test_a_langgraph_turn_without_its_messages_fails_the_run(
+    bench: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    sabotage: Callable[[ModuleType, pytest.MonkeyPatch], None],
+) -> None:
+    sabotage(bench, monkeypatch)
+    assert bench.main(["--turns", "1", "--warmup", "0", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "langgraph turn 1: the thread's checkpoint does not hold its messages" in captured.err
 
 
 def test_a_turn_that_skips_its_writes_fails_the_run(
