@@ -623,7 +623,7 @@ class LangGraphSystem:
     """Nodes in a row over :class:`Records`, one checkpointed thread per conversation.
 
     ``langgraph``: the conversational graph (:func:`_chat_state`, :func:`_chat_nodes`) on
-    ``SqliteSaver`` and ``graph.invoke`` (LangGraph's lightest SQLite path).
+    ``SqliteSaver`` and ``graph.invoke`` (no event loop, nodes on the calling thread).
     ``langgraph_async``: the same graph with async nodes on ``AsyncSqliteSaver``
     (aiosqlite) and ``graph.ainvoke``, the pairing an asyncio service such as Turnframe's
     runtime would use. ``langgraph_bare``: the three update nodes alone with a log and no
