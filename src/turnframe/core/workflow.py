@@ -53,6 +53,7 @@ __all__ = [
     "OutboxDraft",
     "PartCandidate",
     "Refusal",
+    "Replayed",
     "WorkflowDefinition",
     "WorkflowRegistry",
 ]
@@ -128,14 +129,76 @@ class PartCandidate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Replayed:
+    """A case's state after the turn's planned commands, carried to its next compile (ADR 0004).
+
+    A compilation that applied the turn's earlier commands (``CompileRequest.prior``) and
+    its own to the state may hand the result back in :attr:`Compiled.replayed`; the runtime
+    passes it, unread, to the next compilation of the same case in the same turn as
+    :attr:`CompileRequest.replayed`, so the earlier commands are applied once per turn,
+    not once per act. It stands for ``commands`` applied in order to ``base`` for ``case``
+    by ``actor`` on ``today``; a compilation may use it only when its own request has the
+    very same ``state`` object (identity, never an equal-looking one) as ``base``, its
+    ``prior`` begins with the very same command objects, and ``case``, ``actor`` and
+    ``today`` are equal (:meth:`fits`); anything else is replayed from ``request.state``.
+
+    Attributes:
+        base: the typed state the commands were applied to (``CompileRequest.state``).
+        commands: the commands applied, in order.
+        state: the typed state after them.
+        case: the case.
+        actor: who acted (execution may read it).
+        today: the turn's today (execution may read it).
+    """
+
+    base: Any
+    commands: tuple[Command, ...]
+    state: Any
+    case: CaseRef
+    actor: Actor
+    today: date
+
+    def fits(self, request: CompileRequest[Any]) -> bool:
+        """Return whether this replay may stand for a prefix of ``request.prior``.
+
+        True when ``request.state`` is :attr:`base` itself, ``request.prior`` starts with
+        :attr:`commands` (the same objects, in order) and the case, actor and today are
+        the request's.
+        """
+        prior = request.prior
+        count = len(self.commands)
+        return (
+            request.state is self.base
+            and count <= len(prior)
+            and all(a is b for a, b in zip(self.commands, prior, strict=False))
+            and request.case == self.case
+            and request.actor == self.actor
+            and request.today == self.today
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Compiled:
     """The typed commands an act compiles to; empty means "no change".
 
     Attributes:
         commands: the commands, in order.
+        replayed: optionally, the state after ``request.prior`` and ``commands`` (a
+            :class:`Replayed` whose ``commands`` are both), for the case's next compile
+            in the turn; ``None``: the next one replays from the stored state.
+        validated: ``True`` only when the compilation ran the definition's own
+            ``validate`` rules on every command against ``request.state`` itself with
+            ``request.today`` and they passed (possible only when ``request.prior`` is
+            empty), so the reducer does not ask ``validate`` the same question again
+            (docs/architecture.md "One turn" step 5).
+
+    Two compilations are equal when their commands are: ``replayed`` and ``validated``
+    are what the compilation already knows, not part of what it decided.
     """
 
     commands: tuple[Command, ...] = ()
+    replayed: Replayed | None = field(default=None, compare=False)
+    validated: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -153,6 +216,9 @@ class CompileRequest(Generic[S]):
         actor: who acts.
         today: the turn's today.
         locale: the reply's locale, for refusal sentences.
+        replayed: what the case's previous compilation in this turn handed back
+            (:attr:`Compiled.replayed`), or ``None``; usable only when
+            :meth:`Replayed.fits` this request.
     """
 
     act: SemanticAct
@@ -165,6 +231,7 @@ class CompileRequest(Generic[S]):
     actor: Actor
     today: date
     locale: str = "en"
+    replayed: Replayed | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

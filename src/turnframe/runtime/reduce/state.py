@@ -16,7 +16,7 @@ from turnframe.core.commands import Command, CommandPolicy, Origin
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
 from turnframe.core.results import PlannedActResult
-from turnframe.core.workflow import WorkflowRegistry
+from turnframe.core.workflow import Replayed, WorkflowRegistry
 from turnframe.runtime.copy import say
 from turnframe.runtime.plan import CardClose, PlannedCard, ReductionInput, WaitingAct
 
@@ -71,7 +71,8 @@ class Reduction:
     decided) and holds one result per item id (I11: the first decision stands).
     ``compiled`` holds, by ``(card id, option id)``, each act a click resumed and the
     commands it compiled to (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
-    rule 10).
+    rule 10). ``carried`` holds, by case, what the case's last planned compilation
+    handed back (:class:`~turnframe.core.workflow.Replayed`), for its next one.
     """
 
     inp: ReductionInput
@@ -81,6 +82,7 @@ class Reduction:
     ready: list[Ready] = field(default_factory=list)
     awaiting: dict[CaseRef, list[Awaiting]] = field(default_factory=dict)
     prior: dict[CaseRef, list[Command]] = field(default_factory=lambda: defaultdict(list))
+    carried: dict[CaseRef, Replayed] = field(default_factory=dict)
     cards: list[PlannedCard] = field(default_factory=list)
     closes: list[CardClose] = field(default_factory=list)
     notices: list[tuple[str, str, str | None]] = field(default_factory=list)
