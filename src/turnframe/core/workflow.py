@@ -420,6 +420,10 @@ _GLOSSARIES_KEPT = 32
 """Checked glossary answers an :class:`ErasedWorkflow` remembers (a few per locale)."""
 
 
+_FLOORS_KEPT = 256
+"""``policy`` answers an :class:`ErasedWorkflow` remembers (by the definition's policy object)."""
+
+
 def _glossary_key(answer: object) -> tuple[object, ...] | None:
     """Return a hashable copy of a glossary answer's whole content, or ``None``.
 
@@ -444,7 +448,7 @@ class ErasedWorkflow:
         definition: the typed workflow.
     """
 
-    __slots__ = ("_def", "_glossaries", "_ops", "_raw")
+    __slots__ = ("_def", "_floors", "_glossaries", "_ops", "_raw")
 
     def __init__(self, definition: AnyWorkflow) -> None:
         self._raw = definition
@@ -452,6 +456,7 @@ class ErasedWorkflow:
         self._def: AnyWorkflow = guarded
         self._ops = {op.key: op for op in self._def.operations()}
         self._glossaries: dict[tuple[object, ...], tuple[GlossaryEntry, ...]] = {}
+        self._floors: dict[int, tuple[CommandPolicy, CommandPolicy, CommandPolicy]] = {}
 
     @property
     def definition(self) -> AnyWorkflow:
@@ -506,7 +511,18 @@ class ErasedWorkflow:
         op = self._ops.get(command.operation)
         if op is None:
             return CONSERVATIVE_POLICY
-        return policy_at_least(self._def.policy(state, command), op.policy)
+        given = self._def.policy(state, command)
+        floor = op.policy
+        # ``policy_at_least`` is a pure function of two frozen policies: the answer for
+        # the very same pair of objects (identity, held here so no id is reused) is kept.
+        kept = self._floors.get(id(given))
+        if kept is not None and kept[0] is given and kept[1] is floor:
+            return kept[2]
+        merged = policy_at_least(given, floor)
+        if len(self._floors) >= _FLOORS_KEPT:
+            self._floors.clear()
+        self._floors[id(given)] = (given, floor, merged)
+        return merged
 
     def propose(
         self, state: Any, command: Command, locale: str, labels: Mapping[CaseRef, str]
