@@ -23,6 +23,7 @@ from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredStateExecutor, search_text_of
 from turnframe.runtime.parts import RuntimeParts, rejected
 from turnframe.runtime.plan import CaseSnapshot, Plan
+from turnframe.runtime.transition import IndexedTransition
 from turnframe.runtime.turn import BatchRequest, Compiled
 from turnframe.store.base import CommitRequest, InteractionCas
 
@@ -121,5 +122,6 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
             search_text=search_text_of(transition),
             workflow_version=parts.registry.workflow(batch.case.workflow).version,
         )
-        batches.append(BatchRequest(request=request, act_ids=batch.act_ids))
+        typed = transition.typed if isinstance(transition, IndexedTransition) else None
+        batches.append(BatchRequest(request=request, act_ids=batch.act_ids, typed=typed))
     return Compiled(results=results, batches=tuple(batches))
