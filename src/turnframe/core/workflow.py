@@ -448,12 +448,15 @@ class ErasedWorkflow:
         definition: the typed workflow.
     """
 
-    __slots__ = ("_def", "_floors", "_glossaries", "_ops", "_raw")
+    __slots__ = ("_def", "_floors", "_glossaries", "_name", "_ops", "_raw", "_version")
 
     def __init__(self, definition: AnyWorkflow) -> None:
         self._raw = definition
         guarded: Any = GuardedDefinition(definition, str(getattr(definition, "name", "?")))
         self._def: AnyWorkflow = guarded
+        # Read once: the registry files the workflow under this name and version.
+        self._name = str(self._def.name)
+        self._version = str(self._def.version)
         self._ops = {op.key: op for op in self._def.operations()}
         self._glossaries: dict[tuple[object, ...], tuple[GlossaryEntry, ...]] = {}
         self._floors: dict[int, tuple[CommandPolicy, CommandPolicy, CommandPolicy]] = {}
@@ -475,13 +478,13 @@ class ErasedWorkflow:
 
     @property
     def name(self) -> str:
-        """The workflow name."""
-        return self._def.name
+        """The workflow name, as read when the workflow was erased (the registry's key)."""
+        return self._name
 
     @property
     def version(self) -> str:
-        """The workflow version."""
-        return self._def.version
+        """The workflow version, as read when the workflow was erased (the registry's key)."""
+        return self._version
 
     def operation(self, key: str) -> OperationSpec | None:
         """Return the operation spec for ``key``, or ``None`` when unknown."""

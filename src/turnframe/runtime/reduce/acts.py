@@ -9,7 +9,7 @@ Review card.
 from __future__ import annotations
 
 from turnframe.core.acts import EvidenceSource
-from turnframe.core.commands import CommandPolicy, ConfirmedInteraction, DirectUserAct, Origin
+from turnframe.core.commands import CommandPolicy, ConfirmedInteraction, Origin
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import InteractionKind, PendingAct
 from turnframe.core.operations import ArgumentKind
@@ -119,7 +119,7 @@ def reduce_act(
         # (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 10).
         r.compiled.setdefault(card, []).append((act.id, compiled.commands))
     policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
-    chosen = origin or DirectUserAct(turn_id=r.inp.turn_id)
+    chosen = origin or r.direct_act()
     if _excluded_review(chosen, policies):
         # A card drawn before its policy excluded this reviewer (or stored without the
         # field): the recomputed policy still refuses the click (ADR 0014 rule 9).

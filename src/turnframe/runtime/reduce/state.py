@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
-from turnframe.core.commands import Command, CommandPolicy, Origin
+from turnframe.core.commands import Command, CommandPolicy, DirectUserAct, Origin
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
 from turnframe.core.results import PlannedActResult
@@ -83,6 +83,7 @@ class Reduction:
     awaiting: dict[CaseRef, list[Awaiting]] = field(default_factory=dict)
     prior: dict[CaseRef, list[Command]] = field(default_factory=lambda: defaultdict(list))
     carried: dict[CaseRef, Replayed] = field(default_factory=dict)
+    direct: DirectUserAct | None = None
     cards: list[PlannedCard] = field(default_factory=list)
     closes: list[CardClose] = field(default_factory=list)
     notices: list[tuple[str, str, str | None]] = field(default_factory=list)
@@ -125,6 +126,12 @@ class Reduction:
         """Put back what :meth:`checkpoint` returned; later decisions are forgotten."""
         for name, value in saved.items():
             setattr(self, name, value)
+
+    def direct_act(self) -> DirectUserAct:
+        """Return the turn's one ``DirectUserAct`` origin (a frozen value, shared by its acts)."""
+        if self.direct is None:
+            self.direct = DirectUserAct(turn_id=self.inp.turn_id)
+        return self.direct
 
     def say(self, key: str, **params: str) -> str:
         """Return the runtime's sentence ``key`` in the turn's locale (``runtime.copy``)."""
