@@ -8,6 +8,7 @@ turns; the rule families (``links``, ``constraints``, ``targets``, ``acts``, ``c
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -111,15 +112,15 @@ class Reduction:
         rule 10).
         """
         saved: dict[str, object] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "prior":
+        for name in _field_names():
+            value = getattr(self, name)
+            if name == "prior":
                 value = defaultdict(list, {k: list(v) for k, v in value.items()})
-            elif f.name in ("awaiting", "compiled"):
+            elif name == "awaiting" or name == "compiled":
                 value = {k: list(v) for k, v in value.items()}
-            elif isinstance(value, list | dict | set):
+            elif isinstance(value, _CONTAINERS):
                 value = type(value)(value)
-            saved[f.name] = value
+            saved[name] = value
         return saved
 
     def restore(self, saved: dict[str, object]) -> None:
@@ -136,3 +137,13 @@ class Reduction:
     def say(self, key: str, **params: str) -> str:
         """Return the runtime's sentence ``key`` in the turn's locale (``runtime.copy``)."""
         return say(key, self.inp.locale, **params)
+
+
+_CONTAINERS = (list, dict, set)
+"""The container types :meth:`Reduction.checkpoint` copies one level down."""
+
+
+@functools.cache
+def _field_names() -> tuple[str, ...]:
+    """Return the names of :class:`Reduction`'s fields, in declaration order (read once)."""
+    return tuple(f.name for f in fields(Reduction))
