@@ -53,6 +53,7 @@ __all__ = [
     "OutboxDraft",
     "PartCandidate",
     "Refusal",
+    "Replayed",
     "WorkflowDefinition",
     "WorkflowRegistry",
 ]
@@ -128,14 +129,76 @@ class PartCandidate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Replayed:
+    """A case's state after the turn's planned commands, carried to its next compile (ADR 0004).
+
+    A compilation that applied the turn's earlier commands (``CompileRequest.prior``) and
+    its own to the state may hand the result back in :attr:`Compiled.replayed`; the runtime
+    passes it, unread, to the next compilation of the same case in the same turn as
+    :attr:`CompileRequest.replayed`, so the earlier commands are applied once per turn,
+    not once per act. It stands for ``commands`` applied in order to ``base`` for ``case``
+    by ``actor`` on ``today``; a compilation may use it only when its own request has the
+    very same ``state`` object (identity, never an equal-looking one) as ``base``, its
+    ``prior`` begins with the very same command objects, and ``case``, ``actor`` and
+    ``today`` are equal (:meth:`fits`); anything else is replayed from ``request.state``.
+
+    Attributes:
+        base: the typed state the commands were applied to (``CompileRequest.state``).
+        commands: the commands applied, in order.
+        state: the typed state after them.
+        case: the case.
+        actor: who acted (execution may read it).
+        today: the turn's today (execution may read it).
+    """
+
+    base: Any
+    commands: tuple[Command, ...]
+    state: Any
+    case: CaseRef
+    actor: Actor
+    today: date
+
+    def fits(self, request: CompileRequest[Any]) -> bool:
+        """Return whether this replay may stand for a prefix of ``request.prior``.
+
+        True when ``request.state`` is :attr:`base` itself, ``request.prior`` starts with
+        :attr:`commands` (the same objects, in order) and the case, actor and today are
+        the request's.
+        """
+        prior = request.prior
+        count = len(self.commands)
+        return (
+            request.state is self.base
+            and count <= len(prior)
+            and all(a is b for a, b in zip(self.commands, prior, strict=False))
+            and request.case == self.case
+            and request.actor == self.actor
+            and request.today == self.today
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Compiled:
     """The typed commands an act compiles to; empty means "no change".
 
     Attributes:
         commands: the commands, in order.
+        replayed: optionally, the state after ``request.prior`` and ``commands`` (a
+            :class:`Replayed` whose ``commands`` are both), for the case's next compile
+            in the turn; ``None``: the next one replays from the stored state.
+        validated: ``True`` only when the compilation ran the definition's own
+            ``validate`` rules on every command against ``request.state`` itself with
+            ``request.today`` and they passed (possible only when ``request.prior`` is
+            empty), so the reducer does not ask ``validate`` the same question again
+            (docs/architecture.md "One turn" step 5).
+
+    Two compilations are equal when their commands are: ``replayed`` and ``validated``
+    are what the compilation already knows, not part of what it decided.
     """
 
     commands: tuple[Command, ...] = ()
+    replayed: Replayed | None = field(default=None, compare=False)
+    validated: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -153,6 +216,9 @@ class CompileRequest(Generic[S]):
         actor: who acts.
         today: the turn's today.
         locale: the reply's locale, for refusal sentences.
+        replayed: what the case's previous compilation in this turn handed back
+            (:attr:`Compiled.replayed`), or ``None``; usable only when
+            :meth:`Replayed.fits` this request.
     """
 
     act: SemanticAct
@@ -165,6 +231,7 @@ class CompileRequest(Generic[S]):
     actor: Actor
     today: date
     locale: str = "en"
+    replayed: Replayed | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -353,6 +420,10 @@ _GLOSSARIES_KEPT = 32
 """Checked glossary answers an :class:`ErasedWorkflow` remembers (a few per locale)."""
 
 
+_FLOORS_KEPT = 256
+"""``policy`` answers an :class:`ErasedWorkflow` remembers (by the definition's policy object)."""
+
+
 def _glossary_key(answer: object) -> tuple[object, ...] | None:
     """Return a hashable copy of a glossary answer's whole content, or ``None``.
 
@@ -377,14 +448,18 @@ class ErasedWorkflow:
         definition: the typed workflow.
     """
 
-    __slots__ = ("_def", "_glossaries", "_ops", "_raw")
+    __slots__ = ("_def", "_floors", "_glossaries", "_name", "_ops", "_raw", "_version")
 
     def __init__(self, definition: AnyWorkflow) -> None:
         self._raw = definition
         guarded: Any = GuardedDefinition(definition, str(getattr(definition, "name", "?")))
         self._def: AnyWorkflow = guarded
+        # Read once: the registry files the workflow under this name and version.
+        self._name = str(self._def.name)
+        self._version = str(self._def.version)
         self._ops = {op.key: op for op in self._def.operations()}
         self._glossaries: dict[tuple[object, ...], tuple[GlossaryEntry, ...]] = {}
+        self._floors: dict[int, tuple[CommandPolicy, CommandPolicy, CommandPolicy]] = {}
 
     @property
     def definition(self) -> AnyWorkflow:
@@ -403,13 +478,13 @@ class ErasedWorkflow:
 
     @property
     def name(self) -> str:
-        """The workflow name."""
-        return self._def.name
+        """The workflow name, as read when the workflow was erased (the registry's key)."""
+        return self._name
 
     @property
     def version(self) -> str:
-        """The workflow version."""
-        return self._def.version
+        """The workflow version, as read when the workflow was erased (the registry's key)."""
+        return self._version
 
     def operation(self, key: str) -> OperationSpec | None:
         """Return the operation spec for ``key``, or ``None`` when unknown."""
@@ -439,7 +514,18 @@ class ErasedWorkflow:
         op = self._ops.get(command.operation)
         if op is None:
             return CONSERVATIVE_POLICY
-        return policy_at_least(self._def.policy(state, command), op.policy)
+        given = self._def.policy(state, command)
+        floor = op.policy
+        # ``policy_at_least`` is a pure function of two frozen policies: the answer for
+        # the very same pair of objects (identity, held here so no id is reused) is kept.
+        kept = self._floors.get(id(given))
+        if kept is not None and kept[0] is given and kept[1] is floor:
+            return kept[2]
+        merged = policy_at_least(given, floor)
+        if len(self._floors) >= _FLOORS_KEPT:
+            self._floors.clear()
+        self._floors[id(given)] = (given, floor, merged)
+        return merged
 
     def propose(
         self, state: Any, command: Command, locale: str, labels: Mapping[CaseRef, str]

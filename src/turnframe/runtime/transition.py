@@ -8,13 +8,14 @@ Turnframe's side of an adopter executor's write (docs/adr/0025-adopter-executors
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.errors import DomainError, InvariantBroken
 from turnframe.core.events import EventDraft
+from turnframe.core.ids import JSONObject
 from turnframe.core.ports import LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected, StateDoesNotLoad
@@ -32,9 +33,13 @@ class IndexedTransition(Transition):
         search_text: the workflow's ``search_text`` of the new state, for
             ``CommitRequest.search_text`` (the store indexes it in the commit's
             transaction, :mod:`turnframe.store.search`).
+        typed: ``(state, typed state)``: this transition's ``state`` object and what
+            ``load_state`` gave for it when it was loaded back; ``None`` for an absent
+            state. Only for that very object (identity), never an equal one.
     """
 
     search_text: str | None = None
+    typed: tuple[JSONObject, Any] | None = field(default=None, compare=False)
 
 
 def search_text_of(transition: Transition) -> str | None:
@@ -108,28 +113,29 @@ def apply_commands(
     if not events:
         raise InvariantBroken(f"{loaded.case}: commands produced no event")
     dumped = definition.dump_state(state)
+    typed_back = None
     if dumped is not None:
-        _check_loads_back(workflow.name, definition, dumped, made)
+        typed_back = (dumped, _check_loads_back(workflow.name, definition, dumped, made))
     return IndexedTransition(
         state=dumped,
         events=tuple(events),
         outbox=tuple(outbox),
         search_text=None if state is None else definition.search_text(state),
+        typed=typed_back,
     )
 
 
 def _check_loads_back(
     name: str, definition: Any, dumped: Any, made: Sequence[tuple[str, Any]]
-) -> None:
-    """Raise :class:`StateDoesNotLoad` unless ``dumped`` loads back with ``load_state``.
+) -> Any:
+    """Return ``load_state(dumped)``; raise :class:`StateDoesNotLoad` when it does not load.
 
     On a refusal, the states ``made`` (operation, state after it) are tried in order to
     name the first operation whose state does not load; its ``load_state`` message names
     the field.
     """
     try:
-        definition.load_state(dumped)
-        return
+        return definition.load_state(dumped)
     except DomainError as exc:
         refusal: BaseException = exc.__cause__ or exc
     for operation, state in made:

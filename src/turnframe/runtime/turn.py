@@ -46,10 +46,14 @@ class BatchRequest:
     Attributes:
         request: the atomic commit.
         act_ids: the acts it carries.
+        typed: ``(state, typed state)`` when the policy step loaded the request's new
+            state back (``request.state`` itself and what ``load_state`` gave for it),
+            for re-projection to reuse for that very object; ``None`` otherwise.
     """
 
     request: CommitRequest
     act_ids: tuple[str, ...]
+    typed: tuple[JSONObject, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -34,6 +34,7 @@ from turnframe.core.workflow import (
     Execution,
     ExecutionContext,
     Refusal,
+    Replayed,
 )
 
 __all__ = ["Workflow"]
@@ -234,19 +235,38 @@ class Workflow(Generic[S]):
             raise Refused("not_on_offer", phase=phase, state=state)
 
     def replay(self, request: CompileRequest[S]) -> S | None:
-        """Return the state after the turn's earlier commands on this case (ADR 0004)."""
+        """Return the state after the turn's earlier commands on this case (ADR 0004).
+
+        Starts from ``request.replayed`` when it fits the request
+        (:meth:`~turnframe.core.workflow.Replayed.fits`: the same stored state object, a
+        prefix of the same command objects, the same case, actor and today), so only the
+        commands after that prefix are applied; else from ``request.state``. Either way
+        the answer is the state the earlier commands, applied in order, give.
+        """
         state = request.state
+        prior: tuple[Command, ...] = request.prior
+        carried = request.replayed
+        if carried is not None and carried.fits(request):
+            state = carried.state
+            prior = prior[len(carried.commands) :]
+        if not prior:
+            return state
         ctx = ExecutionContext(
             case=request.case, actor=request.actor, today=request.today, turn_id=""
         )
-        for prior in request.prior:
-            row = self._rows.get(prior.operation)
+        for command in prior:
+            row = self._rows.get(command.operation)
             if state is not None or (row is not None and row.creates_case):
-                state = self.execute(state, prior, ctx).state
+                state = self.execute(state, command, ctx).state
         return state
 
     def compile(self, request: CompileRequest[S]) -> Compiled | Refusal:
         """Build, replay, check; a command that changes nothing compiles to none (docs/authoring.md#compile).
+
+        The compiled command carries the state after it
+        (:attr:`~turnframe.core.workflow.Compiled.replayed`) for the case's next
+        compilation in the turn, and, when the turn planned nothing earlier on the case
+        and ``validate`` is the kit's own (``check``), says it was validated.
 
         Raises:
             UsageError: for an operation the table does not hold.
@@ -257,13 +277,26 @@ class Workflow(Generic[S]):
             self.check(state, command, request.today)
         except Refused as refused:
             return self.compile_refusal(refused, request)
-        if state is not None:
-            ctx = ExecutionContext(
-                case=request.case, actor=request.actor, today=request.today, turn_id=""
-            )
-            if not self.execute(state, command, ctx).events:
-                return Compiled()
-        return Compiled(commands=(command,))
+        # ``validate`` is ``check`` on ``request.state``: already answered when nothing
+        # was replayed onto it and a subclass did not write its own ``validate``.
+        validated = not request.prior and type(self).validate is Workflow.validate
+        if state is None:
+            return Compiled(commands=(command,), validated=validated)
+        ctx = ExecutionContext(
+            case=request.case, actor=request.actor, today=request.today, turn_id=""
+        )
+        after = self.execute(state, command, ctx)
+        if not after.events:
+            return Compiled()
+        replayed = Replayed(
+            base=request.state,
+            commands=(*request.prior, command),
+            state=after.state,
+            case=request.case,
+            actor=request.actor,
+            today=request.today,
+        )
+        return Compiled(commands=(command,), replayed=replayed, validated=validated)
 
     def compile_refusal(self, refused: Refused, request: CompileRequest[S]) -> Refusal:
         """Return the refusal of a compilation: :meth:`refusal` in the request's locale.

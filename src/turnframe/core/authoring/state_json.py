@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import types
 import typing
+from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
@@ -31,52 +32,105 @@ def load_dataclass(cls: type[T], data: JSONValue) -> T:
     field, a non-finite ``Decimal``, a word outside a ``Literal``), so a state ``execute``
     built with a value of the wrong type is refused here rather than committed and
     stored unreadable (docs/authoring.md#state). The field types of a dataclass are
-    resolved once per class.
+    resolved, and the loader of each declared type built, once per type (:func:`_loader`,
+    keyed by the type itself); every value is still checked at every call.
 
     Raises:
         ValueError: naming the field path (``Ticket.level``), for a missing required key
             or a value of the wrong type.
     """
-    return typing.cast(T, _load(cls, data, cls.__name__))
+    declared: Any = cls
+    return typing.cast(T, _loader(declared)(data, cls.__name__))
 
 
-def _load(tp: Any, value: Any, path: str) -> Any:
+Loader = Callable[[Any, str], Any]
+"""A built loader: ``(JSON value, field path) -> typed value``, ``ValueError`` on misfit."""
+
+
+@functools.cache
+def _loader(tp: Any) -> Loader:
+    """Return the loader of declared type ``tp``, built once per type (a pure function of it).
+
+    A dataclass's field loaders are looked up at its first load, not when it is built, so
+    a dataclass naming itself (a tree) does not recurse here.
+    """
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
-        members = [m for m in get_args(tp) if m is not type(None)]
-        if value is None and len(members) < len(get_args(tp)):
+        return _union_loader(tp)
+    if origin is Literal:
+        allowed = get_args(tp)
+
+        def literal(value: Any, path: str) -> Any:
+            if value in allowed:
+                return value
+            raise ValueError(f"{path}: {value!r} is not one of {allowed!r}")
+
+        return literal
+    if origin is tuple:
+        return _tuple_loader(tp)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return _dataclass_loader(tp)
+    return functools.partial(_scalar, tp)
+
+
+def _union_loader(tp: Any) -> Loader:
+    args = get_args(tp)
+    members = tuple(_loader(m) for m in args if m is not type(None))
+    optional = len(members) < len(args)
+
+    def union(value: Any, path: str) -> Any:
+        if value is None and optional:
             return None
-        errors = []
         for member in members:
             try:
-                return _load(member, value, path)
-            except ValueError as exc:
-                errors.append(str(exc))
+                return member(value, path)
+            except ValueError:
+                continue
         raise ValueError(f"{path}: {value!r} fits none of {tp!r}")
-    if origin is Literal:
-        if value in get_args(tp):
-            return value
-        raise ValueError(f"{path}: {value!r} is not one of {get_args(tp)!r}")
-    if origin is tuple:
+
+    return union
+
+
+def _tuple_loader(tp: Any) -> Loader:
+    args = get_args(tp)
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _loader(args[0])
+
+        def homogeneous(value: Any, path: str) -> Any:
+            if not isinstance(value, list | tuple):
+                raise ValueError(f"{path}: expected a list, got {value!r}")
+            return tuple(item(v, f"{path}[{n}]") for n, v in enumerate(value))
+
+        return homogeneous
+    items = tuple(_loader(a) for a in args)
+
+    def fixed(value: Any, path: str) -> Any:
         if not isinstance(value, list | tuple):
             raise ValueError(f"{path}: expected a list, got {value!r}")
-        args = get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_load(args[0], v, f"{path}[{n}]") for n, v in enumerate(value))
         return tuple(
-            _load(a, v, f"{path}[{n}]") for n, (a, v) in enumerate(zip(args, value, strict=True))
+            load(v, f"{path}[{n}]") for n, (load, v) in enumerate(zip(items, value, strict=True))
         )
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+
+    return fixed
+
+
+def _dataclass_loader(tp: type) -> Loader:
+    built: list[tuple[tuple[str, Loader, bool], ...]] = []
+
+    def dataclass_(value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise ValueError(f"{path}: expected an object, got {value!r}")
+        if not built:
+            built.append(tuple((n, _loader(h), req) for n, h, req in _fields_of(tp)))
         given = {}
-        for name, hint, required in _fields_of(tp):
+        for name, load, required in built[0]:
             if name in value:
-                given[name] = _load(hint, value[name], f"{path}.{name}")
+                given[name] = load(value[name], f"{path}.{name}")
             elif required:
                 raise ValueError(f"{path}.{name}: missing")
         return tp(**given)
-    return _scalar(tp, value, path)
+
+    return dataclass_
 
 
 @functools.cache

@@ -9,11 +9,12 @@ Review card.
 from __future__ import annotations
 
 from turnframe.core.acts import EvidenceSource
-from turnframe.core.commands import CommandPolicy, ConfirmedInteraction, DirectUserAct, Origin
+from turnframe.core.commands import CommandPolicy, ConfirmedInteraction, Origin
+from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import InteractionKind, PendingAct
 from turnframe.core.operations import ArgumentKind
 from turnframe.core.results import ResultStatus
-from turnframe.core.workflow import CompileRequest, Refusal
+from turnframe.core.workflow import Compiled, CompileRequest, Refusal
 from turnframe.runtime.plan import ActInput
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.runtime.reduce.cards import plan_review_card, propose
@@ -88,6 +89,7 @@ def reduce_act(
             actor=r.inp.actor,
             today=r.inp.today,
             locale=r.inp.locale,
+            replayed=r.carried.get(case),
         )
     )
     if isinstance(compiled, Refusal):
@@ -104,24 +106,27 @@ def reduce_act(
             case=case,
         )
         return
-    for command in compiled.commands:
-        refusal = workflow.definition.validate(snap.state, command, r.inp.today, r.inp.locale)
-        if refusal is not None and not r.prior[case]:
-            reject(r, act, refusal.code, refusal.sentence, case=case)
-            return
+    if not r.prior[case] and not compiled.validated:
+        # With commands planned earlier on the case, compile judged these against the
+        # planned state (ADR 0004); a refusal on the stored state alone would not stand.
+        for command in compiled.commands:
+            refusal = workflow.definition.validate(snap.state, command, r.inp.today, r.inp.locale)
+            if refusal is not None:
+                reject(r, act, refusal.code, refusal.sentence, case=case)
+                return
     if card is not None:
         # What the click compiled, for the comparison with what the card showed
         # (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md rule 10).
         r.compiled.setdefault(card, []).append((act.id, compiled.commands))
     policies = tuple(workflow.policy(snap.state, c) for c in compiled.commands)
-    chosen = origin or DirectUserAct(turn_id=r.inp.turn_id)
+    chosen = origin or r.direct_act()
     if _excluded_review(chosen, policies):
         # A card drawn before its policy excluded this reviewer (or stored without the
         # field): the recomputed policy still refuses the click (ADR 0014 rule 9).
         reject(r, act, "reviewer_excluded", r.say("reviewer_excluded"), case=case)
         return
     if not reissue and all(origin_satisfies(p, chosen) for p in policies):
-        r.prior[case].extend(compiled.commands)
+        _plan(r, case, compiled)
         r.ready.append(
             Ready(
                 act_id=act.id,
@@ -136,7 +141,7 @@ def reduce_act(
         record(r, act.id, ResultStatus.READY, operation=act.operation, case=case)
         return
     # ADR 0004: later acts on this case are checked against these commands too.
-    r.prior[case].extend(compiled.commands)
+    _plan(r, case, compiled)
     review = next((p.review_role for p in policies if p.review_role), None)
     excluded = tuple(dict.fromkeys(u for p in policies for u in p.excluded_reviewers))
     parts = {
@@ -186,6 +191,20 @@ def reduce_act(
         operation=act.operation,
         case=case,
     )
+
+
+def _plan(r: Reduction, case: CaseRef, compiled: Compiled) -> None:
+    """Add ``compiled``'s commands to the case's planned ones and carry its replayed state.
+
+    The carried state is handed, unread, to the case's next compilation in the turn,
+    which uses it only if it fits (:meth:`~turnframe.core.workflow.Replayed.fits`); a
+    compilation that returned none drops what was carried.
+    """
+    r.prior[case].extend(compiled.commands)
+    if compiled.replayed is None:
+        r.carried.pop(case, None)
+    else:
+        r.carried[case] = compiled.replayed
 
 
 def _excluded_review(origin: Origin, policies: tuple[CommandPolicy, ...]) -> bool:

@@ -8,15 +8,16 @@ turns; the rule families (``links``, ``constraints``, ``targets``, ``acts``, ``c
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
-from turnframe.core.commands import Command, CommandPolicy, Origin
+from turnframe.core.commands import Command, CommandPolicy, DirectUserAct, Origin
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
 from turnframe.core.results import PlannedActResult
-from turnframe.core.workflow import WorkflowRegistry
+from turnframe.core.workflow import Replayed, WorkflowRegistry
 from turnframe.runtime.copy import say
 from turnframe.runtime.plan import CardClose, PlannedCard, ReductionInput, WaitingAct
 
@@ -71,7 +72,8 @@ class Reduction:
     decided) and holds one result per item id (I11: the first decision stands).
     ``compiled`` holds, by ``(card id, option id)``, each act a click resumed and the
     commands it compiled to (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
-    rule 10).
+    rule 10). ``carried`` holds, by case, what the case's last planned compilation
+    handed back (:class:`~turnframe.core.workflow.Replayed`), for its next one.
     """
 
     inp: ReductionInput
@@ -81,6 +83,8 @@ class Reduction:
     ready: list[Ready] = field(default_factory=list)
     awaiting: dict[CaseRef, list[Awaiting]] = field(default_factory=dict)
     prior: dict[CaseRef, list[Command]] = field(default_factory=lambda: defaultdict(list))
+    carried: dict[CaseRef, Replayed] = field(default_factory=dict)
+    direct: DirectUserAct | None = None
     cards: list[PlannedCard] = field(default_factory=list)
     closes: list[CardClose] = field(default_factory=list)
     notices: list[tuple[str, str, str | None]] = field(default_factory=list)
@@ -108,15 +112,15 @@ class Reduction:
         rule 10).
         """
         saved: dict[str, object] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "prior":
+        for name in _field_names():
+            value = getattr(self, name)
+            if name == "prior":
                 value = defaultdict(list, {k: list(v) for k, v in value.items()})
-            elif f.name in ("awaiting", "compiled"):
+            elif name == "awaiting" or name == "compiled":
                 value = {k: list(v) for k, v in value.items()}
-            elif isinstance(value, list | dict | set):
+            elif isinstance(value, _CONTAINERS):
                 value = type(value)(value)
-            saved[f.name] = value
+            saved[name] = value
         return saved
 
     def restore(self, saved: dict[str, object]) -> None:
@@ -124,6 +128,22 @@ class Reduction:
         for name, value in saved.items():
             setattr(self, name, value)
 
+    def direct_act(self) -> DirectUserAct:
+        """Return the turn's one ``DirectUserAct`` origin (a frozen value, shared by its acts)."""
+        if self.direct is None:
+            self.direct = DirectUserAct(turn_id=self.inp.turn_id)
+        return self.direct
+
     def say(self, key: str, **params: str) -> str:
         """Return the runtime's sentence ``key`` in the turn's locale (``runtime.copy``)."""
         return say(key, self.inp.locale, **params)
+
+
+_CONTAINERS = (list, dict, set)
+"""The container types :meth:`Reduction.checkpoint` copies one level down."""
+
+
+@functools.cache
+def _field_names() -> tuple[str, ...]:
+    """Return the names of :class:`Reduction`'s fields, in declaration order (read once)."""
+    return tuple(f.name for f in fields(Reduction))

@@ -23,6 +23,7 @@ from turnframe.runtime.errors import CommandRejected
 from turnframe.runtime.executor import StoredStateExecutor, search_text_of
 from turnframe.runtime.parts import RuntimeParts, rejected
 from turnframe.runtime.plan import CaseSnapshot, Plan
+from turnframe.runtime.transition import IndexedTransition
 from turnframe.runtime.turn import BatchRequest, Compiled
 from turnframe.store.base import CommitRequest, InteractionCas
 
@@ -73,6 +74,7 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
             adopter = for_turn(today=data.today, turn_id=turn_id, locale=data.locale)
     results = {r.item_id: r for r in plan.results}
     batches: list[BatchRequest] = []
+    origins: dict[int, tuple[object, object]] = {}  # id → (origin, its JSON), this call only
     for batch in plan.batches:
         snap = data.snapshots[batch.case]
         loaded = LoadedCase(case=batch.case, state=snap.state_json, revision=snap.revision)
@@ -112,7 +114,7 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
                     batch.expected_revision,
                     [e.command.to_json() for e in batch.envelopes],
                     [e.operation for e in batch.envelopes],
-                    [to_json_value(e.origin) for e in batch.envelopes],
+                    [_origin_json(e.origin, origins) for e in batch.envelopes],
                 )
             ),
             turn_id=turn_id,
@@ -121,5 +123,21 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
             search_text=search_text_of(transition),
             workflow_version=parts.registry.workflow(batch.case.workflow).version,
         )
-        batches.append(BatchRequest(request=request, act_ids=batch.act_ids))
+        typed = transition.typed if isinstance(transition, IndexedTransition) else None
+        batches.append(BatchRequest(request=request, act_ids=batch.act_ids, typed=typed))
     return Compiled(results=results, batches=tuple(batches))
+
+
+def _origin_json(origin: object, seen: dict[int, tuple[object, object]]) -> object:
+    """Return ``to_json_value(origin)``, encoded once per origin object in one policy step.
+
+    Envelopes of one act share their origin object; ``seen`` (made fresh for each call of
+    :func:`apply_policy`, holding each origin so its id is not reused) keeps its JSON for
+    the very same object, never for an equal one.
+    """
+    kept = seen.get(id(origin))
+    if kept is not None and kept[0] is origin:
+        return kept[1]
+    encoded = to_json_value(origin)
+    seen[id(origin)] = (origin, encoded)
+    return encoded

@@ -20,10 +20,16 @@ from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.runtime.compose import AskNext
 from turnframe.runtime.copy import say
 from turnframe.runtime.parts import STANDING, RuntimeParts
-from turnframe.runtime.turn import Committed, PersistedCards, PreparedTurn, Reprojected
+from turnframe.runtime.turn import (
+    BatchRequest,
+    Committed,
+    PersistedCards,
+    PreparedTurn,
+    Reprojected,
+)
 from turnframe.store.base import CaseRow
 
-__all__ = ["ReprojectInput", "answers", "ask_next", "receipts", "reproject"]
+__all__ = ["ReprojectInput", "answers", "ask_next", "receipts", "reproject", "typed_back"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,7 +74,8 @@ async def reproject(parts: RuntimeParts, data: ReprojectInput) -> Reprojected:
         if prepared.replayed_click.get("click", "").endswith(":card_changed"):
             key = "card_changed"  # closed because its content changed, not its record
         notices.append((key, say(key, prepared.locale), None))
-    typed: dict[CaseRef, Any] = {}  # each case's typed state, shared by receipts and ask-next
+    # Each case's typed state, shared by receipts and ask-next.
+    typed = typed_back(committed.prepared.batches, committed.rows)
     return Reprojected(
         results=results,
         notices=notices,
@@ -78,6 +85,25 @@ async def reproject(parts: RuntimeParts, data: ReprojectInput) -> Reprojected:
         answers=tuple(await answers(parts, prepared)),
         ask_next=await ask_next(parts, prepared, results, committed.rows, typed),
     )
+
+
+def typed_back(
+    batches: Sequence[BatchRequest], rows: Mapping[CaseRef, CaseRow]
+) -> dict[CaseRef, Any]:
+    """Return case → typed state for the ``rows`` this turn's commits wrote, where known.
+
+    The policy step loaded each batch's new state back (``BatchRequest.typed``); a row
+    whose ``state`` is that very object (identity, never an equal-looking one) takes that
+    typed state instead of typing it again. Any other row is typed when read (I15: the
+    receipts still come from the committed state).
+    """
+    typed: dict[CaseRef, Any] = {}
+    for batch in batches:
+        known = batch.typed
+        row = rows.get(batch.request.case)
+        if known is not None and row is not None and row.state is known[0]:
+            typed[batch.request.case] = known[1]
+    return typed
 
 
 _REPLAYED_NOTICE = {

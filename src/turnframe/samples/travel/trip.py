@@ -484,8 +484,7 @@ class TripWorkflow(Workflow[TripState]):
         if state.destination:
             words.append(state.destination)
         for day in dict.fromkeys(d for d in (state.start, state.end) if d is not None):
-            words.append(copy.fmt_date(copy.EN, day).split(" ", 1)[1])
-            words.append(copy.fmt_date(copy.PT, day).split(" de ")[1])
+            words.extend(_month_words(day))
         return " ".join(dict.fromkeys(words))
 
     def glossary(self, locale: str) -> dict[str, str]:
@@ -567,8 +566,23 @@ def _names_extra(extra: Extra, named: str | None, wanted: list[str]) -> bool:
     """
     if named == extra.id:
         return True
-    known = {*_kind_tokens(extra.kind), *_tokens(extra.details or ""), extra.id.casefold()}
+    known = _extra_tokens(extra.kind, extra.details, extra.id)
     return all(t in known for t in wanted)
+
+
+@lru_cache(maxsize=1024)
+def _extra_tokens(kind: str, details: str | None, extra_id: str) -> frozenset[str]:
+    """The words that describe an extra: its kind's, its details' and its id (pure; memoised on them)."""
+    return frozenset((*_kind_tokens(kind), *_tokens(details or ""), extra_id.casefold()))
+
+
+@lru_cache(maxsize=256)
+def _month_words(day: date) -> tuple[str, str]:
+    """The month and year of ``day`` in English and Portuguese ("May 2026", "maio de 2026")."""
+    return (
+        copy.fmt_date(copy.EN, day).split(" ", 1)[1],
+        copy.fmt_date(copy.PT, day).split(" de ")[1],
+    )
 
 
 @lru_cache(maxsize=64)
