@@ -95,10 +95,14 @@ async def _budget(tmp: Path) -> None:
     replay = await store.load_replay(ACTOR.account, three.turn_id)
     assert replay is not None and "reduction" in replay and "results" in replay
     # The plan and the replay record are each written once: one UPDATE of the turn row
-    # carrying the plan, one replay row insert and one update of its second part.
+    # carrying the plan, one insert of the replay record's first part and one of its
+    # second part, in a row of its own (the first part's row is not rewritten).
     plan_writes = [s for s in tally.sql if s.startswith("UPDATE turns")]
     replay_writes = [s for s in tally.sql if s.startswith("INSERT INTO replays")]
-    assert len(plan_writes) == 2 and len(replay_writes) == 2, tally.sql  # committing, replied
+    outcome_writes = [s for s in tally.sql if s.startswith("INSERT INTO replay_outcomes")]
+    assert len(plan_writes) == 2, tally.sql  # committing, replied
+    assert len(replay_writes) == 1 and len(outcome_writes) == 1, tally.sql
+    assert not any(s.startswith(("UPDATE replays", "DELETE FROM replay")) for s in tally.sql)
 
     carded, tally = await world.text(
         ("T1", "trip.add_extra", {"kind": "baggage", "payer": "company"}),

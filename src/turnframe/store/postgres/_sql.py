@@ -165,11 +165,18 @@ OUTBOX = (
     " ORDER BY pos"
 )
 SET_OUTBOX_STATUS = "UPDATE tf_outbox SET status = %s, updated_at = now() WHERE id = %s"
+# The record's first part; a second part stored before (in either place) is cleared.
 SAVE_REPLAY = (
-    "INSERT INTO tf_replay (account, turn_id, record) VALUES (%s, %s, %s)"
+    "WITH cleared AS (DELETE FROM tf_replay_outcome WHERE account = %(a)s AND turn_id = %(t)s)"
+    " INSERT INTO tf_replay (account, turn_id, record) VALUES (%(a)s, %(t)s, %(r)s)"
     " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record, outcome = NULL"
 )
-LOAD_REPLAY = "SELECT record, outcome FROM tf_replay WHERE account = %s AND turn_id = %s"
+# The first part, a second part stored before migration 0007 and one stored since.
+LOAD_REPLAY = (
+    "SELECT (SELECT record FROM tf_replay WHERE account = %(a)s AND turn_id = %(t)s),"
+    " (SELECT outcome FROM tf_replay WHERE account = %(a)s AND turn_id = %(t)s),"
+    " (SELECT outcome FROM tf_replay_outcome WHERE account = %(a)s AND turn_id = %(t)s)"
+)
 
 # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------------
 STORE_PLAN = (
@@ -186,7 +193,7 @@ FINISH_TURN = (
     " WHERE turn_id = %s AND set_config('synchronous_commit', 'on', true) = 'on'"
 )
 SAVE_REPLAY_OUTCOME = (
-    "INSERT INTO tf_replay (account, turn_id, record, outcome) VALUES (%s, %s, '{}', %s)"
+    "INSERT INTO tf_replay_outcome (account, turn_id, outcome) VALUES (%s, %s, %s)"
     " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome"
 )
 

@@ -124,6 +124,15 @@ CREATE TABLE tf_replay (
     PRIMARY KEY (account, turn_id)
 );
 
+-- The replay record's second part, written when the turn replies (migration 0007);
+-- `tf_replay.outcome` holds the second parts stored before it.
+CREATE TABLE tf_replay_outcome (
+    account text NOT NULL,
+    turn_id text NOT NULL,
+    outcome text NOT NULL,
+    PRIMARY KEY (account, turn_id)
+);
+
 -- The paged case listing and the word-search index (turnframe.store.search; migration
 -- 0003): each case's folded search text (NULL: unindexed) and terms, and the postings.
 CREATE INDEX tf_case_by_account_workflow ON tf_case (account, workflow, pos);
