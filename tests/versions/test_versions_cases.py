@@ -215,7 +215,8 @@ def test_a_postgres_schema_before_migration_0006_still_reads() -> None:
                 " VALUES ('trip', 'old', 'a', %s, 1)",
                 (json.dumps({"name": "Old"}),),
             )
-        assert await migrate(dsn, schema=schema) == ["0006_case_workflow_version"]
+        applied = await migrate(dsn, schema=schema)
+        assert applied[0] == "0006_case_workflow_version"  # then any later ones
         store = await PostgresStore.open(dsn, schema=schema)
         try:
             row = await store.load_case(CaseRef("trip", "old"))
