@@ -395,10 +395,7 @@ def _postgres(store: TurnStore) -> Any:
     return store
 
 
-_PER_TURN_TABLES = {
-    "sqlite": ("turns", "replays", "replay_outcomes"),
-    "postgres": ("tf_turn", "tf_replay", "tf_replay_outcome"),
-}
+_PER_TURN_TABLES = {"sqlite": ("turns", "replays"), "postgres": ("tf_turn", "tf_replay")}
 """Tables holding one row per turn: the bulk history copies them (turn table first)."""
 _PER_CASE_TABLES = {
     "sqlite": {"interactions", "events", "journal"},

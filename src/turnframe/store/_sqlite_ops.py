@@ -607,7 +607,8 @@ def _put_replay(conn: sqlite3.Connection, account: str, turn_id: str, text: str)
 
     A turn's first write of its record is one insert; a record stored before (saved
     again whole) is replaced and its second part, in either place it may be kept
-    (``replays.outcome`` before schema version 7, ``replay_outcomes`` since), removed.
+    (``replays.outcome`` before schema version 7, ``turns.replay_outcome`` since),
+    removed.
     """
     cur = conn.execute(
         "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
@@ -620,14 +621,16 @@ def _put_replay(conn: sqlite3.Connection, account: str, turn_id: str, text: str)
             (text, account, turn_id),
         )
         conn.execute(
-            "DELETE FROM replay_outcomes WHERE account = ? AND turn_id = ?", (account, turn_id)
+            "UPDATE turns SET replay_outcome = NULL WHERE turn_id = ? AND account = ?"
+            " AND replay_outcome IS NOT NULL",
+            (turn_id, account),
         )
 
 
 _LOAD_REPLAY = (
     "SELECT (SELECT record FROM replays WHERE account = ?1 AND turn_id = ?2),"
     " (SELECT outcome FROM replays WHERE account = ?1 AND turn_id = ?2),"
-    " (SELECT outcome FROM replay_outcomes WHERE account = ?1 AND turn_id = ?2)"
+    " (SELECT replay_outcome FROM turns WHERE turn_id = ?2 AND account = ?1)"
 )
 """One row: the record's first part, a second part stored before schema version 7 and
 one stored since (each ``NULL`` when absent)."""
@@ -733,19 +736,15 @@ def finish_turn(
     One ``BEGIN IMMEDIATE`` transaction; StoreError (nothing written) for no such turn.
     """
     with immediate(conn):
+        # The replay record's second part goes in the turn's row, which this statement
+        # rewrites anyway: the first part's row (and its overflow pages) is left alone.
         cur = conn.execute(
-            "UPDATE turns SET phase = ?, data = ?, reply = ? WHERE turn_id = ?",
-            (REPLIED, data_text, blocks_text, reply.turn_id),
+            "UPDATE turns SET phase = ?, data = ?, reply = ?,"
+            " replay_outcome = COALESCE(?, replay_outcome) WHERE turn_id = ?",
+            (REPLIED, data_text, blocks_text, replay_text, reply.turn_id),
         )
         if cur.rowcount != 1:
             raise StoreError(f"turn {reply.turn_id} does not exist")
-        if replay_text is not None:
-            # Its own row: the first part's row (and its overflow pages) is not rewritten.
-            conn.execute(
-                "INSERT INTO replay_outcomes (account, turn_id, outcome) VALUES (?, ?, ?)"
-                " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome",
-                (reply.account, reply.turn_id, replay_text),
-            )
         if state_text is not None:
             conn.execute(
                 "INSERT INTO conversations (account, conversation_id, state) VALUES (?, ?, ?)"

@@ -1110,13 +1110,11 @@ class PostgresStore:
         async with self.connection() as conn:
             with translate(self.where):
                 async with conn.transaction():
-                    cur = await conn.execute(q.FINISH_TURN, (data_text, blocks_text, reply.turn_id))
+                    cur = await conn.execute(
+                        q.FINISH_TURN, (data_text, blocks_text, replay_text, reply.turn_id)
+                    )
                     if cur.rowcount != 1:
                         raise StoreError(f"turn {reply.turn_id} does not exist")
-                    if replay_text is not None:
-                        await conn.execute(
-                            q.SAVE_REPLAY_OUTCOME, (reply.account, reply.turn_id, replay_text)
-                        )
                     if state_text is not None:
                         await conn.execute(
                             q.PUT_CONVERSATION, (reply.account, reply.conversation_id, state_text)

@@ -25,6 +25,9 @@ CREATE TABLE tf_turn (
     lease_until timestamptz,
     dead_reason text,
     updated_at timestamptz NOT NULL DEFAULT now(),
+    -- the replay record's second part, written with the reply (migration 0007);
+    -- tf_replay.outcome holds the second parts stored before it
+    replay_outcome text,
     UNIQUE (account, conversation_id, seq)
 );
 CREATE INDEX tf_turn_unfinished ON tf_turn (pos) WHERE phase <> 'replied';
@@ -121,15 +124,6 @@ CREATE TABLE tf_replay (
     turn_id text NOT NULL,
     record text NOT NULL,
     outcome text,
-    PRIMARY KEY (account, turn_id)
-);
-
--- The replay record's second part, written when the turn replies (migration 0007);
--- `tf_replay.outcome` holds the second parts stored before it.
-CREATE TABLE tf_replay_outcome (
-    account text NOT NULL,
-    turn_id text NOT NULL,
-    outcome text NOT NULL,
     PRIMARY KEY (account, turn_id)
 );
 
