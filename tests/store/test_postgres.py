@@ -22,6 +22,7 @@ from turnframe.store import (
     StoreError,
     StoreUnavailable,
     TurnRecord,
+    TurnReply,
     TurnStore,
 )
 from turnframe.store.conformance import StoreConformance
@@ -164,6 +165,55 @@ def test_migration_upgrades_an_old_schema_and_concurrent_migrators_apply_once() 
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
             await conn.execute(f"SET search_path TO {schema}")
             assert await applied_versions(conn) == [m.version for m in migrations()]
+
+    try:
+        anyio.run(main)
+    finally:
+        anyio.run(drop_schema, dsn, schema)
+
+
+def test_a_schema_before_migration_0007_keeps_reading_its_two_part_replay_records() -> None:
+    """Migration 0007 keeps the second part in the turn's row; older parts still read.
+
+    docs/adr/0024-four-writes-per-turn.md rule 4: a record whose second part is in
+    ``tf_replay.outcome`` reads whole after the migration; a new second part
+    (``finish_turn``) goes in ``tf_turn.replay_outcome`` and its keys win; saving the
+    record whole again clears both places.
+    """
+    dsn = _dsn()
+    schema = new_schema_name("tf_outcome")
+
+    async def main() -> None:
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            await conn.execute(f"CREATE SCHEMA {schema}")
+            await conn.execute(f"SET search_path TO {schema}")
+            await conn.execute(print_sql().split("-- 0007")[0].encode())  # 0001 to 0006
+            await conn.execute(
+                "INSERT INTO tf_turn (turn_id, account, conversation_id, seq, phase, input, data)"
+                " VALUES ('t', 'a', 'c', 1, 'committing', '{}', '{}')"
+            )
+            await conn.execute(
+                "INSERT INTO tf_replay (account, turn_id, record, outcome)"
+                " VALUES ('a', 't', '{\"x\": 1, \"y\": 1}', '{\"y\": 2, \"z\": 3}')"
+            )
+        assert await migrate(dsn, schema=schema) == ["0007_replay_outcome_in_turn"]
+        store = await PostgresStore.open(dsn, schema=schema)
+        try:
+            assert await store.load_replay("a", "t") == {"x": 1, "y": 2, "z": 3}
+            assert await store.load_replay("b", "t") is None  # another account's
+            reply = TurnReply(
+                turn_id="t", account="a", conversation_id="c", blocks=(), data={}, replay={"z": 4}
+            )
+            await store.finish_turn(reply)
+            assert await store.load_replay("a", "t") == {"x": 1, "y": 2, "z": 4}
+            await store.save_replay("a", "t", {"w": 0})
+            assert await store.load_replay("a", "t") == {"w": 0}
+            async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+                await conn.execute(f"SET search_path TO {schema}")
+                cur = await conn.execute("SELECT replay_outcome FROM tf_turn")
+                assert await cur.fetchall() == [(None,)]
+        finally:
+            await store.close()
 
     try:
         anyio.run(main)

@@ -75,6 +75,7 @@ def test_sqlite_database_of_schema_1_is_upgraded(tmp_path: Path) -> None:
         "DROP TABLE case_terms; DROP TABLE case_search;"
         " DROP INDEX cases_by_account_workflow; ALTER TABLE replays DROP COLUMN outcome;"
         " ALTER TABLE cases DROP COLUMN workflow_version;"
+        " ALTER TABLE turns DROP COLUMN replay_outcome;"
         " DELETE FROM schema_version; INSERT INTO schema_version VALUES (1);"
     )
     conn.close()
@@ -151,6 +152,7 @@ def test_sqlite_indexed_database_of_schema_3_is_upgraded(tmp_path: Path) -> None
         "INSERT INTO case_search (pos, account, workflow, text) VALUES (?, ?, ?, ?)", rows
     )
     conn.execute("ALTER TABLE cases DROP COLUMN workflow_version")  # version 6's
+    conn.execute("ALTER TABLE turns DROP COLUMN replay_outcome")  # version 7's
     conn.executescript("DELETE FROM schema_version; INSERT INTO schema_version VALUES (3);")
     conn.commit()
     conn.close()

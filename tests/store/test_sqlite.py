@@ -8,7 +8,14 @@ import pytest
 
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import CaseRef
-from turnframe.store import CommitRequest, StoreError, StoreUnavailable, TurnRecord, TurnStore
+from turnframe.store import (
+    CommitRequest,
+    StoreError,
+    StoreUnavailable,
+    TurnRecord,
+    TurnReply,
+    TurnStore,
+)
 from turnframe.store._sqlite_schema import SCHEMA_VERSION
 from turnframe.store.conformance import StoreConformance
 from turnframe.store.sqlite import SqliteStore, default_path
@@ -121,6 +128,7 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:  # take the file back to version 1
         conn.execute("ALTER TABLE replays DROP COLUMN outcome")
         conn.execute("ALTER TABLE cases DROP COLUMN workflow_version")  # version 6's
+        conn.execute("ALTER TABLE turns DROP COLUMN replay_outcome")  # version 7's
         conn.execute("DELETE FROM schema_version")
         conn.execute("INSERT INTO schema_version (version) VALUES (1)")
         conn.execute(
@@ -138,6 +146,54 @@ def test_a_version_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         again = await SqliteStore.open(path)  # a migrated file opens as it is
         assert await again.load_replay("a", "t") == {"x": 1}
         await again.close()
+
+    anyio.run(main)
+
+
+def test_a_version_6_database_keeps_reading_its_two_part_replay_records(tmp_path: Path) -> None:
+    """Version 7 keeps the second part in the turn's row; parts stored before still read.
+
+    A record whose second part is in ``replays.outcome`` reads whole after the migration;
+    a new second part (``finish_turn``) goes in ``turns.replay_outcome`` and its keys win,
+    with no write to the first part's row; saving the record whole again clears both
+    places (docs/adr/0024-four-writes-per-turn.md rule 4).
+    """
+    path = tmp_path / "v6.db"
+
+    async def fresh() -> None:
+        store = await SqliteStore.open(path)
+        await store.begin_turn(TurnRecord(turn_id="t", account="a", conversation_id="c"))
+        await store.close()
+
+    anyio.run(fresh)
+    with sqlite3.connect(path) as conn:  # take the file back to version 6
+        conn.execute("ALTER TABLE turns DROP COLUMN replay_outcome")
+        conn.execute("UPDATE schema_version SET version = 6")
+        conn.execute(
+            "INSERT INTO replays (account, turn_id, record, outcome)"
+            " VALUES ('a', 't', '{\"x\": 1, \"y\": 1}', '{\"y\": 2, \"z\": 3}')"
+        )
+    conn.close()
+
+    async def main() -> None:
+        store = await SqliteStore.open(path)
+        assert store._conn is not None  # peeking at the version rows
+        rows = store._conn.execute("SELECT version FROM schema_version ORDER BY version")
+        assert rows.fetchall() == [(6,), (SCHEMA_VERSION,)] == [(6,), (7,)]
+        assert await store.load_replay("a", "t") == {"x": 1, "y": 2, "z": 3}
+        assert await store.load_replay("b", "t") is None  # another account's: not served
+        with store.tally() as tally:
+            reply = TurnReply(
+                turn_id="t", account="a", conversation_id="c", blocks=(), data={}, replay={"z": 4}
+            )
+            await store.finish_turn(reply)
+        assert not any("replays" in sql for sql in tally.sql), tally.sql
+        assert await store.load_replay("a", "t") == {"x": 1, "y": 2, "z": 4}
+        await store.save_replay("a", "t", {"w": 0})
+        assert await store.load_replay("a", "t") == {"w": 0}
+        left = store._conn.execute("SELECT replay_outcome FROM turns").fetchall()
+        assert left == [(None,)]
+        await store.close()
 
     anyio.run(main)
 

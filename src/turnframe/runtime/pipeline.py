@@ -14,8 +14,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from pydantic import TypeAdapter
-
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.turn import TurnInput, TurnPhase, TurnPhaseChanged
 from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
@@ -53,11 +51,10 @@ from turnframe.runtime.turn import (
     TurnResult,
     Understood,
 )
+from turnframe.runtime.turn_writes import stored_plan
 from turnframe.store.errors import StoreError
 
 __all__ = ["TurnRequest", "finish", "recover", "run_begun", "run_turn", "step"]
-
-_PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
@@ -388,7 +385,7 @@ async def recover(parts: RuntimeParts, actor: Actor, turn_id: str) -> TurnResult
         if record is None:
             raise UnknownTurn(f"no turn {turn_id}")
         if record.phase in (TurnPhase.COMMITTING.value, TurnPhase.COMMITTED.value):
-            prepared = _PREPARED.validate_python(record.data)
+            prepared = await stored_plan(parts.store, record.data)
             result = await finish(parts, prepared, resumed=True)
         elif record.phase == TurnPhase.REPLIED.value:
             result = await stored(parts, actor, record)

@@ -12,42 +12,86 @@ builds the store's two folded writes from the turn's records, each value encoded
 
 The reduction record, the model calls and the reading trace go into the replay record
 only: recovery from ``committing`` never needs them, so the plan does not repeat them.
+The understanding goes there only too (the reduction's input holds it): recovery reads
+it back from the replay record, which the plan's own write stores (:func:`stored_plan`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from turnframe.core.acts import Understanding
 from turnframe.core.canonical import to_json_value
 from turnframe.core.events import DomainEvent
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.results import PlannedActResult
+from turnframe.runtime.replay import recorded_understanding
 from turnframe.runtime.turn import PreparedTurn
-from turnframe.store.base import InteractionCas, PlanCommit, TurnReply
+from turnframe.store.base import InteractionCas, PlanCommit, TurnReply, TurnStore
 
-__all__ = ["REPLAY_ONLY", "plan_commit", "plan_json", "replay_first", "turn_reply"]
+__all__ = [
+    "REPLAY_ONLY",
+    "plan_commit",
+    "plan_json",
+    "replay_first",
+    "stored_plan",
+    "turn_reply",
+]
 
-REPLAY_ONLY: frozenset[str] = frozenset({"reduction", "calls", "reading", "seen"})
+log = logging.getLogger("turnframe.recovery")
+
+REPLAY_ONLY: frozenset[str] = frozenset({"reduction", "calls", "reading", "seen", "understanding"})
 """The :class:`PreparedTurn` fields stored in the replay record only, never in the plan."""
 
+_PLAN_EXCLUDES: set[str] = set(REPLAY_ONLY)  # pydantic's ``exclude`` takes a set; built once
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 _RESULTS: TypeAdapter[list[PlannedActResult]] = TypeAdapter(list[PlannedActResult])
+_UNDERSTANDING: TypeAdapter[Understanding] = TypeAdapter(Understanding)
 
 
 def plan_json(prepared: PreparedTurn) -> JSONObject:
     """Return the plan stored with phase ``committing``: ``prepared`` without :data:`REPLAY_ONLY`.
 
-    Loading it back (``TypeAdapter(PreparedTurn).validate_python``) gives ``prepared``
-    with those fields at their defaults, which is all recovery needs.
+    Loading it back with :func:`stored_plan` gives ``prepared`` with the understanding
+    read from the replay record and the other :data:`REPLAY_ONLY` fields at their
+    defaults, which is all recovery needs.
     """
-    out = _PREPARED.dump_python(prepared, mode="json", exclude=set(REPLAY_ONLY))
+    out = _PREPARED.dump_python(prepared, mode="json", exclude=_PLAN_EXCLUDES)
     assert isinstance(out, dict)
     return out
+
+
+async def stored_plan(store: TurnStore, data: JSONObject) -> PreparedTurn:
+    """Return the :class:`PreparedTurn` a turn stored as its plan (``data``), to resume it.
+
+    The plan leaves the understanding to the replay record's first part, which
+    :meth:`TurnStore.commit_plan` stores in the same transaction as the plan
+    (docs/adr/0024-four-writes-per-turn.md rule 4), so it is read from there
+    (:func:`~turnframe.runtime.replay.recorded_understanding`). A plan stored by an
+    earlier release holds its understanding and is read as it is. A store that lost
+    the replay record resumes the plan with an empty understanding (logged): the
+    commits still replay by key, only the reply's links and "ask next" go unsaid.
+
+    Raises:
+        pydantic.ValidationError: ``data`` (or the recorded understanding) is not a plan.
+        StoreError: the replay record cannot be read.
+    """
+    prepared = _PREPARED.validate_python(data)
+    if "understanding" in data:
+        return prepared
+    record = await store.load_replay(prepared.actor.account, prepared.turn_id)
+    found = None if record is None else recorded_understanding(record)
+    if found is None:
+        log.warning("turn %s resumes without its recorded understanding", prepared.turn_id)
+        return prepared
+    return replace(prepared, understanding=_UNDERSTANDING.validate_python(found))
 
 
 def replay_first(prepared: PreparedTurn) -> JSONObject:

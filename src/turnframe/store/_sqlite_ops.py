@@ -597,27 +597,58 @@ def set_outbox_status(conn: sqlite3.Connection, message_id: str, status: str) ->
 
 
 def save_replay(conn: sqlite3.Connection, account: str, turn_id: str, text: str) -> None:
-    """Upsert the turn's replay record."""
+    """Upsert the turn's replay record (its second part, if any, cleared)."""
     with immediate(conn):
+        _put_replay(conn, account, turn_id, text)
+
+
+def _put_replay(conn: sqlite3.Connection, account: str, turn_id: str, text: str) -> None:
+    """Store ``text`` as the replay record's first part, clearing a stored second part.
+
+    A turn's first write of its record is one insert; a record stored before (saved
+    again whole) is replaced and its second part, in either place it may be kept
+    (``replays.outcome`` before schema version 7, ``turns.replay_outcome`` since),
+    removed.
+    """
+    cur = conn.execute(
+        "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
+        " ON CONFLICT (account, turn_id) DO NOTHING",
+        (account, turn_id, text),
+    )
+    if cur.rowcount != 1:
         conn.execute(
-            "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
-            " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record,"
-            " outcome = NULL",
-            (account, turn_id, text),
+            "UPDATE replays SET record = ?, outcome = NULL WHERE account = ? AND turn_id = ?",
+            (text, account, turn_id),
+        )
+        conn.execute(
+            "UPDATE turns SET replay_outcome = NULL WHERE turn_id = ? AND account = ?"
+            " AND replay_outcome IS NOT NULL",
+            (turn_id, account),
         )
 
 
+_LOAD_REPLAY = (
+    "SELECT (SELECT record FROM replays WHERE account = ?1 AND turn_id = ?2),"
+    " (SELECT outcome FROM replays WHERE account = ?1 AND turn_id = ?2),"
+    " (SELECT replay_outcome FROM turns WHERE turn_id = ?2 AND account = ?1)"
+)
+"""One row: the record's first part, a second part stored before schema version 7 and
+one stored since (each ``NULL`` when absent)."""
+
+
 def load_replay(conn: sqlite3.Connection, account: str, turn_id: str) -> JSONObject | None:
-    """Return the turn's replay record (``outcome``'s keys over ``record``'s), or ``None``."""
-    row = conn.execute(
-        "SELECT record, outcome FROM replays WHERE account = ? AND turn_id = ?",
-        (account, turn_id),
-    ).fetchone()
-    if row is None:
+    """Return the turn's replay record, or ``None``.
+
+    The second part's keys go over the first's (``{}`` when only a second part is
+    stored, as when a turn resumed from a plan of an earlier release replies).
+    """
+    first, older, outcome = conn.execute(_LOAD_REPLAY, (account, turn_id)).fetchone()
+    if first is None and outcome is None:
         return None
-    record: JSONObject = codec.loads(row[0])
-    if row[1] is not None:
-        record.update(codec.loads(row[1]))
+    record: JSONObject = {} if first is None else codec.loads(first)
+    for part in (older, outcome):
+        if part is not None:
+            record.update(codec.loads(part))
     return record
 
 
@@ -658,12 +689,7 @@ def commit_plan(
             if cur.rowcount != 1:
                 raise StoreError(f"turn {turn_id} does not exist")
         if replay_text is not None:
-            conn.execute(
-                "INSERT INTO replays (account, turn_id, record) VALUES (?, ?, ?)"
-                " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record,"
-                " outcome = NULL",
-                (account, turn_id, replay_text),
-            )
+            _put_replay(conn, account, turn_id, replay_text)
         for item in commits:
             # A request without a card refuses before it writes anything (a reused key,
             # a revision conflict): only one with a card needs its savepoint.
@@ -710,18 +736,15 @@ def finish_turn(
     One ``BEGIN IMMEDIATE`` transaction; StoreError (nothing written) for no such turn.
     """
     with immediate(conn):
+        # The replay record's second part goes in the turn's row, which this statement
+        # rewrites anyway: the first part's row (and its overflow pages) is left alone.
         cur = conn.execute(
-            "UPDATE turns SET phase = ?, data = ?, reply = ? WHERE turn_id = ?",
-            (REPLIED, data_text, blocks_text, reply.turn_id),
+            "UPDATE turns SET phase = ?, data = ?, reply = ?,"
+            " replay_outcome = COALESCE(?, replay_outcome) WHERE turn_id = ?",
+            (REPLIED, data_text, blocks_text, replay_text, reply.turn_id),
         )
         if cur.rowcount != 1:
             raise StoreError(f"turn {reply.turn_id} does not exist")
-        if replay_text is not None:
-            conn.execute(
-                "INSERT INTO replays (account, turn_id, record, outcome) VALUES (?, ?, '{}', ?)"
-                " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome",
-                (reply.account, reply.turn_id, replay_text),
-            )
         if state_text is not None:
             conn.execute(
                 "INSERT INTO conversations (account, conversation_id, state) VALUES (?, ?, ?)"

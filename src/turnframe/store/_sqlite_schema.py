@@ -7,15 +7,17 @@ Tables: ``conversations`` (state per conversation), ``turns`` (phase, data and t
 reply's blocks), ``interactions`` (immutable spec, status, resolution), ``cases``
 (state and revision, I12), ``events`` (the claim ledger, positional key
 ``(workflow, case_id, revision, ord)``, I15), ``outbox``, ``journal`` (idempotency keys
-with the request hash and the serialised result, I13) and ``replays`` (I20).
+with the request hash and the serialised result, I13) and ``replays`` (I20; a
+replay record's second part is kept with the reply, in ``turns.replay_outcome``).
 """
 
 from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 6
-"""The version this release writes and reads (6: the workflow version that last wrote
+SCHEMA_VERSION = 7
+"""The version this release writes and reads (7: the replay record's second part in the
+turn's row, ``turns.replay_outcome``; 6: the workflow version that last wrote
 each case, docs/guides/canary-and-rollback.md; 5: the postings a case keeps past its
 text, 4: the cases' change positions, 3: the
 word-search index, both :mod:`turnframe.store._sqlite_search`; version 2 is the
@@ -42,6 +44,7 @@ CREATE TABLE IF NOT EXISTS turns (
     data TEXT NOT NULL,
     attempts INTEGER NOT NULL,
     reply TEXT,
+    replay_outcome TEXT,
     UNIQUE (account, conversation_id, seq)
 );
 CREATE INDEX IF NOT EXISTS turns_unfinished ON turns (pos) WHERE phase <> 'replied';
@@ -118,9 +121,13 @@ CREATE TABLE IF NOT EXISTS replays (
 """
 """The DDL of the current version, idempotent (``IF NOT EXISTS`` throughout).
 
-``replays.outcome`` (version 2) holds the second part of a replay record, written once
-when the turn replies; ``record`` holds the first, written with the plan
-(docs/adr/0024-four-writes-per-turn.md)."""
+A replay record is stored in two parts, each written once
+(docs/adr/0024-four-writes-per-turn.md): ``replays.record`` holds the first, written
+with the plan; ``turns.replay_outcome`` (version 7) the second, written when the turn
+replies, in the turn row that the reply rewrites anyway, so the reply does not rewrite
+the first part's row (and its overflow pages) nor write a row of its own.
+``replays.outcome`` (versions 2–6) holds the second parts written before version 7; it
+is read, never written, except to clear it when a record is replaced."""
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     # version 2: the replay record is stored in two parts, each once (ADR 0024).
@@ -147,6 +154,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # version 6: the workflow version whose commit wrote each case (NULL for a case
     # written before: it reads as "not recorded", docs/guides/canary-and-rollback.md).
     6: ("ALTER TABLE cases ADD COLUMN workflow_version TEXT",),
+    # version 7: the replay record's second part in the turn's row (ADR 0024 rule 4).
+    # The parts stored in ``replays.outcome`` before stay there and read as before.
+    7: ("ALTER TABLE turns ADD COLUMN replay_outcome TEXT",),
 }
 """Statements that bring a database of version ``n - 1`` to version ``n``, per ``n``.
 

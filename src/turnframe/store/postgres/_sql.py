@@ -165,11 +165,19 @@ OUTBOX = (
     " ORDER BY pos"
 )
 SET_OUTBOX_STATUS = "UPDATE tf_outbox SET status = %s, updated_at = now() WHERE id = %s"
+# The record's first part; a second part stored before (in either place) is cleared.
 SAVE_REPLAY = (
-    "INSERT INTO tf_replay (account, turn_id, record) VALUES (%s, %s, %s)"
+    "WITH cleared AS (UPDATE tf_turn SET replay_outcome = NULL"
+    " WHERE turn_id = %(t)s AND account = %(a)s AND replay_outcome IS NOT NULL)"
+    " INSERT INTO tf_replay (account, turn_id, record) VALUES (%(a)s, %(t)s, %(r)s)"
     " ON CONFLICT (account, turn_id) DO UPDATE SET record = excluded.record, outcome = NULL"
 )
-LOAD_REPLAY = "SELECT record, outcome FROM tf_replay WHERE account = %s AND turn_id = %s"
+# The first part, a second part stored before migration 0007 and one stored since.
+LOAD_REPLAY = (
+    "SELECT (SELECT record FROM tf_replay WHERE account = %(a)s AND turn_id = %(t)s),"
+    " (SELECT outcome FROM tf_replay WHERE account = %(a)s AND turn_id = %(t)s),"
+    " (SELECT replay_outcome FROM tf_turn WHERE turn_id = %(t)s AND account = %(a)s)"
+)
 
 # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------------
 STORE_PLAN = (
@@ -181,13 +189,12 @@ CLOSE_OWN_CARD = (
 )
 # The reply is what a user was answered with: commit it durably (which also flushes every
 # earlier write of the turn, the WAL being sequential).
+# The replay record's second part goes in the turn's row (migration 0007), kept when
+# the reply carries none.
 FINISH_TURN = (
-    "UPDATE tf_turn SET phase = 'replied', data = %s, reply = %s, updated_at = now()"
+    "UPDATE tf_turn SET phase = 'replied', data = %s, reply = %s,"
+    " replay_outcome = COALESCE(%s, replay_outcome), updated_at = now()"
     " WHERE turn_id = %s AND set_config('synchronous_commit', 'on', true) = 'on'"
-)
-SAVE_REPLAY_OUTCOME = (
-    "INSERT INTO tf_replay (account, turn_id, record, outcome) VALUES (%s, %s, '{}', %s)"
-    " ON CONFLICT (account, turn_id) DO UPDATE SET outcome = excluded.outcome"
 )
 
 # the outbox relay (docs/postgres.md "Store") ----------------------------------------------

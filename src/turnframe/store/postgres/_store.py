@@ -1000,16 +1000,18 @@ class PostgresStore:
         """
         self._trip("save_replay")
         text = codec.dumps(record)
-        await self._rowcount(q.SAVE_REPLAY, (account, turn_id, text))
+        await self._rowcount(q.SAVE_REPLAY, {"a": account, "t": turn_id, "r": text})
 
     async def load_replay(self, account: str, turn_id: str) -> JSONObject | None:
         """Return the turn's replay record (its second part's keys over the first's), or ``None``."""
-        row = await self._fetchone(q.LOAD_REPLAY, (account, turn_id))
-        if row is None:
+        row = await self._fetchone(q.LOAD_REPLAY, {"a": account, "t": turn_id})
+        first, older, outcome = (None, None, None) if row is None else row
+        if first is None and outcome is None:
             return None
-        record: JSONObject = codec.loads(row[0])
-        if row[1] is not None:
-            record.update(codec.loads(row[1]))
+        record: JSONObject = {} if first is None else codec.loads(first)
+        for part in (older, outcome):  # before migration 0007, then since
+            if part is not None:
+                record.update(codec.loads(part))
         return record
 
     # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------
@@ -1055,7 +1057,8 @@ class PostgresStore:
                                 raise StoreError(f"turn {write.turn_id} does not exist")
                         if replay_text is not None:
                             await conn.execute(
-                                q.SAVE_REPLAY, (write.account, write.turn_id, replay_text)
+                                q.SAVE_REPLAY,
+                                {"a": write.account, "t": write.turn_id, "r": replay_text},
                             )
                     for request, texts in zip(write.requests, encoded, strict=True):
                         try:
@@ -1107,13 +1110,11 @@ class PostgresStore:
         async with self.connection() as conn:
             with translate(self.where):
                 async with conn.transaction():
-                    cur = await conn.execute(q.FINISH_TURN, (data_text, blocks_text, reply.turn_id))
+                    cur = await conn.execute(
+                        q.FINISH_TURN, (data_text, blocks_text, replay_text, reply.turn_id)
+                    )
                     if cur.rowcount != 1:
                         raise StoreError(f"turn {reply.turn_id} does not exist")
-                    if replay_text is not None:
-                        await conn.execute(
-                            q.SAVE_REPLAY_OUTCOME, (reply.account, reply.turn_id, replay_text)
-                        )
                     if state_text is not None:
                         await conn.execute(
                             q.PUT_CONVERSATION, (reply.account, reply.conversation_id, state_text)

@@ -25,6 +25,9 @@ CREATE TABLE tf_turn (
     lease_until timestamptz,
     dead_reason text,
     updated_at timestamptz NOT NULL DEFAULT now(),
+    -- the replay record's second part, written with the reply (migration 0007);
+    -- tf_replay.outcome holds the second parts stored before it
+    replay_outcome text,
     UNIQUE (account, conversation_id, seq)
 );
 CREATE INDEX tf_turn_unfinished ON tf_turn (pos) WHERE phase <> 'replied';
