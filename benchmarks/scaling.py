@@ -86,11 +86,17 @@ records a surface showing this conversation would have on screen. Per row,
 ``brief_records`` is the number of records the last timed turn's brief held and
 ``brief_cut`` whether it was marked cut (``Brief.records_cut``).
 
+Words (``--words``): with ``repeat`` (the default) the two messages alternate, so every
+turn looks up the same words; with ``fresh`` turn ``n``'s message also carries the word
+``zq<n>x`` (:func:`message`), which no earlier turn used and no record holds (checked
+with the vocabulary), so no memo of earlier turns' look-ups could answer a turn and
+flatter the ratio. ``config.words`` says which.
+
 Usage::
 
     python benchmarks/scaling.py [--json] [--turns N] [--warmup N] [--sizes 10,1000,...]
         [--history-turns N] [--stores sqlite,postgres] [--postgres-dsn DSN] [--quick]
-        [--in-view none|targets]
+        [--in-view none|targets] [--words repeat|fresh]
 
 Defaults: 20 timed turns and 2 warm-up turns per row, both stores. The PostgreSQL rows
 need ``--postgres-dsn`` or ``TURNFRAME_TEST_POSTGRES_DSN``; without either they are
@@ -160,6 +166,29 @@ MESSAGES = (
 )
 """The turn's message, alternating with the payer and the new name (step parity)."""
 NEW_NAMES = ("Porto Spring", "Porto Autumn")
+FRESH_PREFIX, FRESH_SUFFIX = "zq", "x"
+"""With ``--words fresh`` turn ``step`` also carries the word ``zq<step>x`` (:func:`message`)."""
+WORDS_MODES = ("repeat", "fresh")
+
+
+def fresh_word(step: int) -> str:
+    """Return the word turn ``step`` carries with ``--words fresh`` (``zq<step>x``)."""
+    return f"{FRESH_PREFIX}{step}{FRESH_SUFFIX}"
+
+
+def message(step: int, words: str = "repeat") -> str:
+    """Return turn ``step``'s message: ``MESSAGES[step % 2]``, and with ``words="fresh"``
+    a word no other turn's message holds (:func:`fresh_word`), so every turn looks up a
+    word no earlier turn did and nothing remembered from an earlier turn can answer it.
+
+    Raises:
+        ValueError: ``words`` is neither ``"repeat"`` nor ``"fresh"``.
+    """
+    if words not in WORDS_MODES:
+        raise ValueError(f"words must be one of {WORDS_MODES}, not {words!r}")
+    text = MESSAGES[step % 2]
+    return f"{text} {fresh_word(step)}" if words == "fresh" else text
+
 
 TARGETS: list[dict[str, Any]] = [
     {"key": "PA", "workflow": "traveler", "full_name": "Ana Costa", "birth_date": "1985-03-14"},
@@ -263,6 +292,18 @@ def _check_vocabulary() -> None:
     names = {"ana", "costa", "kim", "lee", "lisbon", "porto"}
     if names & parts:
         raise ValueError(f"filler words are the targets' names: {sorted(names & parts)}")
+    # ``--words fresh``: no record's text holds "zq", so no "zq<step>x" finds a record
+    # (the targets' words included; a text's parts are separated by spaces).
+    target_parts = {
+        fold(w)
+        for r in TARGETS
+        for v in r.values()
+        if isinstance(v, str)
+        for w in v.replace("-", " ").split()
+    } | {fold(w) for name in NEW_NAMES for w in name.split()}
+    meets = sorted(p for p in parts | target_parts if FRESH_PREFIX in p)
+    if meets:
+        raise ValueError(f"record words hold {FRESH_PREFIX!r}, the fresh words' prefix: {meets}")
 
 
 def filler_records(count: int) -> list[dict[str, Any]]:
@@ -518,9 +559,12 @@ def _copy_statements(kind: str, columns: Mapping[str, Sequence[str]], mark: str)
 class Account:
     """One seeded account on one store, with its runtime; runs the three-act turn."""
 
-    def __init__(self, store: TurnStore, name: str, in_view: str = "none") -> None:
+    def __init__(
+        self, store: TurnStore, name: str, in_view: str = "none", words: str = "repeat"
+    ) -> None:
         self.store = store
         self.in_view = in_view
+        self.words = words
         self.brief_records = 0
         self.brief_cut = False
         self.script = ScriptedUnderstanding()
@@ -621,7 +665,7 @@ class Account:
             )
 
         self.script.push(build)
-        turn = TurnInput(text=MESSAGES[parity])
+        turn = TurnInput(text=message(self.step, self.words))
         cpu, wall = time.process_time_ns(), time.perf_counter_ns()
         in_view = (
             [self.refs["TL"], self.refs["TP"], self.refs["PA"]]
@@ -687,14 +731,15 @@ async def _rows(
     history: int,
     warmup: int,
     in_view: str = "none",
+    words: str = "repeat",
 ) -> list[Row]:
     """Open, seed and prepare the rows of one store kind (untimed)."""
     rows = []
     for size in sizes:
-        account = Account(await stores.open(kind), f"size{size}", in_view)
+        account = Account(await stores.open(kind), f"size{size}", in_view, words)
         seed_s = await account.seed(size)
         rows.append(Row(kind, "records", account, "size", size, account.new_conversation(), seed_s))
-    account = Account(await stores.open(kind), "history", in_view)
+    account = Account(await stores.open(kind), "history", in_view, words)
     seed_s = await account.seed(sizes[0])
     rows.append(Row(kind, "turn", account, "short", SHORT_TURN, seed_s=seed_s))
     long = Row(kind, "turn", account, "long", history, account.new_conversation(), seed_s)
@@ -722,6 +767,7 @@ async def _measure(
     warmup: int,
     dsn: str | None,
     in_view: str = "none",
+    words: str = "repeat",
 ) -> list[Row]:
     """Prepare every row, warm up, then time them interleaved in rounds of ``ROUND``."""
     with tempfile.TemporaryDirectory(prefix="turnframe-scaling-") as tmp:
@@ -729,7 +775,7 @@ async def _measure(
             stores = Stores(stack, Path(tmp), dsn)
             rows: list[Row] = []
             for kind in kinds:
-                rows += await _rows(stores, kind, sizes, history, warmup, in_view)
+                rows += await _rows(stores, kind, sizes, history, warmup, in_view, words)
             accounts = list({id(r.account): r.account for r in rows}.values())
             for account in accounts:
                 await account.reset()
@@ -862,7 +908,8 @@ def _table(report: dict[str, Any]) -> str:
         f"(+{config['warmup']} warm-up), git {config['git']}, Python {config['python']}, "
         f"reference loop {config['reference_loop_ms']} ms",
         "CPU = time.process_time of run_turn (this process only); bytes = database growth per turn"
-        f"; in_view: {report['config'].get('in_view', 'none')}",
+        f"; in_view: {report['config'].get('in_view', 'none')}"
+        f"; words: {report['config'].get('words', 'repeat')}",
         "",
         f"{'store':<9}{'row':<17}{'cpu med':>9}{'cpu p90':>9}{'wall med':>10}{'wall p90':>10}"
         f"{'bytes':>10}{'ratio':>8}{'seed s':>8}{'brief':>7}",
@@ -939,6 +986,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="none (default): in_view=None, the brief's default view (ADR 0020); "
         "targets: the turn's three records are on screen",
     )
+    parser.add_argument(
+        "--words",
+        choices=WORDS_MODES,
+        default="repeat",
+        help="repeat (default): the two messages alternate; fresh: every turn's message "
+        "also carries a word no earlier turn used (zq<step>x, found in no record)",
+    )
     args = parser.parse_args(argv)
     defaults: dict[str, Any] = (
         dict(QUICK)
@@ -962,7 +1016,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"PostgreSQL rows skipped: {skipped['postgres']}", file=sys.stderr)
         kinds.remove("postgres")
     rows = anyio.run(
-        _measure, kinds, sizes, history, turns, warmup, args.postgres_dsn, args.in_view
+        _measure,
+        kinds,
+        sizes,
+        history,
+        turns,
+        warmup,
+        args.postgres_dsn,
+        args.in_view,
+        args.words,
     )
     report = _report(rows, kinds, skipped)
     report["config"] = {
@@ -972,6 +1034,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sizes": sizes,
         "history_turns": history,
         "in_view": args.in_view,
+        "words": args.words,
         "history_build": "bulk copy of the first turns' stored rows (see the docstring)",
         "bytes": "database growth per timed turn (sqlite: pages in use after a WAL "
         "checkpoint; postgres: pg_total_relation_size of the schema)",

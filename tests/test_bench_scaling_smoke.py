@@ -166,3 +166,56 @@ def test_timed_turns_brief_only_what_they_are_about(
             assert large["brief_cut"] and large["brief_records"] < large["records"]
         else:
             assert not small["brief_cut"] and not large["brief_cut"]
+
+
+def test_fresh_words_are_new_every_turn_and_find_no_record() -> None:
+    bench = _load()
+    assert bench.message(3) == bench.MESSAGES[1] and bench.message(4) == bench.MESSAGES[0]
+    fresh = [bench.message(step, "fresh") for step in range(1, 200)]
+    added = [
+        bench._words(m) - bench._words(bench.MESSAGES[step % 2])
+        for step, m in enumerate(fresh, start=1)
+    ]
+    assert all(len(a) == 1 for a in added)
+    assert len(set().union(*added)) == len(added)  # no word of one turn in another
+    parts = bench._filler_parts()
+    for (word,) in added:
+        assert not any(word in p for p in parts), word
+    with pytest.raises(ValueError, match="words"):
+        bench.message(1, "stale")
+
+
+def test_vocabulary_check_catches_a_record_word_a_fresh_word_could_meet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bench = _load()
+    monkeypatch.setattr(bench, "LAST", (*bench.LAST, "Zqx"))
+    with pytest.raises(ValueError, match="zq"):
+        bench.filler_records(10)
+
+
+def test_fresh_words_json_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from turnframe.runtime import Runtime
+
+    texts: list[tuple[str, str]] = []
+    run_turn = Runtime.run_turn
+
+    async def spy(
+        self: Runtime, actor: object, conversation: str, turn: object, **kw: object
+    ) -> object:
+        texts.append((actor.account, turn.text))  # type: ignore[attr-defined]
+        return await run_turn(self, actor, conversation, turn, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Runtime, "run_turn", spy)
+    bench = _load()
+    assert bench.main(["--quick", "--json", "--stores", "sqlite", "--words", "fresh"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["config"]["words"] == "fresh"
+    assert "ratio_10000_over_10" in report
+    for row in report["stores"]["sqlite"]["records"]:
+        assert row["n"] == row["committed"] == bench.QUICK["turns"]
+    fresh = [(account, text.split()[-1]) for account, text in texts]
+    assert fresh and all(w.startswith("zq") and w.endswith("x") for _, w in fresh)
+    assert len(set(fresh)) == len(fresh)  # no account's turn repeats a word of its own

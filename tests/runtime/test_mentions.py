@@ -44,3 +44,32 @@ def test_the_letters_and_digits_shortcut_is_the_stripping_rule(word: str) -> Non
             slow = _strip_punctuation(slow[: -len(ending)])
             break
     assert bare(word) == slow
+
+
+def _mention_words_normalising_every_word(text: str) -> tuple[str, ...]:
+    """``mention_words`` as it was before the ASCII shortcut: every form normalised."""
+    import unicodedata
+
+    from turnframe.store.search import query_words
+
+    out: dict[str, None] = {}
+    for word in query_words(text):
+        stripped = bare(word)
+        for form in (word, stripped) if stripped else (word,):
+            out[form] = None
+            out[unicodedata.normalize("NFC", form)] = None
+            out[unicodedata.normalize("NFD", form)] = None
+    return tuple(out)
+
+
+@given(
+    st.text(
+        st.one_of(
+            st.sampled_from(list("ana silva,.'s() \u00e9e\u0301\u2019")), st.characters()
+        ),
+        max_size=24,
+    )
+)
+def test_the_ascii_shortcut_gives_every_composition(text: str) -> None:
+    """Skipping normalisation of ASCII words changes no word list (ASCII is NFC and NFD)."""
+    assert mention_words(text) == _mention_words_normalising_every_word(text)

@@ -73,6 +73,8 @@ def mention_words(text: str) -> tuple[str, ...]:
         stripped = bare(word)
         for form in (word, stripped) if stripped else (word,):
             out[form] = None
+            if form.isascii():
+                continue  # ASCII text is its own NFC and NFD form
             # The same letters composed otherwise ("é" as one code point or as "e" and
             # an accent): a reader sees one name, the substring rule two.
             out[unicodedata.normalize("NFC", form)] = None

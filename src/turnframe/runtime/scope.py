@@ -193,12 +193,8 @@ async def brief_scope(
         # never listed alone among the records the word names (rule 2).
         short = [w for w in words if w not in long]
         if short:
-            tokens: set[str] = set()
-            for case in chosen:
-                for token in snapshots.folded_text(case).split():
-                    tokens.add(token)
-                    tokens.add(bare(token))  # "Silva, Li": "li" is a whole word too
-            named_short = [w for w in short if w in tokens]
+            texts = [snapshots.folded_text(case) for case in chosen]
+            named_short = _whole_words(short, texts)
             await _look_up(directory, snapshots, actor, named_short, limits.found, chosen, unlisted)
     if unlisted:
         hidden = tuple(unlisted)
@@ -215,6 +211,31 @@ async def brief_scope(
         unlisted=tuple(unlisted),
         cut=cut,
     )
+
+
+def _whole_words(words: Sequence[str], texts: Iterable[str]) -> list[str]:
+    """Return those of ``words`` that are a whole word of one of the folded ``texts``.
+
+    A whole word is a whitespace-separated token, or one without the punctuation that
+    wraps it (:func:`~turnframe.runtime.mentions.bare`: ``"li"`` of ``"Silva, Li"``).
+    A text is split only when one of the words is a substring of it (a whole word is
+    one), so most texts cost one substring test per word. In the order of ``words``.
+    """
+    left = set(words)
+    for text in texts:
+        if not left:
+            break
+        inside = {w for w in left if w in text}
+        if not inside:
+            continue
+        for token in text.split():
+            for whole in (token, bare(token)):  # "Silva, Li": "li" is a whole word too
+                if whole in inside:
+                    inside.discard(whole)
+                    left.discard(whole)
+            if not inside:
+                break
+    return [w for w in words if w not in left]
 
 
 def _entries(

@@ -28,6 +28,7 @@ postings stay bounded by its text's terms plus that many.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Collection, Sequence
 from functools import lru_cache
@@ -221,11 +222,27 @@ def _row(row: Any) -> CaseRow:
     )
 
 
-def _cut(rows: list[Any], limit: int, texts: bool = False) -> CasePage:
-    """Return the page of ``rows`` (``_COLS``, then the folded text when ``texts``)."""
+def _cut(
+    rows: list[Any], limit: int, texts: bool = False, decoded: dict[int, CaseRow] | None = None
+) -> CasePage:
+    """Return the page of ``rows`` (``_COLS``, then the folded text when ``texts``).
+
+    ``decoded``: rows of the same statement already decoded, by position; a row two
+    pages share (two mentions finding one case) is decoded once.
+    """
     page = rows[:limit]
+    if decoded is None:
+        out = tuple(_row(r) for r in page)
+    else:
+        found = []
+        for r in page:
+            row = decoded.get(r[0])
+            if row is None:
+                row = decoded[r[0]] = _row(r)
+            found.append(row)
+        out = tuple(found)
     return CasePage(
-        rows=tuple(_row(r) for r in page),
+        rows=out,
         more=len(rows) > limit,
         cursor=str(page[-1][0]) if page else None,
         cursors=tuple(str(r[0]) for r in page),
@@ -366,18 +383,68 @@ def _seeks(
     return seeks
 
 
-_COMMON = str.maketrans("", "", "etaoinshrdlu")
-"""Deletes the commonest letters of English text: a key made of them is likelier common."""
+_LETTER_PERCENT = dict(
+    zip(
+        "etaoinsrhldcumfpgwybvkxjqz",
+        (
+            12.7,
+            9.1,
+            8.2,
+            7.5,
+            7.0,
+            6.7,
+            6.3,
+            6.0,
+            6.1,
+            4.0,
+            4.3,
+            2.8,
+            2.8,
+            2.4,
+            2.2,
+            1.9,
+            2.0,
+            2.4,
+            2.0,
+            1.5,
+            1.0,
+            0.8,
+            0.15,
+            0.15,
+            0.1,
+            0.07,
+        ),
+        strict=True,
+    )
+)
+"""How often each letter occurs in English text, in percent (a rough, public table)."""
+_DIGIT_PERCENT = 3.0
+"""A digit's weight: dates, years and emails make digits about as common as ``c``."""
+_OTHER_PERCENT = 1.0
+"""Any other character's weight (punctuation, letters outside ``a``–``z``)."""
+
+
+def _weight(char: str) -> float:
+    if char.isdigit():
+        return _DIGIT_PERCENT
+    return _LETTER_PERCENT.get(char, _OTHER_PERCENT)
 
 
 @lru_cache(maxsize=4096)
 def _likely_rare(keys: tuple[str, ...]) -> str:
-    """Return the key likeliest to be rare: most characters outside the commonest letters.
+    """Return the key likeliest to be rare: the least product of its characters' weights.
 
-    Only which key is counted first depends on it (ties: the first in sort order), never
-    an answer. Pure, cached.
+    A key's characters' frequencies in English text (:data:`_LETTER_PERCENT`) multiplied
+    estimate how often the key occurs ("spr" before "ing", "omp" before "com"). Only
+    which key is counted first depends on it (ties: the first in sort order), never an
+    answer. Pure, cached.
     """
-    return max(keys, key=lambda k: len(k.translate(_COMMON)))
+    best, score = keys[0], math.inf
+    for key in keys:
+        weight = math.prod(_weight(c) for c in key)
+        if weight < score:
+            best, score = key, weight
+    return best
 
 
 def find_each(
@@ -405,8 +472,11 @@ def find_each(
     if branches:
         for row in conn.execute(" UNION ALL ".join(branches), params).fetchall():
             found.setdefault(row[0], []).append(row[1:])
+    decoded: dict[int, CaseRow] = {}  # this statement's rows only: one read, one snapshot
     return tuple(
-        _cut(sorted(found[n], key=_position), limit, texts=True) if n in found else _EMPTY
+        _cut(sorted(found[n], key=_position), limit, texts=True, decoded=decoded)
+        if n in found
+        else _EMPTY
         for n in range(len(plans))
     )
 
