@@ -26,7 +26,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import anyio
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from turnframe.core.events import EventDraft
@@ -161,6 +161,24 @@ def _same_snapshot(memoised: Any, fresh: Any) -> None:
     st.sampled_from([1, 2, 3, 4096]),
     st.booleans(),
 )
+# One draw per check of the memo, so each is exercised on every run (besides the search):
+@example([("turn", 0, 0, 0), ("turn", 0, 0, 1)], 4096, False)  # another day
+@example([("turn", 0, 0, 0), ("turn", 0, 0, 2)], 4096, False)  # another locale
+@example([("turn", 0, 0, 0), ("turn", 0, 1, 0)], 4096, False)  # another definition
+@example([("turn", 0, 0, 0), ("retype", 0, 1), ("turn", 0, 0, 0)], 4096, False)  # 1 → 1.0
+@example(
+    [
+        ("turn", 0, 0, 0),
+        ("rollback", 0, 0),
+        ("commit", 0, "a"),
+        ("rollback", 0, 0),
+        ("turn", 0, 0, 0),
+    ],
+    2,
+    True,
+)
+@example([("turn", 0, 2, 0), ("turn", 0, 2, 0), ("turn", 0, 2, 0)], 4096, False)  # a list
+@example([("turn", 0, 0, 0), ("turn", 1, 0, 0)], 1, True)  # capacity 1, other account
 def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
     actions: list[tuple[str, int, Any] | tuple[str, int, int, int]], capacity: int, rows: bool
 ) -> None:

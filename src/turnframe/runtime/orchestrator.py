@@ -106,7 +106,7 @@ class Runtime:
         self.metrics: Metrics = metrics or InMemoryMetrics()
         self.telemetry: Telemetry = telemetry or NO_TELEMETRY
         self._listeners: list[Callable[[TurnEvent], None]] = []
-        self.snapshot_memo = SnapshotMemo()  # unchanged rows' snapshots (ADR 0020 rule 8)
+        self.snapshot_memo: SnapshotMemo | None = SnapshotMemo()  # None: off (ADR 0020 rule 8)
 
     def _parts(
         self,
