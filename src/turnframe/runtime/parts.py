@@ -115,6 +115,11 @@ class RuntimeParts:
             return await self.store.load_case(case)
         return row_of(await self.executor.load(case))
 
+    @property
+    def listening(self) -> bool:
+        """Whether :meth:`emit` would call anyone now (build an optional event only then)."""
+        return bool(self.listeners) or self.turn_listener is not None
+
     def emit(self, event: TurnEvent) -> None:
         """Call every listener with ``event``, then this turn's own listener.
 
