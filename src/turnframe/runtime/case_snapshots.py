@@ -117,8 +117,11 @@ def same_json(a: Any, b: Any) -> bool:
     ``1``, ``1.0`` and ``True`` differ (``==`` says they are equal, but a state typed from
     one need not equal a state typed from another); so do ``[1]`` and ``(1,)``, ``"a"``
     and a ``str`` subclass's ``"a"``, ``0.0`` and ``-0.0``. Objects compare key by key in
-    order (a reordered object counts as different: a memo miss, never a wrong hit). A
-    value that is not plain data (any other class, or nested too deep) is never the same.
+    order (a reordered object counts as different: a memo miss, never a wrong hit). Built
+    for JSON (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``, ``None``); the
+    other built-in data types ``marshal`` writes (tuples, sets, bytes) compare the same
+    way, and a value it cannot write (a subclass's or another class's instance, or one
+    nested too deep) is never the same as anything.
     """
     fingerprint = json_fingerprint(a)
     return fingerprint is not None and fingerprint == json_fingerprint(b)
@@ -129,7 +132,9 @@ def json_fingerprint(value: Any) -> bytes | None:
 
     ``marshal`` format 2: it writes each value's exact type with its value (a float's
     IEEE bits), keeps dict order, and refuses subclasses and other classes; format 2 has
-    no back-references, so equal values always give equal bytes.
+    no back-references, so the bytes depend on the values alone, never on which objects
+    are shared. Computed once per row read; the memo keeps the bytes (immutable), never
+    the row's dict.
     """
     try:
         return marshal.dumps(value, 2)
@@ -338,8 +343,18 @@ class SnapshotMemo:
         self.misses += 1
         snap = snapshot_of(registry, case, row, today, locale, typed)
         if fingerprint is not None:
-            self._entries[key] = _Entry(definition, fingerprint, snap)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._capacity:
-                self._entries.popitem(last=False)
+            self._remember(key, _Entry(definition, fingerprint, snap))
         return snap
+
+    def _remember(self, key: _Key, entry: _Entry) -> None:
+        """Keep ``entry`` as the newest; drop the least recently used beyond capacity.
+
+        Safe against another thread's turn using the same memo meanwhile (a ``KeyError``
+        there only means the other thread moved or dropped the same entry).
+        """
+        entries = self._entries
+        entries[key] = entry
+        with contextlib.suppress(KeyError):
+            entries.move_to_end(key)
+            while len(entries) > self._capacity:
+                entries.popitem(last=False)
