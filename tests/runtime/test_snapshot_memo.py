@@ -129,3 +129,24 @@ def test_the_examples_states_are_immutable_all_the_way_down(
     """The helpdesk and consent examples' states are frozen, holding tuples and atoms only."""
     for state in _example_states(monkeypatch):
         assert immutable_state(state), state
+
+
+def test_frozen_pydantic_models_are_immutable_only_without_a_mutable_field() -> None:
+    """A frozen model of tuples is memoisable; a list field or an unfrozen model is not."""
+    from pydantic import BaseModel, ConfigDict
+
+    class Frozen(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        name: str
+        tags: tuple[str, ...] = ()
+
+    class Listed(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        tags: list[str]
+
+    class Open(BaseModel):
+        name: str
+
+    assert immutable_state(Frozen(name="a", tags=("x",)))
+    assert not immutable_state(Listed(tags=["x"]))
+    assert not immutable_state(Open(name="a"))
