@@ -288,6 +288,15 @@ class WorkflowDefinition(Protocol[S]):
     exactly one phase, stable obligation ids and an outcome only when complete; an
     absent state (``None``) means "not yet", never "no longer".
 
+    The runtime relies on more purity to reuse a snapshot across turns
+    (docs/adr/0020-what-a-brief-shows.md rule 8): ``load_state`` is a function of the
+    JSON alone, ``project`` of the state and ``today`` alone, and ``candidate_label`` of
+    the case, the state and the locale alone (no clock, no store, no counter, nothing
+    read from elsewhere). Only a state immutable all the way down (frozen dataclasses or
+    frozen pydantic models, tuples, atoms) is ever reused. A definition that cannot
+    promise this sets ``memo_snapshots = False`` (a class or instance attribute): its
+    snapshots are then computed afresh every time.
+
     Optional hooks (read through :class:`ErasedWorkflow`, so a workflow written without
     them stays valid; docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md):
 
@@ -329,7 +338,11 @@ class WorkflowDefinition(Protocol[S]):
         ...
 
     def load_state(self, data: JSONObject) -> S:
-        """Return the typed state stored as ``data``."""
+        """Return the typed state stored as ``data`` (a function of ``data`` alone).
+
+        The runtime may reuse the answer for the same JSON (docs/adr/0020 rule 8) when it
+        is immutable all the way down.
+        """
         ...
 
     def dump_state(self, state: S) -> JSONObject:
@@ -337,7 +350,12 @@ class WorkflowDefinition(Protocol[S]):
         ...
 
     def project(self, state: S | None, today: date) -> WorkflowView:
-        """Return the view of ``state`` (``None``: named but not created yet)."""
+        """Return the view of ``state`` (``None``: named but not created yet).
+
+        A pure function of ``state`` and ``today`` (I3): the runtime reuses the view of
+        an unchanged row for the same day (docs/adr/0020-what-a-brief-shows.md rule 8;
+        ``memo_snapshots = False`` opts out). The view is never mutated afterwards.
+        """
         ...
 
     def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
@@ -371,7 +389,12 @@ class WorkflowDefinition(Protocol[S]):
         ...
 
     def candidate_label(self, case: CaseRef, state: S | None, locale: str) -> str:
-        """Return a label that tells this case apart from its homonyms (ADR 0001)."""
+        """Return a label that tells this case apart from its homonyms (ADR 0001).
+
+        A pure function of ``case``, ``state`` and ``locale``: the runtime reuses the
+        label of an unchanged row in the same locale (docs/adr/0020-what-a-brief-shows.md
+        rule 8; ``memo_snapshots = False`` opts out).
+        """
         ...
 
     def search_text(self, state: S) -> str:

@@ -90,7 +90,9 @@ def observe_batch(
 
     The store writes every batch in the plan's one transaction (docs/adr/0024): the span
     marks the batch's outcome (``committed``, ``replayed`` or the refusal's class) with its
-    workflow and operation names.
+    workflow and operation names. With telemetry off (``Telemetry.enabled`` false, as
+    :func:`observe_turn` reads it) only the counters are counted: no span attributes are
+    built.
     """
     workflow = request.case.workflow
     outcome = type(done).__name__ if not isinstance(done, CommitResult) else "committed"
@@ -99,6 +101,8 @@ def observe_batch(
         parts.metrics.count(IDEMPOTENT_REPLAYS, labels={"kind": "commit"})
     if isinstance(done, RevisionConflict):
         parts.metrics.count(REVISION_CONFLICTS, labels={"workflow": workflow})
+    if not parts.telemetry.enabled:
+        return
     attributes = {
         "turnframe.workflow": workflow,
         "turnframe.operations": list(request.operations),

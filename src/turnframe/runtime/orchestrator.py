@@ -23,6 +23,7 @@ from turnframe.core.turn import TurnBlocks, TurnEvent, TurnFinished, TurnInput
 from turnframe.core.workflow import Execution, WorkflowRegistry
 from turnframe.runtime import direct, pipeline
 from turnframe.runtime.app import Application, NarrationConfig
+from turnframe.runtime.case_snapshots import SnapshotMemo
 from turnframe.runtime.executor import StoredCaseDirectory, StoredStateExecutor
 from turnframe.runtime.metrics import InMemoryMetrics, Metrics, tee
 from turnframe.runtime.parts import RuntimeParts, for_conversation, handle, routed
@@ -105,6 +106,7 @@ class Runtime:
         self.metrics: Metrics = metrics or InMemoryMetrics()
         self.telemetry: Telemetry = telemetry or NO_TELEMETRY
         self._listeners: list[Callable[[TurnEvent], None]] = []
+        self.snapshot_memo: SnapshotMemo | None = SnapshotMemo()  # None: off (ADR 0020 rule 8)
 
     def _parts(
         self,
@@ -135,6 +137,7 @@ class Runtime:
             executor=self.executor,
             turn_listener=listener,
             telemetry=self.telemetry,
+            snapshot_memo=self.snapshot_memo,
         )
 
     async def seed(

@@ -23,10 +23,10 @@ from turnframe.core.results import PlannedActResult, ResultStatus
 from turnframe.core.turn import TurnEvent
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.app import Application, NarrationConfig
+from turnframe.runtime.case_snapshots import SnapshotMemo, row_of, snapshot_of
 from turnframe.runtime.metrics import Metrics
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
-from turnframe.runtime.snapshots import row_of, row_state
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.telemetry import NO_TELEMETRY, Telemetry
 from turnframe.understand.base import Understander
@@ -81,6 +81,9 @@ class RuntimeParts:
             (``Runtime.stream_turn``'s queue), or ``None``.
         telemetry: the turn's spans and OpenTelemetry counters (docs/telemetry.md);
             :data:`~turnframe.telemetry.NO_TELEMETRY` by default.
+        snapshot_memo: the runtime's cross-turn memo of unchanged snapshots (one per
+            :class:`~turnframe.runtime.Runtime`; docs/adr/0020-what-a-brief-shows.md
+            rule 8), or ``None``: every snapshot computed afresh.
     """
 
     app: Application
@@ -97,6 +100,7 @@ class RuntimeParts:
     executor: WorkflowExecutor | None = None
     turn_listener: Callable[[TurnEvent], None] | None = None
     telemetry: Telemetry = NO_TELEMETRY
+    snapshot_memo: SnapshotMemo | None = None
 
     async def load_row(self, case: CaseRef) -> CaseRow | None:
         """Return ``case``'s current row: the store's, or the adopter executor's ``load``.
@@ -110,6 +114,11 @@ class RuntimeParts:
         if self.executor is None:
             return await self.store.load_case(case)
         return row_of(await self.executor.load(case))
+
+    @property
+    def listening(self) -> bool:
+        """Whether :meth:`emit` would call anyone now (build an optional event only then)."""
+        return bool(self.listeners) or self.turn_listener is not None
 
     def emit(self, event: TurnEvent) -> None:
         """Call every listener with ``event``, then this turn's own listener.
@@ -131,22 +140,19 @@ class RuntimeParts:
             RegistryError: ``case`` names an unknown workflow.
         """
         row = await self.load_row(case)
-        typed = row_state(self.registry, case, row)
-        return self.snapshot_of(case, row, typed, today, locale)
+        return self.snapshot_of(case, row, None, today, locale)
 
     def snapshot_of(
         self, case: CaseRef, row: CaseRow | None, typed: Any, today: date, locale: str
     ) -> CaseSnapshot:
-        """Return the snapshot of ``case`` from its row and the typed state read from it."""
-        definition = self.registry.workflow(case.workflow).definition
-        return CaseSnapshot(
-            case=case,
-            state=typed,
-            state_json=row.state if row else None,
-            revision=row.revision if row else 0,
-            view=definition.project(typed, today),
-            label=definition.candidate_label(case, typed, locale),
-        )
+        """Return the snapshot of ``case`` from its row (``typed``: its state already typed, or ``None``).
+
+        Through :attr:`snapshot_memo` when there is one (the same answer, reused when the
+        row is unchanged since an earlier turn).
+        """
+        if self.snapshot_memo is None or row is None:
+            return snapshot_of(self.registry, case, row, today, locale, typed)
+        return self.snapshot_memo.snapshot(self.registry, case, row, today, locale, typed)
 
 
 def for_conversation(parts: RuntimeParts, actor: Actor, conversation_id: str) -> RuntimeParts:

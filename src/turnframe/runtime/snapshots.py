@@ -4,7 +4,10 @@ A :class:`TurnSnapshots` is created per turn. Every step that needs a case's sta
 (:meth:`TurnSnapshots.load`), so a case is read, typed, labelled and projected once, and
 only when some step needs it: the cost of a turn follows the records it is about, not the
 size of the account. It also counts its store calls (:attr:`TurnSnapshots.store_calls`),
-which the tests and benchmarks read instead of timing.
+which the tests and benchmarks read instead of timing. Given the runtime's
+:class:`~turnframe.runtime.case_snapshots.SnapshotMemo`, the typing, projecting and
+labelling of a row that comes back unchanged since an earlier turn is reused (the row
+itself is still read every turn; docs/adr/0020-what-a-brief-shows.md rule 8).
 
 The reducer is handed a :class:`SnapshotReads` view: it records which snapshots the
 reducer read, so the reduction record (``runtime/replay.py``) stores only those, and a
@@ -18,70 +21,21 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.ids import CaseRef
-from turnframe.core.ports import LoadedCase, WorkflowExecutor
-from turnframe.core.versions import read_state
+from turnframe.core.ports import WorkflowExecutor
 from turnframe.core.workflow import WorkflowRegistry
+from turnframe.runtime.case_snapshots import SnapshotMemo, row_of, row_state, snapshot_of
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.store.search import fold
 
-__all__ = ["SnapshotReads", "TurnSnapshots", "row_of", "row_state", "snapshot_of"]
-
-
-def row_of(loaded: LoadedCase) -> CaseRow | None:
-    """Return an adopter executor's loaded case as a row (``None``: not created yet).
-
-    The row's ``account`` is ``""``: an adopter's record is never taken as the actor's
-    without its directory's ``authorize`` (I1).
-    """
-    if loaded.state is None:
-        return None
-    return CaseRow(case=loaded.case, account="", state=loaded.state, revision=loaded.revision)
-
-
-def row_state(registry: WorkflowRegistry, case: CaseRef, row: CaseRow | None) -> Any:
-    """Return ``row``'s state typed by the live version of ``case``'s workflow.
-
-    Raises:
-        CaseVersionMismatch: the state does not load and another version wrote it
-            (docs/guides/canary-and-rollback.md "What a case remembers").
-        DomainError: the state does not load (no other version wrote it).
-    """
-    if row is None:
-        return None
-    erased = registry.workflow(case.workflow)
-    return read_state(erased, str(case), row.state, row.workflow_version)
-
-
-def snapshot_of(
-    registry: WorkflowRegistry,
-    case: CaseRef,
-    row: CaseRow | None,
-    today: date,
-    locale: str,
-    typed: Any = None,
-) -> CaseSnapshot:
-    """Return the snapshot of ``case`` from its stored row (``None``: not created yet).
-
-    Types the state (unless ``typed`` is given, already typed from ``row``), projects it
-    for ``today`` and labels it in ``locale`` (docs/architecture.md "One turn" step 2; I3).
-
-    Raises:
-        RegistryError: when ``case``'s workflow is not registered.
-        ValueError: when the stored state does not load as the workflow's state.
-    """
-    erased = registry.workflow(case.workflow)
-    if typed is None:
-        typed = row_state(registry, case, row)
-    definition = erased.definition
-    return CaseSnapshot(
-        case=case,
-        state=typed,
-        state_json=row.state if row else None,
-        revision=row.revision if row else 0,
-        view=definition.project(typed, today),
-        label=definition.candidate_label(case, typed, locale),
-    )
+__all__ = [
+    "SnapshotMemo",
+    "SnapshotReads",
+    "TurnSnapshots",
+    "row_of",
+    "row_state",
+    "snapshot_of",
+]
 
 
 class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
@@ -105,6 +59,9 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             (the directory's pages, the default view) only says which cases to load,
             and :meth:`settle` loads them through the executor before the turn reads
             them (docs/adr/0025-adopter-executors.md).
+        memo: the runtime's cross-turn memo of unchanged snapshots
+            (:class:`~turnframe.runtime.case_snapshots.SnapshotMemo`); ``None``: every
+            snapshot is computed afresh. Either way every row is read from the store.
     """
 
     def __init__(
@@ -115,8 +72,10 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         today: date,
         locale: str,
         executor: WorkflowExecutor | None = None,
+        memo: SnapshotMemo | None = None,
     ) -> None:
         self._executor = executor
+        self._memo = memo
         self._unsettled: dict[CaseRef, None] = {}
         self._registry = registry
         self._store = store
@@ -143,9 +102,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             self._calls += 1
             row = await self._read(case)
             self._own(row)
-            snap = self._snaps[case] = snapshot_of(
-                self._registry, case, row, self._today, self._locale
-            )
+            snap = self._snaps[case] = self._snapshot(case, row)
         return snap
 
     async def refresh(self, case: CaseRef) -> CaseSnapshot:
@@ -159,7 +116,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         self._own(row)
         self._texts.pop(case, None)
         self._unsettled.pop(case, None)
-        snap = self._snaps[case] = snapshot_of(self._registry, case, row, self._today, self._locale)
+        snap = self._snaps[case] = self._snapshot(case, row)
         return snap
 
     async def load_rows(self, cases: Collection[CaseRef]) -> dict[CaseRef, CaseSnapshot]:
@@ -186,6 +143,11 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
             for c in wanted
             if (snap := self._snaps.get(c)) is not None and snap.state_json is not None
         }
+
+    def _snapshot(self, case: CaseRef, row: CaseRow | None, typed: Any = None) -> CaseSnapshot:
+        if self._memo is None or row is None:
+            return snapshot_of(self._registry, case, row, self._today, self._locale, typed)
+        return self._memo.snapshot(self._registry, case, row, self._today, self._locale, typed)
 
     async def _read(self, case: CaseRef) -> CaseRow | None:
         if self._executor is None:
@@ -216,9 +178,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         for item in loaded:
             self._texts.pop(item.case, None)
             self._unsettled.pop(item.case, None)
-            self._snaps[item.case] = snapshot_of(
-                self._registry, item.case, row_of(item), self._today, self._locale
-            )
+            self._snaps[item.case] = self._snapshot(item.case, row_of(item))
 
     async def _rows(self, cases: list[CaseRef]) -> list[CaseRow]:
         page = getattr(self._store, "list_cases_page", None)
@@ -247,9 +207,7 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         snap = self._snaps.get(row.case)
         if snap is None:
             self._own(row)
-            snap = self._snaps[row.case] = snapshot_of(
-                self._registry, row.case, row, self._today, self._locale, typed
-            )
+            snap = self._snaps[row.case] = self._snapshot(row.case, row, typed)
             if self._executor is not None:
                 self._unsettled[row.case] = None  # the store's mirror: :meth:`settle`
             elif folded is not None:
@@ -277,6 +235,23 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
                 text = fold(definition.search_text(snap.state))
             self._texts[case] = text
         return text
+
+    def label(self, case: CaseRef, locale: str) -> str:
+        """Return the snapshotted case's candidate label in ``locale`` (ADR 0001).
+
+        The snapshot's own label when ``locale`` is the turn's (labelled once, when the
+        snapshot was taken), else ``candidate_label`` of the snapshot's state in
+        ``locale``: the same answer either way, since a label is a function of the case,
+        the state and the locale (``WorkflowDefinition.candidate_label``).
+
+        Raises:
+            KeyError: ``case`` has no snapshot.
+        """
+        snap = self._snaps[case]
+        if locale == self._locale:
+            return snap.label
+        definition = self._registry.workflow(case.workflow).definition
+        return definition.candidate_label(case, snap.state, locale)
 
     def _own(self, row: CaseRow | None) -> None:
         if row is not None and row.account == self._account:

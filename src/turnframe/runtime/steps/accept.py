@@ -6,7 +6,7 @@ stored under an account-scoped alias, like a free one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from turnframe.core.canonical import to_json_value
@@ -129,13 +129,15 @@ async def _begin(
         StoreError: the store failed (nothing about another account's turn leaks).
     """
     account = record.account
-    for key in (record.turn_id, alias(account, record.turn_id)) if given_by_caller else ():
+    for key in _keys(record) if given_by_caller else ():
         existing = await parts.store.get_turn(account, key)
         if existing is not None:
             return key, existing
-    for key in (record.turn_id, alias(account, record.turn_id)):
+    for key in _keys(record):
         try:
-            await parts.store.begin_turn(replace(record, turn_id=key))
+            await parts.store.begin_turn(
+                record if key == record.turn_id else replace(record, turn_id=key)
+            )
         except TurnIdTaken:
             existing = await parts.store.get_turn(account, key)
             if existing is not None:  # a concurrent run of the same id won
@@ -143,6 +145,15 @@ async def _begin(
             continue
         return key, None
     raise StoreError(f"turn {record.turn_id} could not be started")
+
+
+def _keys(record: TurnRecord) -> Iterator[str]:
+    """Yield the ids ``record`` may be stored under: its own, then its account alias.
+
+    Lazily: the alias (a digest) is computed only when the own id was not enough.
+    """
+    yield record.turn_id
+    yield alias(record.account, record.turn_id)
 
 
 def input_json(turn: TurnInput, actor: Actor, in_view: Sequence[CaseRef] | None) -> JSONObject:

@@ -5,7 +5,7 @@ docs/architecture.md "What each step decides", **Brief**.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -22,6 +22,7 @@ from turnframe.understand.brief import (
     BriefPending,
     BriefRecord,
     DomainCheck,
+    StepListener,
 )
 
 __all__ = ["BriefInput", "brief"]
@@ -57,68 +58,40 @@ async def brief(parts: RuntimeParts, data: BriefInput) -> Brief:
     recorded in ``BriefRecord.briefing_cut``), a default view cut at
     ``BriefLimits.recent`` is marked in ``Brief.records_cut``, and the glossary of the
     workflows on offer comes along in the turn's language
-    (docs/adr/0020-what-a-brief-shows.md).
+    (docs/adr/0020-what-a-brief-shows.md). The labels are the snapshots' (labelled once
+    per snapshot, rule 8); the brief is built in one construction.
 
     The open cards carry their pending acts as a link may name them, and the acts waiting
     for a record are listed (ADR 0012, ADR 0007). Understanding's steps are narrated through
-    the brief's ``on_step`` as :class:`~turnframe.core.turn.TurnStep` events.
+    the brief's ``on_step`` as :class:`~turnframe.core.turn.TurnStep` events, built only
+    when some listener is subscribed at the moment of the step.
     """
-    loaded, locale = data.loaded, data.locale
-    built = _brief(parts, data)
-    return replace(
-        built,
-        cards=tuple(
-            replace(b, acts=_brief_pending(parts, c, locale))
-            for b, c in zip(built.cards, loaded.cards, strict=True)
-        ),
-        waiting=tuple(
-            BriefPending(
-                ref=w.item_id,
-                operation=w.pending.act.operation or "",
-                summary=_summary(parts, w.pending.act.operation, locale),
-            )
-            for w in loaded.waiting
-        ),
-    )
-
-
-def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
-    actor, turn_id, turn, today, locale = (
-        data.actor,
-        data.turn_id,
-        data.turn,
-        data.today,
-        data.locale,
-    )
-    handles, snapshots, asked = data.loaded.handles, data.loaded.snapshots, data.loaded.asked
+    turn, locale, loaded = data.turn, data.locale, data.loaded
+    handles, snapshots, asked = loaded.handles, loaded.snapshots, loaded.asked
     registry = parts.registry
     by_case = {case: handle for handle, case in handles.items()}
-    effort = turn.effort or getattr(parts.understander, "effort", None) or Effort.MEDIUM
-    prose = parts.narration.steps and Effort(effort) is not Effort.LOW
-    records = []
-    entries = data.loaded.entries
+    entries = loaded.entries
+    definitions = [registry.workflow(e.case.workflow).definition for e in entries]
     views = [snapshots[e.case].view for e in entries]
     # The deployment's budget, in the brief's order; a cut is counted, never silent.
     briefings = parts.app.briefing_budget.cut(
-        [
-            registry.workflow(e.case.workflow).definition.briefing(v)
-            for e, v in zip(entries, views, strict=True)
-        ]
+        [d.briefing(v) for d, v in zip(definitions, views, strict=True)]
     )
-    for entry, view, (briefing, cut) in zip(entries, views, briefings, strict=True):
-        definition = registry.workflow(entry.case.workflow).definition
-        records.append(
-            BriefRecord(
-                handle=by_case[entry.case],
-                workflow=entry.case.workflow,
-                label=entry.label,
-                phase=view.phase,
-                obligations=tuple(o.id for o in view.obligations),
-                offered=definition.offered(view, actor),
-                briefing=briefing,
-                briefing_cut=cut,
-            )
+    records = tuple(
+        BriefRecord(
+            handle=by_case[entry.case],
+            workflow=entry.case.workflow,
+            label=entry.label,
+            phase=view.phase,
+            obligations=tuple(o.id for o in view.obligations),
+            offered=definition.offered(view, data.actor),
+            briefing=briefing,
+            briefing_cut=cut,
         )
+        for entry, definition, view, (briefing, cut) in zip(
+            entries, definitions, views, briefings, strict=True
+        )
+    )
     creatable = tuple(
         op.key
         for name in registry.names()
@@ -131,11 +104,11 @@ def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
         if (op := registry.operation(key)) is not None
     )
     return Brief(
-        turn_id=turn_id,
+        turn_id=data.turn_id,
         text=turn.text or "",
         locale=locale,
-        today=today.isoformat(),
-        records=tuple(records),
+        today=data.today.isoformat(),
+        records=records,
         creatable=creatable,
         cards=tuple(
             BriefCard(
@@ -143,29 +116,50 @@ def _brief(parts: RuntimeParts, data: BriefInput) -> Brief:
                 kind=c.spec.kind.value,
                 prompt=c.spec.prompt,
                 options=tuple((o.id, o.label) for o in c.spec.options),
+                acts=_brief_pending(parts, c, locale),
             )
-            for c in data.loaded.cards
+            for c in loaded.cards
+        ),
+        waiting=tuple(
+            BriefPending(
+                ref=w.item_id,
+                operation=w.pending.act.operation or "",
+                summary=_summary(parts, w.pending.act.operation, locale),
+            )
+            for w in loaded.waiting
         ),
         handles=tuple(handles),
         operations=operations,
         glossary=registry.glossary(locale, {op.workflow for op in operations}),
-        unlisted=data.loaded.unlisted,
-        records_cut=data.loaded.records_cut,
+        unlisted=loaded.unlisted,
+        records_cut=loaded.records_cut,
         topics=tuple(getattr(parts.app.knowledge, "topics", ())),
         topic_notes=tuple(dict(getattr(parts.app.knowledge, "topic_notes", {})).items()),
         asked=str(asked["text"]) if isinstance(asked, dict) else None,
         asked_for=_asked_for(asked, by_case),
         effort=turn.effort.value if turn.effort else None,
         check=data.check,
-        on_step=lambda name, detail, count: parts.emit(
-            TurnStep(
-                turn_id=turn_id,
-                name=name,
-                detail=detail,
-                text=narrate(name, detail, locale, count) if prose else "",
-            )
-        ),
+        on_step=_step_listener(parts, data.turn_id, turn, locale),
     )
+
+
+def _step_listener(parts: RuntimeParts, turn_id: str, turn: TurnInput, locale: str) -> StepListener:
+    """Return the brief's ``on_step``: a :class:`TurnStep` to every listener, if any.
+
+    The event (and its narrated words) is built only when a listener is subscribed when
+    the step is reported (:attr:`RuntimeParts.listening`); the words are code's, in the
+    turn's locale, unless narration is off or the effort is ``low``.
+    """
+    effort = turn.effort or getattr(parts.understander, "effort", None) or Effort.MEDIUM
+    prose = parts.narration.steps and Effort(effort) is not Effort.LOW
+
+    def on_step(name: str, detail: str, count: int | None) -> None:
+        if not parts.listening:
+            return
+        text = narrate(name, detail, locale, count) if prose else ""
+        parts.emit(TurnStep(turn_id=turn_id, name=name, detail=detail, text=text))
+
+    return on_step
 
 
 def _summary(parts: RuntimeParts, operation: str | None, locale: str) -> str:

@@ -67,7 +67,13 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     asked = conversation.get(ASKED) if data.turn.text else None
     waiting = load_waiting(conversation.get(WAITING))
     snapshots = TurnSnapshots(
-        parts.registry, parts.store, actor.account, today, locale, parts.executor
+        parts.registry,
+        parts.store,
+        actor.account,
+        today,
+        locale,
+        parts.executor,
+        memo=parts.snapshot_memo,
     )
     cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
     scope = await brief_scope(
