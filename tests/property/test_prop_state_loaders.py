@@ -12,6 +12,7 @@ loader for the other and fails here (docs/authoring.md#state).
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import date
 from decimal import Decimal
 from typing import Any, Literal
@@ -42,6 +43,13 @@ def _outcome(load: Any, value: Any) -> tuple[str, Any]:
         return ("ok", load(value))
     except ValueError as exc:
         return ("error", str(exc))
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Whether two JSON values are equal by type as well as value (``0`` is not ``False``)."""
+    return json.dumps(left, sort_keys=True, default=repr) == json.dumps(
+        right, sort_keys=True, default=repr
+    )
 
 
 def _fresh(cls: type) -> Any:
@@ -86,5 +94,13 @@ def test_the_loader_kept_for_a_type_answers_as_a_fresh_one(names: list[str], dat
         assert kept == _outcome(_fresh(cls), value)
         if kept[0] == "ok":
             assert type(kept[1]) is cls
-        if value == dumped[cls]:
+        if _same(value, dumped[cls]):
             assert kept == ("ok", states[cls])
+
+
+def test_a_value_equal_only_across_types_is_not_the_state() -> None:
+    """``{"a": 0}`` equals ``{"a": False}`` in Python but is not a bool field's state."""
+    cls = dataclasses.make_dataclass("Gen", [("a", bool)], frozen=True)
+    assert not _same({"a": 0}, {"a": False})
+    assert _outcome(lambda v: load_dataclass(cls, v), {"a": 0}) == _outcome(_fresh(cls), {"a": 0})
+    assert _outcome(lambda v: load_dataclass(cls, v), {"a": 0})[0] == "error"
