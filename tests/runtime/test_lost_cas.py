@@ -2,7 +2,7 @@
 
 Deterministic interleavings of two tabs clicking one Confirm card: the late tab reads the
 card while it is still open, then the other tab's click runs to the end, then the late
-tab goes on (``Interleaved.get_interaction``). Before docs/adr/0016-races-and-turn-ids.md
+tab goes on (``Interleaved``: after the late tab's first read of the card). Before docs/adr/0016-races-and-turn-ids.md
 the late Decline said "Cancelled: nothing was changed." after the booking committed, and a
 late Confirm with the trip out of view answered "out of date" with a fresh card for the
 booking that had already committed.
@@ -51,7 +51,13 @@ CONV = "c1"
 
 
 class Interleaved:
-    """A store whose next ``get_interaction`` runs ``hook`` after reading the card."""
+    """A store whose next read of a card runs ``hook`` after reading it.
+
+    The late tab's turn reads the clicked card once: with the open cards on screen
+    (``open_interactions``, the load step) when it is open, else by id
+    (``get_interaction``). Whichever read comes first runs the hook, so the other tab's
+    click always finishes after the late tab saw the card open.
+    """
 
     def __init__(self, inner: TurnStore) -> None:
         self._inner = inner
@@ -60,13 +66,20 @@ class Interleaved:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    async def get_interaction(self, account: str, conversation_id: str, interaction_id: str) -> Any:
-        """Read the card, then let the other tab's click finish before returning it."""
-        card = await self._inner.get_interaction(account, conversation_id, interaction_id)
+    async def _then(self, read: Any) -> Any:
         hook, self.hook = self.hook, None
         if hook is not None:
             await hook()
-        return card
+        return read
+
+    async def open_interactions(self, account: str, conversation_id: str) -> Any:
+        """Read the open cards, then let the other tab's click finish before returning them."""
+        return await self._then(await self._inner.open_interactions(account, conversation_id))
+
+    async def get_interaction(self, account: str, conversation_id: str, interaction_id: str) -> Any:
+        """Read the card, then let the other tab's click finish before returning it."""
+        card = await self._inner.get_interaction(account, conversation_id, interaction_id)
+        return await self._then(card)
 
 
 async def _setup(store: TurnStore) -> tuple[Runtime, Runtime, Interleaved, CaseRef, str]:

@@ -124,7 +124,8 @@ async def run_begun(
     locale = turn.locale or parts.app.default_locale
     phase = TurnPhase.RECEIVED
     try:
-        parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+        if parts.listening:  # the event is built only for a listener
+            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
         loaded = await step(
             "load",
             load,
@@ -168,7 +169,8 @@ async def run_begun(
                 ),
             )
             understood = await step("understand", understand, parts, shown)
-        parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
+        if parts.listening:  # the event is built only for a listener
+            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
         acts = []
         for act in understood.understanding.acts:
             resolved = await step(
@@ -235,7 +237,8 @@ async def run_begun(
             linked_cards=linked_cards,
         )
         plan = await step("reduce", reduce, parts, reduction)
-        parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.PLANNED))
+        if parts.listening:  # the event is built only for a listener
+            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.PLANNED))
         compiled = await step(
             "policy",
             apply_policy,

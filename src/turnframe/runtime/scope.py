@@ -42,7 +42,6 @@ from typing import Any
 from turnframe.core.ids import Actor, CaseRef, JSONValue
 from turnframe.core.interactions import Interaction
 from turnframe.core.ports import CaseDirectory, DirectoryEntry
-from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.app import BriefLimits
 from turnframe.runtime.mentions import bare, mention_words
 from turnframe.runtime.plan import WaitingAct
@@ -136,7 +135,6 @@ def _carried_cases(waiting: Sequence[WaitingAct]) -> list[CaseRef]:
 
 async def brief_scope(
     *,
-    registry: WorkflowRegistry,
     directory: CaseDirectory,
     snapshots: TurnSnapshots,
     actor: Actor,
@@ -163,7 +161,7 @@ async def brief_scope(
         default, cut = await _default_view(directory, snapshots, actor, limits.recent)
         if not cut:  # the whole account: every record briefed, as in view (rule 5 above)
             await snapshots.settle()  # an adopter executor's own state (no-op otherwise)
-            return BriefScope(entries=_entries(registry, directory, snapshots, default))
+            return BriefScope(entries=_entries(directory, snapshots, default))
     named = list(
         dict.fromkeys(
             [
@@ -207,7 +205,7 @@ async def brief_scope(
                 del chosen[case]  # listed alone among records the words name: never
     await snapshots.settle()  # an adopter executor's own state (no-op otherwise)
     return BriefScope(
-        entries=_entries(registry, directory, snapshots, chosen),
+        entries=_entries(directory, snapshots, chosen),
         unlisted=tuple(unlisted),
         cut=cut,
     )
@@ -239,21 +237,22 @@ def _whole_words(words: Sequence[str], texts: Iterable[str]) -> list[str]:
 
 
 def _entries(
-    registry: WorkflowRegistry,
     directory: CaseDirectory,
     snapshots: TurnSnapshots,
     cases: Iterable[CaseRef],
 ) -> tuple[DirectoryEntry, ...]:
-    """Return the snapshotted ``cases`` with their candidate labels, in order."""
+    """Return the snapshotted ``cases`` with their candidate labels, in order.
+
+    A label is in the directory's locale (``"en"`` when it names none), as the
+    directory lists it. :meth:`TurnSnapshots.label` answers it: the label the snapshot
+    was taken with when that locale is the turn's, else ``candidate_label`` of the
+    snapshot's state in the directory's locale (the same value either way, a label being
+    a function of the case, the state and the locale; docs/adr/0020-what-a-brief-shows.md
+    rule 8).
+    """
     locale = str(getattr(directory, "locale", "en"))
-    entries = []
-    for case in cases:
-        snap = snapshots[case]
-        label = registry.workflow(case.workflow).definition.candidate_label(
-            case, snap.state, locale
-        )
-        entries.append(DirectoryEntry(case=case, label=label))
-    return tuple(entries)
+    label = snapshots.label
+    return tuple(DirectoryEntry(case=case, label=label(case, locale)) for case in cases)
 
 
 async def _default_view(

@@ -102,7 +102,7 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
         else:
             outcome = await parts.store.commit_plan(write)
         phase = TurnPhase.COMMITTING
-        if not resumed:
+        if not resumed and parts.listening:  # the event is built only for a listener
             parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
         for batch, done in zip(prepared.batches, outcome.commits, strict=True):
             observe_batch(parts, batch.request, done)
@@ -142,7 +142,8 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
             if result.status is ResultStatus.READY:
                 results[item_id] = with_status(result, ResultStatus.COMMITTED)
         phase = TurnPhase.COMMITTED
-        parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+        if parts.listening:  # the event is built only for a listener
+            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
         unclosed = [
             (close, cas)
             for close, cas, closed in zip(prepared.closes, closes, outcome.closed, strict=True)

@@ -77,7 +77,6 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     )
     cards = tuple(await parts.store.open_interactions(actor.account, data.conversation_id))
     scope = await brief_scope(
-        registry=parts.registry,
         directory=parts.directory,
         snapshots=snapshots,
         actor=actor,

@@ -75,7 +75,8 @@ async def record(parts: RuntimeParts, data: RecordInput) -> None:
         )
     except StoreError as exc:
         raise TurnInterrupted(turn_id, TurnPhase.COMMITTED.value, str(exc)) from exc
-    parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.REPLIED))
+    if parts.listening:  # the event is built only for a listener
+        parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.REPLIED))
 
 
 async def _remember(

@@ -7,12 +7,14 @@ never resolves to the newest, first or most plausible one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from turnframe.core.acts import ProposedTarget, Question, SemanticAct
 from turnframe.core.ids import Actor, CaseRef
+from turnframe.core.interactions import Interaction
 from turnframe.core.targets import (
     Ambiguous,
     Exact,
@@ -227,11 +229,30 @@ class ClickTurn:
     locale: str
 
 
+def on_screen(cards: Sequence[Interaction], interaction_id: str) -> Interaction | None:
+    """Return the card of ``cards`` whose id is ``interaction_id`` (``None``: none is).
+
+    ``cards`` are the turn's cards on screen (``Loaded.cards``): the open cards of the
+    turn's own account and conversation, as ``TurnStore.open_interactions`` read them
+    this turn, so the card found is the one ``TurnStore.get_interaction`` would return
+    for that account and conversation, read a step earlier.
+    """
+    for card in cards:
+        if card.id == interaction_id:
+            return card
+    return None
+
+
 async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
     """Return the clicked card and its pending acts resolved to authorised cases.
 
     A card another account or conversation holds looks missing (``interaction=None``,
-    I16); every case the card's acts touch gets a fresh snapshot.
+    I16); every case the card's acts touch gets a fresh snapshot. A card open on screen
+    when the turn loaded is the one the load step read (``Loaded.cards``, the turn's
+    own account and conversation), not read again; any other id is asked of the store
+    (``TurnStore.get_interaction``: closed, foreign or missing). Either way the commit
+    closes the card by compare-and-set (``InteractionCas``): a card another tab
+    answered since is refused there (I16, docs/adr/0016-races-and-turn-ids.md).
 
     Raises:
         StoreError: a read failed.
@@ -239,9 +260,11 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
     actor, snapshots = data.actor, data.loaded.snapshots
     response = data.turn.interaction_response
     assert response is not None
-    card = await parts.store.get_interaction(
-        actor.account, data.conversation_id, response.interaction_id
-    )
+    card = on_screen(data.loaded.cards, response.interaction_id)
+    if card is None:  # not open when the turn loaded: the store says what it is now
+        card = await parts.store.get_interaction(
+            actor.account, data.conversation_id, response.interaction_id
+        )
     if card is None:
         return ClickInput(response=response, interaction=None)
     option = card.spec.option(response.option_id)
