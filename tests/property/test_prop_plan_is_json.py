@@ -14,10 +14,8 @@ turns bump it: every turn commits, each stored plan dumps as JSON with no batch 
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,24 +24,28 @@ from hypothesis import strategies as st
 
 from turnframe.core import (
     Actor,
+    CaseRef,
+    Compiled,
+    CompileRequest,
     EventDraft,
     Execution,
+    OperationSpec,
     ProposedTarget,
     SemanticAct,
     TurnInput,
     Understanding,
     WorkflowRegistry,
+    WorkflowView,
 )
+from turnframe.core.commands import CommandPolicy, RiskClass
 from turnframe.runtime import Application, FixedClock, Runtime, SequentialIds
 from turnframe.runtime.turn_writes import stored_plan
 from turnframe.store import InMemoryStore
 from turnframe.store.base import PlanCommit, PlanOutcome
 from turnframe.understand import ScriptedUnderstanding
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "explore"))
-from test_explore_hand_written import Counter  # noqa: E402
-
 ACTOR = Actor(account="acme", user="u1")
+LOW = CommandPolicy(risk=RiskClass.LOW)
 
 
 class _Slotted:
@@ -85,12 +87,29 @@ KINDS: dict[str, Any] = {
 }
 
 
-class _TypedCounter(Counter):
-    """The hand-written counter with its state typed as ``kind`` makes it."""
+@dataclass(frozen=True)
+class _Bump:
+    operation: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {}
+
+
+class _TypedCounter:
+    """A hand-written counter workflow (no kit) whose state is typed as ``kind`` makes it."""
+
+    name = "counter"
+    version = "counter/1"
 
     def __init__(self, kind: Any) -> None:
-        super().__init__(top=100)
         self._kind = kind
+
+    def operations(self) -> tuple[OperationSpec, ...]:
+        return (
+            OperationSpec(key="counter.create", workflow="counter", summary="Create.",
+                          creates_case=True, policy=LOW),
+            OperationSpec(key="counter.bump", workflow="counter", summary="Bump.", policy=LOW),
+        )  # fmt: skip
 
     def load_state(self, data: dict[str, Any]) -> Any:
         return self._kind(int(data["n"]))
@@ -98,17 +117,45 @@ class _TypedCounter(Counter):
     def dump_state(self, state: Any) -> dict[str, Any]:
         return {"n": state.n}
 
-    def project(self, state: Any, today: date) -> Any:
-        return super().project(None if state is None else {"n": state.n}, today)
+    def project(self, state: Any, today: date) -> WorkflowView:
+        if state is None:
+            return WorkflowView(workflow="counter", version=self.version, phase="new", exists=False)
+        return WorkflowView(workflow="counter", version=self.version, phase="counting")
 
-    def compile(self, request: Any) -> Any:
-        state = request.state
-        return super().compile(replace(request, state=None if state is None else {"n": state.n}))
+    def offered(self, view: WorkflowView, actor: Actor) -> tuple[str, ...]:
+        return ("counter.bump",) if view.phase == "counting" else ()
+
+    def compile(self, request: CompileRequest[Any]) -> Compiled:
+        return Compiled(commands=(_Bump(operation=request.operation.key),))
+
+    def policy(self, state: Any, command: Any) -> CommandPolicy:
+        return LOW
+
+    def validate(self, state: Any, command: Any, today: date, locale: str = "en") -> None:
+        return None
 
     def execute(self, state: Any, command: Any, ctx: Any) -> Execution[Any]:
         n = 0 if state is None else state.n + 1
         event = EventDraft(type="counter.bumped", data={"n": n}, operation=command.operation)
         return Execution(state=self._kind(n), events=(event,))
+
+    def render_receipt(self, event: Any, state: Any, locale: str) -> str | None:
+        return "Bumped."
+
+    def candidate_label(self, case: CaseRef, state: Any, locale: str) -> str:
+        return "counter"
+
+    def search_text(self, state: Any) -> str:
+        return "counter"
+
+    def briefing(self, view: WorkflowView) -> str:
+        return "A counter."
+
+    def ask_obligation(self, view: WorkflowView, obligation: Any, locale: str) -> str:
+        return "?"
+
+    def ask_argument(self, operation: Any, argument: Any, locale: str) -> str:
+        return "?"
 
 
 class _Recording(InMemoryStore):
@@ -124,9 +171,7 @@ class _Recording(InMemoryStore):
 
 
 async def _bumps(kind: str, turns: int) -> tuple[list[str], list[Any], Any, _Recording]:
-    app = Application(
-        name="counter", registry=WorkflowRegistry([_TypedCounter(KINDS[kind])])
-    )
+    app = Application(name="counter", registry=WorkflowRegistry([_TypedCounter(KINDS[kind])]))
     store = _Recording()
     script = ScriptedUnderstanding()
     runtime = Runtime(app, store, script, clock=FixedClock(date(2026, 5, 1)), ids=SequentialIds())

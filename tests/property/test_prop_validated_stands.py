@@ -149,9 +149,7 @@ async def _turn(shape: str, operation: str) -> tuple[str, str | None, int, Any]:
 
 @settings(max_examples=30, deadline=None)
 @given(
-    shape=st.sampled_from(
-        ["wrapper", "other_compiles", "instance_validate", "own_replay", "kit"]
-    ),
+    shape=st.sampled_from(["wrapper", "other_compiles", "instance_validate", "own_replay", "kit"]),
     operation=st.sampled_from(sorted(ACTS)),
 )
 def test_validate_is_asked_unless_the_compilation_ran_its_very_rules(
