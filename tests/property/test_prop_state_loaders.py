@@ -1,12 +1,13 @@
 """A state loader built once per declared type answers as a freshly built one.
 
 ``load_dataclass`` keeps one built loader per declared type
-(``state_json._loader``, keyed by the type itself). For generated dataclass states,
+(``state_json._loader``, keyed by the type as written). For generated dataclass states,
 loaded interleaved with another class of the same name and the same field names but
-other field types, every answer (the typed state, or the ``ValueError`` and its message
+other field types (among them unions of the same members in the other order, which
+``==`` calls equal though the loader tries them in order), every answer (the typed state, or the ``ValueError`` and its message
 for a value of the wrong type) equals that of a loader built fresh for the call. A cache
-keyed by anything less than the type (its name, its field names) serves one class's
-loader for the other and fails here (docs/authoring.md#state).
+keyed by anything less than the type as written (its name, its field names, the type
+itself under ``==``) serves one class's loader for the other and fails here (docs/authoring.md#state).
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ KINDS: dict[str, tuple[Any, st.SearchStrategy[Any]]] = {
     "ints": (tuple[int, ...], st.lists(st.integers(0, 3), max_size=3).map(tuple)),
     "maybe_int": (int | None, st.none() | st.integers(0, 3)),
     "maybe_date": (date | None, st.none() | st.dates()),
+    # Unions ``==`` calls equal in either order, tried in order by the loader: a date's
+    # words load as a date in the first, as words in the second.
+    "date_or_words": (date | str, st.dates()),
+    "words_or_date": (str | date, st.text("ab", max_size=3)),
+    "dates_or_words": (tuple[date | str, ...], st.lists(st.dates(), max_size=2).map(tuple)),
+    "words_or_dates": (
+        tuple[str | date, ...],
+        st.lists(st.text("ab", max_size=3), max_size=2).map(tuple),
+    ),
 }
 ODD = st.sampled_from([7, "7", None, True, 1.5, ["a"], {"k": 1}, "2026-13-40", "x", "NaN"])
 NAMES = st.sampled_from(["a", "b", "c", "d"])
@@ -54,7 +64,7 @@ def _same(left: Any, right: Any) -> bool:
 
 def _fresh(cls: type) -> Any:
     """Load with loaders built for this call only (the cache bypassed at every level)."""
-    built = state_json._loader.__wrapped__  # type: ignore[attr-defined]
+    built = state_json._build_loader
 
     def load(value: Any) -> Any:
         saved = state_json._loader

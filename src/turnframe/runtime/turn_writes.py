@@ -50,7 +50,13 @@ log = logging.getLogger("turnframe.recovery")
 REPLAY_ONLY: frozenset[str] = frozenset({"reduction", "calls", "reading", "seen", "understanding"})
 """The :class:`PreparedTurn` fields stored in the replay record only, never in the plan."""
 
-_PLAN_EXCLUDES: set[str] = set(REPLAY_ONLY)  # pydantic's ``exclude`` takes a set; built once
+_PLAN_EXCLUDES: dict[str, Any] = {
+    **dict.fromkeys(REPLAY_ONLY, True),
+    # A batch's ``typed`` is the policy step's typed state, for re-projection in this
+    # process only: the domain's own object (any class, not JSON), never stored.
+    "batches": {"__all__": {"typed"}},
+}
+"""What :func:`plan_json` leaves out, as pydantic's ``exclude`` takes it; built once."""
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 _RESULTS: TypeAdapter[list[PlannedActResult]] = TypeAdapter(list[PlannedActResult])
 _UNDERSTANDING: TypeAdapter[Understanding] = TypeAdapter(Understanding)
@@ -58,6 +64,9 @@ _UNDERSTANDING: TypeAdapter[Understanding] = TypeAdapter(Understanding)
 
 def plan_json(prepared: PreparedTurn) -> JSONObject:
     """Return the plan stored with phase ``committing``: ``prepared`` without :data:`REPLAY_ONLY`.
+
+    Each batch's ``typed`` (``BatchRequest.typed``, the domain's typed state) is left
+    out too: the plan holds JSON only, whatever class a workflow's state is.
 
     Loading it back with :func:`stored_plan` gives ``prepared`` with the understanding
     read from the replay record and the other :data:`REPLAY_ONLY` fields at their

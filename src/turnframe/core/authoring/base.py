@@ -37,7 +37,7 @@ from turnframe.core.workflow import (
     Replayed,
 )
 
-__all__ = ["Workflow"]
+__all__ = ["Workflow", "compile_validates"]
 
 S = TypeVar("S")
 
@@ -278,8 +278,9 @@ class Workflow(Generic[S]):
         except Refused as refused:
             return self.compile_refusal(refused, request)
         # ``validate`` is ``check`` on ``request.state``: already answered when nothing
-        # was replayed onto it and a subclass did not write its own ``validate``.
-        validated = not request.prior and type(self).validate is Workflow.validate
+        # was replayed onto it and this object's validate, replay and compile are the
+        # kit's own (:func:`compile_validates`).
+        validated = not request.prior and compile_validates(self)
         if state is None:
             return Compiled(commands=(command,), validated=validated)
         ctx = ExecutionContext(
@@ -552,4 +553,27 @@ def is_typed_command(cls: object) -> bool:
         and issubclass(cls, TypedCommand)
         and dataclasses.is_dataclass(cls)
         and bool(getattr(cls, "OPERATION", ""))
+    )
+
+
+_KIT_RULES = ("compile", "replay", "validate")
+
+
+def compile_validates(definition: object) -> bool:
+    """Return whether ``definition``'s ``Compiled.validated`` may stand for its ``validate``.
+
+    ``True`` only for a :class:`Workflow` whose ``compile``, ``replay`` and ``validate``
+    are the kit's own, on its class and not replaced on the instance: its compilation
+    then ran ``check`` on ``request.state`` itself (nothing replayed), the very rules its
+    ``validate`` runs. Any other definition (one overriding any of the three, or one that
+    hands ``compile`` to a kit workflow while keeping a ``validate`` of its own) has its
+    ``validate`` asked by the reducer, whatever the compilation said
+    (docs/architecture.md "One turn" step 5; ``runtime/reduce/acts.py``).
+    """
+    if not isinstance(definition, Workflow):
+        return False
+    kind = type(definition)
+    held = getattr(definition, "__dict__", {})
+    return all(
+        getattr(kind, name) is getattr(Workflow, name) and name not in held for name in _KIT_RULES
     )

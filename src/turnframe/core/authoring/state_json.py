@@ -33,7 +33,9 @@ def load_dataclass(cls: type[T], data: JSONValue) -> T:
     built with a value of the wrong type is refused here rather than committed and
     stored unreadable (docs/authoring.md#state). The field types of a dataclass are
     resolved, and the loader of each declared type built, once per type (:func:`_loader`,
-    keyed by the type itself); every value is still checked at every call.
+    keyed by the type's exact spelling: ``date | str`` and ``str | date`` are two types
+    here, since a union's members are tried in order, though ``==`` says they are equal);
+    every value is still checked at every call.
 
     Raises:
         ValueError: naming the field path (``Ticket.level``), for a missing required key
@@ -47,13 +49,44 @@ Loader = Callable[[Any, str], Any]
 """A built loader: ``(JSON value, field path) -> typed value``, ``ValueError`` on misfit."""
 
 
-@functools.cache
+_LOADERS: dict[Any, Loader] = {}
+"""The built loaders, by :func:`_spelling` of their declared type."""
+
+
 def _loader(tp: Any) -> Loader:
     """Return the loader of declared type ``tp``, built once per type (a pure function of it).
 
-    A dataclass's field loaders are looked up at its first load, not when it is built, so
-    a dataclass naming itself (a tree) does not recurse here.
+    Keyed by :func:`_spelling`, not by ``tp``: typing's ``==`` calls two unions with the
+    same members in another order equal (and hashes them alike), at any depth
+    (``tuple[date | str, ...]``), while the loader tries a union's members in order, so
+    one of them must never be served the other's loader. A dataclass's field loaders are
+    looked up at its first load, not when it is built, so a dataclass naming itself (a
+    tree) does not recurse here.
     """
+    key = tp if type(tp) is type else _spelling(tp)
+    found = _LOADERS.get(key)
+    if found is None:
+        found = _LOADERS[key] = _build_loader(tp)
+    return found
+
+
+def _spelling(tp: Any) -> Any:
+    """Return a hashable key equal for two declared types exactly when written alike.
+
+    A class is itself (identity); a subscripted type is its origin with the spelling of
+    each argument in order, a ``Literal``'s values each with its exact type (``1``,
+    ``True`` and ``1.0`` differ).
+    """
+    args = get_args(tp)
+    if not args:
+        return tp
+    origin = get_origin(tp)
+    if origin is Literal:
+        return (Literal, tuple((type(a), a) for a in args))
+    return (origin, tuple(_spelling(a) for a in args))
+
+
+def _build_loader(tp: Any) -> Loader:
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
         return _union_loader(tp)

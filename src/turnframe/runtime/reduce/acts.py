@@ -9,6 +9,7 @@ Review card.
 from __future__ import annotations
 
 from turnframe.core.acts import EvidenceSource
+from turnframe.core.authoring.base import compile_validates
 from turnframe.core.commands import CommandPolicy, ConfirmedInteraction, Origin
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import InteractionKind, PendingAct
@@ -106,7 +107,10 @@ def reduce_act(
             case=case,
         )
         return
-    if not r.prior[case] and not compiled.validated:
+    # A compilation's ``validated`` stands only for a definition whose ``validate`` is
+    # the rules that compilation checked (``compile_validates``): a definition that hands
+    # ``compile`` to a kit workflow but keeps a ``validate`` of its own is asked here.
+    if not r.prior[case] and not (compiled.validated and compile_validates(workflow.raw)):
         # With commands planned earlier on the case, compile judged these against the
         # planned state (ADR 0004); a refusal on the stored state alone would not stand.
         for command in compiled.commands:
