@@ -9,6 +9,7 @@ turns the memo off.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,18 @@ def test_frozen_pydantic_models_are_immutable_only_without_a_mutable_field() -> 
     assert immutable_state(Frozen(name="a", tags=("x",)))
     assert not immutable_state(Listed(tags=["x"]))
     assert not immutable_state(Open(name="a"))
+
+
+def test_a_state_with_a_cached_property_is_never_memoised() -> None:
+    """A cached property sets an attribute on first read, past the freezing check."""
+    import functools
+
+    @dataclasses.dataclass(frozen=True)
+    class Lazy:
+        name: str
+
+        @functools.cached_property
+        def tags(self) -> list[str]:
+            return [self.name]
+
+    assert not immutable_state(Lazy(name="a"))

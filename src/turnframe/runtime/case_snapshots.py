@@ -26,6 +26,7 @@ import contextlib
 import dataclasses
 import decimal
 import enum
+import functools
 import marshal
 import uuid
 from collections import OrderedDict
@@ -170,7 +171,8 @@ def immutable_state(value: Any) -> bool:
     members with an immutable value, and tuples and frozensets of immutable values, frozen
     dataclasses and frozen pydantic models whose fields (and any other instance
     attributes) are all immutable. Anything else, e.g. a ``list``, ``dict`` or ``set`` at
-    any depth, or an object of an unknown class, is not.
+    any depth, an object of an unknown class, or an instance of a class with a
+    ``functools.cached_property`` (it sets an attribute after the check), is not.
     """
     return _immutable(value, 0)
 
@@ -217,6 +219,10 @@ _frozen_fields: dict[type, tuple[str, ...] | bool] = {}
 def _fields_if_frozen(kind: type) -> tuple[str, ...] | bool:
     if issubclass(kind, enum.Enum):
         return True
+    if _caches_later(kind):
+        # A ``functools.cached_property`` sets an attribute on first read, past the
+        # freezing: what it holds then cannot be vouched for now.
+        return False
     if dataclasses.is_dataclass(kind):
         params = getattr(kind, "__dataclass_params__", None)
         if params is None or not params.frozen:
@@ -229,6 +235,15 @@ def _fields_if_frozen(kind: type) -> tuple[str, ...] | bool:
             return False
         return tuple(fields)
     return False
+
+
+def _caches_later(kind: type) -> bool:
+    """Whether ``kind`` (or a base) has a ``functools.cached_property``."""
+    return any(
+        isinstance(attribute, functools.cached_property)
+        for base in kind.__mro__
+        for attribute in vars(base).values()
+    )
 
 
 class _Entry:
