@@ -27,7 +27,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from turnframe.core.canonical import canonical_json, to_json_value
+from turnframe.core.canonical import canonical_json, digest, to_json_value
 from turnframe.core.events import DomainEvent
 from turnframe.core.ids import CaseRef
 from turnframe.store import CommitResult, StoreError, codec
@@ -267,3 +267,28 @@ def test_to_json_value_refuses_what_has_no_json_form(bad: object) -> None:
         _reference(bad)
     with pytest.raises(TypeError):
         to_json_value(bad)
+
+
+hashed = st.recursive(
+    leaves | scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, st.tuples(inner))
+        | st.dictionaries(texts, inner, max_size=3)
+        | st.builds(Many, inner, inner, inner)
+    ),
+    max_leaves=12,
+)
+
+
+@RUNS
+@given(hashed)
+@example({"nan": float("nan"), "big": 2**90, "lone": "\udc80", "t": ((1,), (Decimal("1.5"),))})
+def test_canonical_json_and_digest_keep_their_bytes(value: object) -> None:
+    # NaN, infinities, big integers, lone surrogates, nested tuples, decimals, dates:
+    # request hashes and idempotency keys are the digest of exactly this text.
+    import hashlib
+
+    text = json.dumps(_reference(value), sort_keys=True, separators=(",", ":"))
+    assert canonical_json(value) == text
+    assert digest(value) == hashlib.sha256(text.encode("utf-8")).hexdigest()
