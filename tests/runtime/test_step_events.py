@@ -26,12 +26,11 @@ from turnframe.core.turn import (
     TurnPhaseChanged,
     TurnStep,
 )
-from turnframe.runtime import FixedClock, Runtime, SequentialIds, pipeline
+from turnframe.runtime import FixedClock, Runtime, SequentialIds
+from turnframe.runtime import parts as runtime_parts
 from turnframe.runtime.app import NarrationConfig
 from turnframe.runtime.copy import narrate
 from turnframe.runtime.steps import brief as brief_step
-from turnframe.runtime.steps import commit as commit_step
-from turnframe.runtime.steps import record as record_step
 from turnframe.samples.travel import DEMO_RECORDS, seed_all, travel_application
 from turnframe.store import InMemoryStore
 from turnframe.understand import ScriptedUnderstanding
@@ -230,8 +229,8 @@ def test_no_phase_event_is_built_without_a_listener(monkeypatch: pytest.MonkeyPa
         built.append(TurnPhaseChanged(**fields))
         return built[-1]
 
-    for module in (pipeline, commit_step, record_step):
-        monkeypatch.setattr(module, "TurnPhaseChanged", counted)
+    # ``RuntimeParts.phase_changed`` is the one place every step reports a phase through.
+    monkeypatch.setattr(runtime_parts, "TurnPhaseChanged", counted)
     runtime, refs = _seeded()
     setup, click = _card_and_click(runtime, refs["T1"])
     assert [e.operation for e in click.events] == ["trip.book_hotel"]

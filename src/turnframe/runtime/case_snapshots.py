@@ -49,6 +49,7 @@ __all__ = [
     "row_state",
     "same_json",
     "snapshot_of",
+    "snapshot_through",
 ]
 
 MEMO_CAPACITY = 4096
@@ -110,6 +111,28 @@ def snapshot_of(
         view=definition.project(typed, today),
         label=definition.candidate_label(case, typed, locale),
     )
+
+
+def snapshot_through(
+    memo: SnapshotMemo | None,
+    registry: WorkflowRegistry,
+    case: CaseRef,
+    row: CaseRow | None,
+    today: date,
+    locale: str,
+    typed: Any = None,
+) -> CaseSnapshot:
+    """Return :func:`snapshot_of`'s answer, through ``memo`` when there is one.
+
+    ``memo`` is the runtime's :class:`SnapshotMemo` (``None``: computed afresh); the
+    answer is the same either way (docs/adr/0020-what-a-brief-shows.md rule 8).
+
+    Raises:
+        Whatever :func:`snapshot_of` raises.
+    """
+    if memo is None:
+        return snapshot_of(registry, case, row, today, locale, typed)
+    return memo.snapshot(registry, case, row, today, locale, typed)
 
 
 def same_json(a: Any, b: Any) -> bool:

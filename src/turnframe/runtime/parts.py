@@ -20,10 +20,10 @@ from turnframe.core.canonical import digest
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.results import PlannedActResult, ResultStatus
-from turnframe.core.turn import TurnEvent
+from turnframe.core.turn import TurnEvent, TurnPhase, TurnPhaseChanged
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.app import Application, NarrationConfig
-from turnframe.runtime.case_snapshots import SnapshotMemo, row_of, snapshot_of
+from turnframe.runtime.case_snapshots import SnapshotMemo, row_of, snapshot_through
 from turnframe.runtime.metrics import Metrics
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.runtime.ports import Clock, IdSource
@@ -130,6 +130,15 @@ class RuntimeParts:
         if self.turn_listener is not None:
             self.turn_listener(event)
 
+    def phase_changed(self, turn_id: str, phase: TurnPhase) -> None:
+        """Tell the listeners that turn ``turn_id`` reached ``phase`` (a :class:`TurnPhaseChanged`).
+
+        The event is built only when someone listens (:attr:`listening`): a subscriber
+        (``Runtime.subscribe``) or the turn's own ``on_event``.
+        """
+        if self.listening:
+            self.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+
     async def snapshot(self, case: CaseRef, today: date, locale: str) -> CaseSnapshot:
         """Read ``case`` from the store and return its projected snapshot.
 
@@ -150,9 +159,7 @@ class RuntimeParts:
         Through :attr:`snapshot_memo` when there is one (the same answer, reused when the
         row is unchanged since an earlier turn).
         """
-        if self.snapshot_memo is None or row is None:
-            return snapshot_of(self.registry, case, row, today, locale, typed)
-        return self.snapshot_memo.snapshot(self.registry, case, row, today, locale, typed)
+        return snapshot_through(self.snapshot_memo, self.registry, case, row, today, locale, typed)
 
 
 def for_conversation(parts: RuntimeParts, actor: Actor, conversation_id: str) -> RuntimeParts:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from turnframe.core.ids import Actor, CaseRef
-from turnframe.core.turn import TurnInput, TurnPhase, TurnPhaseChanged
+from turnframe.core.turn import TurnInput, TurnPhase
 from turnframe.runtime.errors import TurnInterrupted, UnknownTurn
 from turnframe.runtime.metrics import IDEMPOTENT_REPLAYS
 from turnframe.runtime.observe import observe_turn
@@ -124,8 +124,7 @@ async def run_begun(
     locale = turn.locale or parts.app.default_locale
     phase = TurnPhase.RECEIVED
     try:
-        if parts.listening:  # the event is built only for a listener
-            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+        parts.phase_changed(turn_id, phase)
         loaded = await step(
             "load",
             load,
@@ -169,8 +168,7 @@ async def run_begun(
                 ),
             )
             understood = await step("understand", understand, parts, shown)
-        if parts.listening:  # the event is built only for a listener
-            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.UNDERSTOOD))
+        parts.phase_changed(turn_id, TurnPhase.UNDERSTOOD)
         acts = []
         for act in understood.understanding.acts:
             resolved = await step(
@@ -237,8 +235,7 @@ async def run_begun(
             linked_cards=linked_cards,
         )
         plan = await step("reduce", reduce, parts, reduction)
-        if parts.listening:  # the event is built only for a listener
-            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.PLANNED))
+        parts.phase_changed(turn_id, TurnPhase.PLANNED)
         compiled = await step(
             "policy",
             apply_policy,

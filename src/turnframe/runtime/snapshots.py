@@ -23,7 +23,13 @@ from typing import Any
 from turnframe.core.ids import CaseRef
 from turnframe.core.ports import WorkflowExecutor
 from turnframe.core.workflow import WorkflowRegistry
-from turnframe.runtime.case_snapshots import SnapshotMemo, row_of, row_state, snapshot_of
+from turnframe.runtime.case_snapshots import (
+    SnapshotMemo,
+    row_of,
+    row_state,
+    snapshot_of,
+    snapshot_through,
+)
 from turnframe.runtime.plan import CaseSnapshot
 from turnframe.store.base import CaseRow, TurnStore
 from turnframe.store.search import fold
@@ -145,9 +151,9 @@ class TurnSnapshots(MutableMapping[CaseRef, CaseSnapshot]):
         }
 
     def _snapshot(self, case: CaseRef, row: CaseRow | None, typed: Any = None) -> CaseSnapshot:
-        if self._memo is None or row is None:
-            return snapshot_of(self._registry, case, row, self._today, self._locale, typed)
-        return self._memo.snapshot(self._registry, case, row, self._today, self._locale, typed)
+        return snapshot_through(
+            self._memo, self._registry, case, row, self._today, self._locale, typed
+        )
 
     async def _read(self, case: CaseRef) -> CaseRow | None:
         if self._executor is None:

@@ -18,7 +18,7 @@ from turnframe.core.events import DomainEvent
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.results import PlannedActResult, ResultStatus
-from turnframe.core.turn import TurnPhase, TurnPhaseChanged
+from turnframe.core.turn import TurnPhase
 from turnframe.runtime.copy import say
 from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.observe import observe_batch
@@ -102,8 +102,8 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
         else:
             outcome = await parts.store.commit_plan(write)
         phase = TurnPhase.COMMITTING
-        if not resumed and parts.listening:  # the event is built only for a listener
-            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+        if not resumed:
+            parts.phase_changed(turn_id, phase)
         for batch, done in zip(prepared.batches, outcome.commits, strict=True):
             observe_batch(parts, batch.request, done)
             if isinstance(done, IdempotencyKeyReused):
@@ -142,8 +142,7 @@ async def commit(parts: RuntimeParts, data: CommitInput) -> Committed:
             if result.status is ResultStatus.READY:
                 results[item_id] = with_status(result, ResultStatus.COMMITTED)
         phase = TurnPhase.COMMITTED
-        if parts.listening:  # the event is built only for a listener
-            parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=phase))
+        parts.phase_changed(turn_id, phase)
         unclosed = [
             (close, cas)
             for close, cas, closed in zip(prepared.closes, closes, outcome.closed, strict=True)

@@ -13,7 +13,7 @@ from typing import Any
 from turnframe.core.ids import JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.results import PlannedActResult
-from turnframe.core.turn import TurnPhase, TurnPhaseChanged
+from turnframe.core.turn import TurnPhase
 from turnframe.runtime.compose import AskNext
 from turnframe.runtime.errors import TurnInterrupted
 from turnframe.runtime.parts import ASKED, STANDING, WAITING, RuntimeParts
@@ -75,8 +75,7 @@ async def record(parts: RuntimeParts, data: RecordInput) -> None:
         )
     except StoreError as exc:
         raise TurnInterrupted(turn_id, TurnPhase.COMMITTED.value, str(exc)) from exc
-    if parts.listening:  # the event is built only for a listener
-        parts.emit(TurnPhaseChanged(turn_id=turn_id, phase=TurnPhase.REPLIED))
+    parts.phase_changed(turn_id, TurnPhase.REPLIED)
 
 
 async def _remember(

@@ -578,7 +578,7 @@ def _extra_tokens(kind: str, details: str | None, extra_id: str) -> frozenset[st
 
 @lru_cache(maxsize=256)
 def _month_words(day: date) -> tuple[str, str]:
-    """The month and year of ``day`` in English and Portuguese ("May 2026", "maio de 2026")."""
+    """The month words of ``day``: English month and year, Portuguese month ("May 2026", "maio")."""
     return (
         copy.fmt_date(copy.EN, day).split(" ", 1)[1],
         copy.fmt_date(copy.PT, day).split(" de ")[1],
