@@ -59,6 +59,7 @@ from turnframe.core.errors import (
     UsageError,
 )
 from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage, Receipt
+from turnframe.core.frozen import FrozenMap
 from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import (
@@ -184,6 +185,7 @@ __all__ = [
     "Execution",
     "ExecutionContext",
     "FailureClass",
+    "FrozenMap",
     "Interaction",
     "InteractionBlock",
     "InteractionKind",

@@ -12,7 +12,8 @@ snapshot is served only when all of these hold, checked on every hit:
 - the stored JSON equals the remembered JSON by type as well as value (:func:`same_json`):
   a row rewritten at the same revision is never served stale;
 - the typed state is immutable all the way down (:func:`immutable_state`), since the
-  snapshot's state is shared by every turn it is served to;
+  snapshot's state is shared by every turn it is served to (a field mapping keys to
+  values is a :class:`~turnframe.core.frozen.FrozenMap`, not a ``dict``);
 - the definition does not opt out (``memo_snapshots = False``).
 
 It relies on the contract of :class:`~turnframe.core.workflow.WorkflowDefinition`:
@@ -33,6 +34,7 @@ from collections import OrderedDict
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from turnframe.core.frozen import FrozenMap
 from turnframe.core.ids import CaseRef
 from turnframe.core.ports import LoadedCase
 from turnframe.core.versions import read_state
@@ -191,7 +193,8 @@ def immutable_state(value: Any) -> bool:
     """Return whether ``value`` is immutable all the way down (a memoisable typed state).
 
     Immutable: ``None``, numbers, strings, bytes, dates and times, decimals, UUIDs, enum
-    members with an immutable value, and tuples and frozensets of immutable values, frozen
+    members with an immutable value, tuples and frozensets of immutable values,
+    :class:`~turnframe.core.frozen.FrozenMap` of immutable keys and values, frozen
     dataclasses and frozen pydantic models whose fields (and any other instance
     attributes) are all immutable. Anything else, e.g. a ``list``, ``dict`` or ``set`` at
     any depth, an object of an unknown class, or an instance of a class with a
@@ -208,6 +211,8 @@ def _immutable(value: Any, depth: int) -> bool:
         return False  # too deep to vouch for
     if kind is tuple or kind is frozenset:
         return _all_immutable(value, depth)
+    if kind is FrozenMap:
+        return _all_immutable(value.keys(), depth) and _all_immutable(value.values(), depth)
     names = _frozen_fields.get(kind)
     if names is None:
         names = _frozen_fields[kind] = _fields_if_frozen(kind)

@@ -38,6 +38,7 @@ from turnframe.core import (
     RiskClass,
     to_json_value,
 )
+from turnframe.core.frozen import FrozenMap
 from turnframe.samples.travel._common import (
     LOW_RISK,
     TravelCommand,
@@ -117,7 +118,10 @@ class ManifestState:
         status: the status; the phase of the same name.
         trip_name: the trip's name when the manifest was created (labels only).
         trip_start: the trip's start date when the manifest was created.
-        passenger_birth_dates: per passenger, the birth date captured when added.
+        passenger_birth_dates: per passenger, the birth date captured when added: a
+            :class:`~turnframe.core.frozen.FrozenMap` (any mapping given is frozen into
+            one), so the whole state is immutable and its snapshots are memoised across
+            turns (docs/adr/0020-what-a-brief-shows.md rule 8).
     """
 
     trip: CaseRef
@@ -126,7 +130,12 @@ class ManifestState:
     status: ManifestStatus = "draft"
     trip_name: str | None = None
     trip_start: date | None = None
-    passenger_birth_dates: Mapping[CaseRef, date] = field(default_factory=dict)
+    passenger_birth_dates: Mapping[CaseRef, date] = field(default_factory=FrozenMap)
+
+    def __post_init__(self) -> None:
+        born = self.passenger_birth_dates
+        if type(born) is not FrozenMap:
+            object.__setattr__(self, "passenger_birth_dates", FrozenMap(born))
 
     @property
     def minors(self) -> tuple[CaseRef, ...]:
@@ -191,7 +200,7 @@ def load_manifest(data: JSONObject) -> ManifestState:
         status=status,
         trip_name=name,
         trip_start=date_from_json(data.get("trip_start")),
-        passenger_birth_dates=birth_dates,
+        passenger_birth_dates=FrozenMap(birth_dates),
     )
 
 
