@@ -3,7 +3,9 @@
 ``dump`` is :func:`~turnframe.core.canonical.to_json_value`; :func:`load_dataclass` is its
 inverse for the field types a state is written in: ``str``, ``int``, ``bool``,
 ``Decimal``, ``date``, :class:`~turnframe.core.ids.CaseRef`, ``Literal`` of strings,
-nested dataclasses, ``tuple[X, ...]`` and ``X | None``.
+nested dataclasses, ``tuple[X, ...]``, ``X | None`` and ``FrozenMap[K, V]`` (or
+``Mapping[K, V]``, read into a :class:`~turnframe.core.frozen.FrozenMap`: a JSON object
+whose keys are ``K``'s JSON form: ``str``, ``CaseRef``, ``date``, ``int`` or a ``Literal``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
+from turnframe.core.frozen import FrozenMap
 from turnframe.core.ids import CaseRef, JSONValue
 
 __all__ = ["load_dataclass"]
@@ -101,7 +104,10 @@ def _build_loader(tp: Any) -> Loader:
         return literal
     if origin is tuple:
         return _tuple_loader(tp)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+    if origin is FrozenMap or origin is Mapping or tp is FrozenMap or tp is Mapping:
+        return _map_loader(tp)
+    if tp is not CaseRef and dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        # ``CaseRef`` is a dataclass too, but its JSON form is ``"workflow/case_id"``.
         return _dataclass_loader(tp)
     return functools.partial(_scalar, tp)
 
@@ -145,6 +151,39 @@ def _tuple_loader(tp: Any) -> Loader:
         )
 
     return fixed
+
+
+def _map_loader(tp: Any) -> Loader:
+    """Return the loader of ``FrozenMap[K, V]`` / ``Mapping[K, V]``: an object into a ``FrozenMap``.
+
+    ``to_json_value`` writes each key as ``str(key)``, so a key is read back by ``K``'s
+    loader from that string (an ``int`` key from its digits).
+    """
+    args = get_args(tp)
+    key_type, value_type = args if len(args) == 2 else (Any, Any)
+    load_key = _int_key if key_type is int else _loader(key_type)
+    load_value = _loader(value_type)
+
+    def mapping(value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError(f"{path}: expected an object, got {value!r}")
+        return FrozenMap(
+            {
+                load_key(k, f"{path}[{k!r}]"): load_value(v, f"{path}[{k!r}]")
+                for k, v in value.items()
+            }
+        )
+
+    return mapping
+
+
+def _int_key(value: Any, path: str) -> int:
+    """Read an ``int`` key from the string ``str(key)`` wrote (``"-3"``, ``"12"``)."""
+    if isinstance(value, str):
+        digits = value[1:] if value[:1] == "-" else value
+        if digits.isascii() and digits.isdigit() and str(int(value)) == value:
+            return int(value)
+    raise ValueError(f"{path}: {value!r} is not an int key")
 
 
 def _dataclass_loader(tp: type) -> Loader:
