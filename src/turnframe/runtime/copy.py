@@ -41,6 +41,14 @@ _EN: dict[str, str] = {
     "conflicting_answers": "You gave different answers to the same card; please choose on it.",
     "card_busy": "Another card on that record was answered in this message; please answer this one again.",
     "stale_no_reissue": "That card is out of date because the record changed.",
+    "stale_touched": (
+        "This message also asks to change that record, so nothing on that card was done."
+    ),
+    "stale_claimed": (
+        "That click was sent for a different version of the record than its card showed, "
+        "so nothing was done."
+    ),
+    "already_stale": "That card was already closed without being carried out; nothing was done.",
     "card_changed": "What that card would do has changed since it was shown, so nothing was done.",
     "not_authorized": "Only a user with the {role} role can resolve this card.",
     "reviewer_excluded": "You can't review this yourself; another reviewer must resolve this card.",
@@ -146,6 +154,15 @@ _PT: dict[str, str] = {
     "conflicting_answers": "Deu respostas diferentes ao mesmo cartão; escolha no cartão, por favor.",
     "card_busy": "Outro cartão sobre esse registo foi respondido nesta mensagem; responda de novo a este.",
     "stale_no_reissue": "Esse cartão está desatualizado porque o registo mudou.",
+    "stale_touched": (
+        "Esta mensagem também pede uma alteração a esse registo, por isso nada desse "
+        "cartão foi feito."
+    ),
+    "stale_claimed": (
+        "Esse clique foi enviado para uma versão do registo diferente da que o cartão "
+        "mostrava, por isso nada foi feito."
+    ),
+    "already_stale": "Esse cartão já tinha sido fechado sem ser executado; nada foi feito.",
     "card_changed": "O que esse cartão faria mudou desde que foi mostrado, por isso nada foi feito.",
     "not_authorized": "Só um utilizador com o papel {role} pode resolver este cartão.",
     "reviewer_excluded": "Não pode rever isto sozinho; outro revisor tem de resolver este cartão.",

@@ -26,6 +26,7 @@ from turnframe.runtime.plan import ActInput, CardClose, ClickInput
 from turnframe.runtime.reduce.acts import reduce_act
 from turnframe.runtime.reduce.constraints import lift_for_click
 from turnframe.runtime.reduce.results import full_label, record
+from turnframe.runtime.reduce.stale import STALE_SENTENCES, StaleReason, stale_reason
 from turnframe.runtime.reduce.state import Reduction
 
 __all__ = ["reduce_card_answer", "reduce_click"]
@@ -219,18 +220,12 @@ def _answer_card(
         return
     if _refused_reviewer(r, spec, item_id):
         return
-    if spec.case is not None and not spec.independent:
-        stale = click is not None and (
-            click.case_revision != spec.bound_revision
-            or (
-                click.response.expected_revision is not None
-                and click.response.expected_revision != spec.bound_revision
-            )
-        )
-        touched = any(x.case == spec.case for x in r.ready)
-        if stale or touched:
-            _stale(r, card, pending, item_id=item_id)
-            return
+    reason = stale_reason(spec, click, (x.case for x in r.ready))
+    if reason is not None:
+        # The record moved, this message asks to change it, or the client sent another
+        # revision: the card cannot run, and the sentence says which (ADR 0003 rule 2).
+        _stale(r, card, pending, item_id=item_id, reason=reason)
+        return
     origin: Origin | None = None
     saved = r.checkpoint()
     if option.meaning in (OptionMeaning.CONFIRM, OptionMeaning.APPROVE):
@@ -259,7 +254,7 @@ def _answer_card(
         # redeploy, a configuration, a later day, ...): nothing of it commits, and the
         # card is re-issued showing what would run now (ADR 0014 rule 10).
         r.restore(saved)
-        _stale(r, card, pending, item_id=item_id, code="card_changed")
+        _stale(r, card, pending, item_id=item_id, reason="card_changed")
         return
     if not structured:
         progressed = len(r.ready) > before
@@ -351,23 +346,20 @@ def _stale(
     pending: tuple[ActInput, ...],
     *,
     item_id: str,
-    code: str = "stale",
+    reason: StaleReason,
 ) -> None:
     """Close ``card`` as stale and re-issue its Confirm or Review acts on a fresh card.
 
-    ``code`` says why: ``stale`` (the record changed, ADR 0014 rule 7) or
-    ``card_changed`` (what the card would do changed, ADR 0014 rule 10). The click's
-    result and the card's stored resolution carry it, so a second click says the same.
+    ``reason`` (``reduce/stale.py``) chooses the sentence: ``moved``, ``touched`` and
+    ``claimed`` share the code ``stale`` (ADR 0003 rule 2, ADR 0014 rule 7), each with
+    its own true sentence; ``card_changed`` is its own code (what the card would do
+    changed, ADR 0014 rule 10). The click's result and the card's stored resolution carry
+    the code, so a second click reports it again (``steps/reproject.py``).
     """
     spec = card.spec
     reissue = spec.kind in (InteractionKind.CONFIRM, InteractionKind.REVIEW)
-    record(
-        r,
-        item_id,
-        ResultStatus.REJECTED,
-        code=code,
-        sentence=r.say("card_changed" if code == "card_changed" else "stale_no_reissue"),
-    )
+    code = "card_changed" if reason == "card_changed" else "stale"
+    record(r, item_id, ResultStatus.REJECTED, code=code, sentence=r.say(STALE_SENTENCES[reason]))
     r.closes.append(
         CardClose(
             interaction_id=card.id,

@@ -109,9 +109,14 @@ def typed_back(
 _REPLAYED_NOTICE = {
     InteractionStatus.DECLINED.value: "already_declined",
     InteractionStatus.WITHDRAWN.value: "already_withdrawn",
-    InteractionStatus.STALE.value: "stale_no_reissue",
+    InteractionStatus.STALE.value: "already_stale",
 }
-"""The notice a second click on a card no longer open carries, by the card's status."""
+"""The notice a second click on a card no longer open carries, by the card's status.
+
+A stale card's stored resolution says only ``rejected:stale`` (or ``card_changed``, told
+apart below), not which of the record moving, a change planned beside the click or the
+client's other revision closed it (``reduce/stale.py``), so ``already_stale`` is true of
+all three: the card closed without running."""
 
 
 async def _receipts(
