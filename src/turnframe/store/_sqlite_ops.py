@@ -9,9 +9,9 @@ half-way for a reason other than the database.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core.events import DomainEvent, OutboxMessage
@@ -94,20 +94,41 @@ def _message(row: Any) -> OutboxMessage:
 
 
 # connection and transactions -----------------------------------------------------------
-@contextmanager
-def immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """Run the block in ``BEGIN IMMEDIATE`` … ``COMMIT``; roll back on any exception."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
+class immediate:  # lower case: used as ``with immediate(conn):``, like a function
+    """Run the block in ``BEGIN IMMEDIATE`` … ``COMMIT``; roll back on any exception.
+
+    A class, not a ``@contextmanager`` generator: every store write enters one, and the
+    generator's frame, ``next`` calls and ``StopIteration`` cost more than the two
+    method calls. A ``COMMIT`` that fails is rolled back too.
+    """
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        conn = self._conn
+        if kind is None:
             try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:  # pragma: no cover - the original error matters more
-                pass
-        raise
+                conn.execute("COMMIT")
+                return
+            except BaseException:
+                _roll_back(conn)
+                raise
+        _roll_back(conn)
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if any; a failure here hides no original error."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # pragma: no cover - the original error matters more
+            pass
 
 
 def connect(target: str, timeout: float) -> sqlite3.Connection:
@@ -449,13 +470,23 @@ _OUTBOX_ROW = "(?, ?, ?, ?, ?, ?, 'pending')"
 ROWS = 90  # rows per multi-row INSERT: 11 parameters each, within the 999 of older SQLite
 
 
+@lru_cache(maxsize=256)
+def _values_sql(head: str, row: str, count: int) -> str:
+    """Return ``head`` followed by ``count`` copies of ``row`` (pure, cached)."""
+    return head + ", ".join([row] * count)
+
+
 def _insert_rows(
     conn: sqlite3.Connection, head: str, row: str, rows: Sequence[tuple[Any, ...]]
 ) -> None:
     """Insert ``rows`` with one multi-row ``INSERT … VALUES (…), (…)`` per :data:`ROWS`."""
+    if len(rows) <= ROWS:  # the usual case: one statement, its text built once per count
+        if rows:
+            conn.execute(_values_sql(head, row, len(rows)), [v for r in rows for v in r])
+        return
     for at in range(0, len(rows), ROWS):
         chunk = rows[at : at + ROWS]
-        conn.execute(head + ", ".join([row] * len(chunk)), [v for r in chunk for v in r])
+        conn.execute(_values_sql(head, row, len(chunk)), [v for r in chunk for v in r])
 
 
 def _commit_body(
@@ -505,30 +536,32 @@ def _commit_body(
             ),
         )
     base = found[5]
-    workflow, case_id = _case_key(case)
-    events = tuple(
-        DomainEvent(
-            id=f"ev-{base + n}",
-            case=case,
-            revision=revision,
-            type=draft.type,
-            data=codec.loads(text),
-            operation=draft.operation,
-            turn_id=request.turn_id,
-            idempotency_key=key,
+    workflow, case_id, turn_id = case.workflow, case.case_id, request.turn_id
+    built: list[DomainEvent] = []
+    rows: list[tuple[Any, ...]] = []
+    # One pass builds each event (its data a fresh copy, decoded from the stored text)
+    # and its row.
+    for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1):
+        event_id = f"ev-{base + n}"
+        kind, operation = draft.type, draft.operation
+        built.append(
+            DomainEvent(
+                id=event_id,
+                case=case,
+                revision=revision,
+                type=kind,
+                data=codec.loads(text),
+                operation=operation,
+                turn_id=turn_id,
+                idempotency_key=key,
+            )
         )
-        for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1)
-    )
-    _insert_rows(
-        conn,
-        _EVENT_INSERT,
-        _EVENT_ROW,
-        [
-            (base + n, e.id, workflow, case_id, revision, n, e.type, text, e.operation)
-            + (e.turn_id, key)
-            for n, (e, text) in enumerate(zip(events, event_texts, strict=True), 1)
-        ],
-    )
+        rows.append(
+            (base + n, event_id, workflow, case_id, revision, n, kind, text, operation)
+            + (turn_id, key)
+        )
+    events = tuple(built)
+    _insert_rows(conn, _EVENT_INSERT, _EVENT_ROW, rows)
     outbox_ids: tuple[str, ...] = ()
     if outbox_texts or request.outbox:
         top = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
