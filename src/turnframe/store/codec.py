@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from json.encoder import encode_basestring, encode_basestring_ascii
+from json.encoder import c_make_encoder, encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -85,6 +85,37 @@ _ASCII = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, check_circul
 _string = encode_basestring  # str → its JSON text, as _COMPACT writes it (C speed-up)
 
 
+def _one_shot(encoder: json.JSONEncoder) -> Callable[[object], str]:
+    """Return ``encoder.encode``, its C encoder built once when the interpreter has one.
+
+    ``JSONEncoder.encode`` builds a C encoder object on every call (about half the
+    time of encoding a small value); this builds it once, with the same arguments
+    ``encode`` passes it, so the text is the same. Without the C speed-ups (another
+    interpreter), ``encoder.encode`` itself.
+    """
+    if c_make_encoder is None:  # pragma: no cover - CPython has the speed-ups
+        return encoder.encode
+    run = c_make_encoder(
+        None,  # markers: check_circular=False (deep or circular values: RecursionError)
+        encoder.default,
+        encode_basestring_ascii if encoder.ensure_ascii else encode_basestring,
+        None,  # indent
+        encoder.key_separator,
+        encoder.item_separator,
+        encoder.sort_keys,
+        encoder.skipkeys,
+        encoder.allow_nan,
+    )
+
+    def encode(value: object) -> str:
+        return "".join(run(value, 0))
+
+    return encode
+
+
+_compact, _ascii = _one_shot(_COMPACT), _one_shot(_ASCII)
+
+
 def dumps(value: object) -> str:
     """Return compact JSON text for ``value`` (stdlib semantics, UTF-8 kept as is).
 
@@ -103,7 +134,7 @@ def dumps(value: object) -> str:
             refers to itself or nests deeper than the interpreter's recursion limit.
     """
     try:
-        text = _COMPACT.encode(value)
+        text = _compact(value)
     except (TypeError, ValueError, RecursionError) as exc:
         raise StoreError(f"value is not JSON-serialisable: {exc}") from exc
     if text.isascii():
@@ -111,7 +142,7 @@ def dumps(value: object) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: keep it, as an ASCII escape
-        text = _ASCII.encode(value)
+        text = _ascii(value)
     return text
 
 
