@@ -450,15 +450,17 @@ def commit(
 
 _BEFORE_COMMIT = (
     "SELECT j.request_hash, j.result, c.pos, s.pos, s.text,"
-    " (SELECT COALESCE(MAX(pos), 0) FROM events), s.stale"
+    " (SELECT COALESCE(MAX(pos), 0) FROM events), s.stale,"
+    " (SELECT COALESCE(MAX(pos), 0) FROM outbox)"
     " FROM (SELECT 1) AS one"
     " LEFT JOIN journal j ON j.account = ? AND j.idempotency_key = ?"
     " LEFT JOIN cases c ON c.workflow = ? AND c.case_id = ?"
     " LEFT JOIN case_search s ON s.pos = c.pos"
 )
 """One row: the key's journal entry (I13), the case's ``pos`` and search text, the
-highest event ``pos``, the case's stale postings; everything a commit reads before it
-writes, in one statement."""
+highest event ``pos``, the case's stale postings, the highest outbox ``pos`` (each
+``MAX`` one step to the end of its table); everything a commit reads before it writes,
+in one statement."""
 
 _EVENT_INSERT = (
     "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
@@ -564,7 +566,7 @@ def _commit_body(
     _insert_rows(conn, _EVENT_INSERT, _EVENT_ROW, rows)
     outbox_ids: tuple[str, ...] = ()
     if outbox_texts or request.outbox:
-        top = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
+        top = found[7]
         outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
         _insert_rows(
             conn,
