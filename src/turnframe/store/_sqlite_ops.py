@@ -78,7 +78,7 @@ def _event(row: Any) -> DomainEvent:
 def _case(row: Any) -> CaseRow:
     state = codec.loads(row[3])
     return CaseRow(
-        case=CaseRef(row[0], row[1]),
+        case=search.case_ref(row[0], row[1]),
         account=row[2],
         state=state,
         revision=row[4],
