@@ -91,6 +91,41 @@ def test_loads_refuses_what_the_stdlib_refuses(text: str) -> None:
 
 @RUNS
 @given(values)
+@example({"nan": float("nan"), "big": 2**80, "s": "\udfff", "t": ("é", 1.5)})
+@example("top-level text ✓")
+@example(float("-inf"))
+def test_dumps_keeps_the_stdlib_text(value: Any) -> None:
+    """``dumps`` (its C encoder built once) writes ``json.dumps``'s compact text exactly.
+
+    UTF-8 kept as is, or everything escaped when the text holds a lone surrogate.
+    """
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, separators=(",", ":"))
+    assert codec.dumps(value) == text
+
+
+@pytest.mark.parametrize(
+    "bad", [{1, 2}, {"d": date(2026, 5, 1)}, [b"bytes"], {("tuple", "key"): 1}, object()]
+)
+def test_dumps_refuses_what_the_stdlib_refuses(bad: object) -> None:
+    with pytest.raises(TypeError):
+        json.dumps(bad)
+    with pytest.raises(StoreError, match="not JSON-serialisable"):
+        codec.dumps(bad)
+
+
+def test_dumps_refuses_a_value_that_holds_itself() -> None:
+    looped: list[Any] = []
+    looped.append(looped)
+    with pytest.raises(StoreError, match="not JSON-serialisable"):
+        codec.dumps(looped)
+
+
+@RUNS
+@given(values)
 @example({"nan": float("nan"), "big": 2**80, "s": "\udfff"})
 def test_dumps_record_decodes_to_what_dumps_decodes_to(value: Any) -> None:
     expected = json.loads(codec.dumps(value))

@@ -1,4 +1,5 @@
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -8,8 +9,11 @@ import pytest
 
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import CaseRef
+from turnframe.core.workflow import OutboxDraft
 from turnframe.store import (
     CommitRequest,
+    CommitResult,
+    PlanCommit,
     StoreError,
     StoreUnavailable,
     TurnRecord,
@@ -296,5 +300,55 @@ def test_begin_turn_costs_the_same_at_turn_10_and_turn_2000(tmp_path: Path) -> N
         assert tally.write_transactions == 1
         assert not any("COUNT(" in sql.upper() for sql in tally.sql)
         await store.close()
+
+    anyio.run(main)
+
+
+def test_outbox_ids_follow_each_other_across_the_commits_of_one_plan(tmp_path: Path) -> None:
+    """Each commit reads the highest outbox ``pos`` with its journal lookup, one statement.
+
+    Two commits of one ``commit_plan`` transaction, then a lone commit: the ids run on
+    (``ob-1`` … ``ob-5``), none repeats, and no commit reads the outbox on its own.
+    """
+
+    def request(key: str, case_id: str, topics: tuple[str, ...]) -> CommitRequest:
+        return replace(
+            _request(key),
+            case=CaseRef("trip", case_id),
+            outbox=tuple(OutboxDraft(topic=t, payload={"t": t}) for t in topics),
+        )
+
+    async def main() -> None:
+        store = await SqliteStore.open(tmp_path / "x.db")
+        try:
+            with store.tally() as tally:
+                outcome = await store.commit_plan(
+                    PlanCommit(
+                        turn_id="t",
+                        account="a",
+                        requests=(
+                            request("k1", "t1", ("one", "two")),
+                            request("k2", "t2", ("three",)),
+                        ),
+                    )
+                )
+                last = await store.commit(request("k3", "t3", ("four", "five")))
+            first, second = outcome.commits
+            assert isinstance(first, CommitResult) and isinstance(second, CommitResult)
+            assert first.outbox_ids + second.outbox_ids + last.outbox_ids == tuple(
+                f"ob-{n}" for n in range(1, 6)
+            )
+            stored = [(m.id, m.topic) for m in await store.outbox_messages()]
+            assert stored == [
+                ("ob-1", "one"),
+                ("ob-2", "two"),
+                ("ob-3", "three"),
+                ("ob-4", "four"),
+                ("ob-5", "five"),
+            ]
+            reads = [sql for sql in tally.sql if sql.lstrip().startswith("SELECT")]
+            assert len(reads) == 3 and all("FROM outbox" in sql for sql in reads), reads
+        finally:
+            await store.close()
 
     anyio.run(main)

@@ -9,9 +9,9 @@ half-way for a reason other than the database.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core.events import DomainEvent, OutboxMessage
@@ -78,7 +78,7 @@ def _event(row: Any) -> DomainEvent:
 def _case(row: Any) -> CaseRow:
     state = codec.loads(row[3])
     return CaseRow(
-        case=CaseRef(row[0], row[1]),
+        case=search.case_ref(row[0], row[1]),
         account=row[2],
         state=state,
         revision=row[4],
@@ -94,20 +94,41 @@ def _message(row: Any) -> OutboxMessage:
 
 
 # connection and transactions -----------------------------------------------------------
-@contextmanager
-def immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """Run the block in ``BEGIN IMMEDIATE`` … ``COMMIT``; roll back on any exception."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
+class immediate:  # lower case: used as ``with immediate(conn):``, like a function
+    """Run the block in ``BEGIN IMMEDIATE`` … ``COMMIT``; roll back on any exception.
+
+    A class, not a ``@contextmanager`` generator: every store write enters one, and the
+    generator's frame, ``next`` calls and ``StopIteration`` cost more than the two
+    method calls. A ``COMMIT`` that fails is rolled back too.
+    """
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        conn = self._conn
+        if kind is None:
             try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:  # pragma: no cover - the original error matters more
-                pass
-        raise
+                conn.execute("COMMIT")
+                return
+            except BaseException:
+                _roll_back(conn)
+                raise
+        _roll_back(conn)
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if any; a failure here hides no original error."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # pragma: no cover - the original error matters more
+            pass
 
 
 def connect(target: str, timeout: float) -> sqlite3.Connection:
@@ -429,15 +450,17 @@ def commit(
 
 _BEFORE_COMMIT = (
     "SELECT j.request_hash, j.result, c.pos, s.pos, s.text,"
-    " (SELECT COALESCE(MAX(pos), 0) FROM events), s.stale"
+    " (SELECT COALESCE(MAX(pos), 0) FROM events), s.stale,"
+    " (SELECT COALESCE(MAX(pos), 0) FROM outbox)"
     " FROM (SELECT 1) AS one"
     " LEFT JOIN journal j ON j.account = ? AND j.idempotency_key = ?"
     " LEFT JOIN cases c ON c.workflow = ? AND c.case_id = ?"
     " LEFT JOIN case_search s ON s.pos = c.pos"
 )
 """One row: the key's journal entry (I13), the case's ``pos`` and search text, the
-highest event ``pos``, the case's stale postings; everything a commit reads before it
-writes, in one statement."""
+highest event ``pos``, the case's stale postings, the highest outbox ``pos`` (each
+``MAX`` one step to the end of its table); everything a commit reads before it writes,
+in one statement."""
 
 _EVENT_INSERT = (
     "INSERT INTO events (pos, id, workflow, case_id, revision, ord, type, data,"
@@ -449,13 +472,23 @@ _OUTBOX_ROW = "(?, ?, ?, ?, ?, ?, 'pending')"
 ROWS = 90  # rows per multi-row INSERT: 11 parameters each, within the 999 of older SQLite
 
 
+@lru_cache(maxsize=256)
+def _values_sql(head: str, row: str, count: int) -> str:
+    """Return ``head`` followed by ``count`` copies of ``row`` (pure, cached)."""
+    return head + ", ".join([row] * count)
+
+
 def _insert_rows(
     conn: sqlite3.Connection, head: str, row: str, rows: Sequence[tuple[Any, ...]]
 ) -> None:
     """Insert ``rows`` with one multi-row ``INSERT … VALUES (…), (…)`` per :data:`ROWS`."""
+    if len(rows) <= ROWS:  # the usual case: one statement, its text built once per count
+        if rows:
+            conn.execute(_values_sql(head, row, len(rows)), [v for r in rows for v in r])
+        return
     for at in range(0, len(rows), ROWS):
         chunk = rows[at : at + ROWS]
-        conn.execute(head + ", ".join([row] * len(chunk)), [v for r in chunk for v in r])
+        conn.execute(_values_sql(head, row, len(chunk)), [v for r in chunk for v in r])
 
 
 def _commit_body(
@@ -505,33 +538,35 @@ def _commit_body(
             ),
         )
     base = found[5]
-    workflow, case_id = _case_key(case)
-    events = tuple(
-        DomainEvent(
-            id=f"ev-{base + n}",
-            case=case,
-            revision=revision,
-            type=draft.type,
-            data=codec.loads(text),
-            operation=draft.operation,
-            turn_id=request.turn_id,
-            idempotency_key=key,
+    workflow, case_id, turn_id = case.workflow, case.case_id, request.turn_id
+    built: list[DomainEvent] = []
+    rows: list[tuple[Any, ...]] = []
+    # One pass builds each event (its data a fresh copy, decoded from the stored text)
+    # and its row.
+    for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1):
+        event_id = f"ev-{base + n}"
+        kind, operation = draft.type, draft.operation
+        built.append(
+            DomainEvent(
+                id=event_id,
+                case=case,
+                revision=revision,
+                type=kind,
+                data=codec.loads(text),
+                operation=operation,
+                turn_id=turn_id,
+                idempotency_key=key,
+            )
         )
-        for n, (draft, text) in enumerate(zip(request.events, event_texts, strict=True), 1)
-    )
-    _insert_rows(
-        conn,
-        _EVENT_INSERT,
-        _EVENT_ROW,
-        [
-            (base + n, e.id, workflow, case_id, revision, n, e.type, text, e.operation)
-            + (e.turn_id, key)
-            for n, (e, text) in enumerate(zip(events, event_texts, strict=True), 1)
-        ],
-    )
+        rows.append(
+            (base + n, event_id, workflow, case_id, revision, n, kind, text, operation)
+            + (turn_id, key)
+        )
+    events = tuple(built)
+    _insert_rows(conn, _EVENT_INSERT, _EVENT_ROW, rows)
     outbox_ids: tuple[str, ...] = ()
     if outbox_texts or request.outbox:
-        top = conn.execute("SELECT COALESCE(MAX(pos), 0) FROM outbox").fetchone()[0]
+        top = found[7]
         outbox_ids = tuple(f"ob-{top + n}" for n in range(1, len(outbox_texts) + 1))
         _insert_rows(
             conn,

@@ -151,6 +151,12 @@ def write_search(
     )
 
 
+_terms = lru_cache(maxsize=1024)(terms)
+""":func:`~turnframe.store.search.terms`, cached: a commit that changes a case's words
+splits the text before (the last change's text after, most often) and after; both are
+pure functions of the text."""
+
+
 def write_search_row(
     conn: sqlite3.Connection,
     pos: int,
@@ -179,8 +185,8 @@ def write_search_row(
                 f"UPDATE case_search SET changed = {_NEXT_CHANGE} WHERE pos = ?", (account, pos)
             )
         return
-    old = frozenset() if before is None else terms(before)
-    new = frozenset() if after is None else terms(after)
+    old = frozenset() if before is None else _terms(before)
+    new = frozenset() if after is None else _terms(after)
     posted = old.union(stale.split()) if stale else old
     kept = posted - new
     dropped: frozenset[str] = frozenset()
@@ -212,9 +218,15 @@ def write_search_row(
         )
 
 
+case_ref = lru_cache(maxsize=4096)(CaseRef)
+"""``CaseRef(workflow, case_id)``, one instance per pair while it is in use: a reference
+is immutable, and a turn reads the same few cases' rows again and again (a cache hit
+costs a fifth of building one, whose hash is computed at construction)."""
+
+
 def _row(row: Any) -> CaseRow:
     return CaseRow(
-        case=CaseRef(row[1], row[2]),
+        case=case_ref(row[1], row[2]),
         account=row[3],
         state=codec.loads(row[4]),
         revision=row[5],
@@ -223,16 +235,22 @@ def _row(row: Any) -> CaseRow:
 
 
 def _cut(
-    rows: list[Any], limit: int, texts: bool = False, decoded: dict[int, CaseRow] | None = None
+    rows: list[Any],
+    limit: int,
+    texts: bool = False,
+    decoded: dict[int, CaseRow] | None = None,
+    more: bool | None = None,
 ) -> CasePage:
     """Return the page of ``rows`` (``_COLS``, then the folded text when ``texts``).
 
     ``decoded``: rows of the same statement already decoded, by position; a row two
-    pages share (two mentions finding one case) is decoded once.
+    pages share (two mentions finding one case) is decoded once. ``more``: whether
+    cases beyond the page match, when ``rows`` does not tell (default: it holds more
+    than ``limit``).
     """
     page = rows[:limit]
     if decoded is None:
-        out = tuple(_row(r) for r in page)
+        out = tuple([_row(r) for r in page])
     else:
         found = []
         for r in page:
@@ -243,10 +261,10 @@ def _cut(
         out = tuple(found)
     return CasePage(
         rows=out,
-        more=len(rows) > limit,
+        more=len(rows) > limit if more is None else more,
         cursor=str(page[-1][0]) if page else None,
-        cursors=tuple(str(r[0]) for r in page),
-        texts=tuple(r[7] for r in page) if texts else (),
+        cursors=tuple([str(r[0]) for r in page]),
+        texts=tuple([r[7] for r in page]) if texts else (),
     )
 
 
@@ -270,14 +288,7 @@ def list_page(
             " WHERE s.account = ? ORDER BY s.changed DESC LIMIT ?",
             (account, limit + 1),
         ).fetchall()
-        page = _cut(sorted(rows[:limit], key=_position), limit, texts=True)
-        return CasePage(
-            rows=page.rows,
-            more=len(rows) > limit,
-            cursor=page.cursor,
-            cursors=page.cursors,
-            texts=page.texts,
-        )
+        return _cut(sorted(rows[:limit], key=_position), limit, texts=True, more=len(rows) > limit)
     where = "c.account = ? AND c.pos > ?"
     params: list[Any] = [account, start]
     if workflow is not None:

@@ -179,31 +179,31 @@ class SqliteStore:
             if self._conn is not None:
                 self._conn = conn
 
+    def _guarded(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` on the connection now, translating driver errors."""
+        conn = self._conn
+        if conn is None:
+            raise StoreUnavailable(f"SQLite store at {self._path} is closed")
+        try:
+            return fn(conn)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"SQLite constraint failed at {self._path}: {exc}") from exc
+        except (sqlite3.OperationalError, sqlite3.InterfaceError) as exc:
+            raise StoreUnavailable(f"SQLite database at {self._path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error at {self._path}: {exc}") from exc
+        except UnicodeEncodeError as exc:
+            raise StoreError(f"text not storable as UTF-8: {exc}") from exc
+
     async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the connection under the lock, translating driver errors."""
-
-        def guarded() -> T:
-            conn = self._conn
-            if conn is None:
-                raise StoreUnavailable(f"SQLite store at {self._path} is closed")
-            try:
-                return fn(conn)
-            except sqlite3.IntegrityError as exc:
-                raise StoreError(f"SQLite constraint failed at {self._path}: {exc}") from exc
-            except (sqlite3.OperationalError, sqlite3.InterfaceError) as exc:
-                raise StoreUnavailable(f"SQLite database at {self._path}: {exc}") from exc
-            except sqlite3.Error as exc:
-                raise StoreError(f"SQLite error at {self._path}: {exc}") from exc
-            except UnicodeEncodeError as exc:
-                raise StoreError(f"text not storable as UTF-8: {exc}") from exc
-
         if not self._offload:
             # Inline, a call never yields while it holds the connection, so no other
             # call can interleave: the lock (taken uncontended, with no checkpoint)
             # would change nothing. It serialises the offloaded calls.
-            return guarded()
+            return self._guarded(fn)
         async with self._lock:
-            return await anyio.to_thread.run_sync(guarded)
+            return await anyio.to_thread.run_sync(self._guarded, fn)
 
     # conversations ---------------------------------------------------------------
     async def get_conversation_state(self, account: str, conversation_id: str) -> JSONObject:
@@ -239,7 +239,19 @@ class SqliteStore:
         """
         input_text, data_text = codec.dumps(record.input), codec.dumps(record.data)
         seq = await self._call(lambda c: ops.begin_turn(c, record, input_text, data_text))
-        return replace(record, seq=seq, input=codec.loads(input_text), data=codec.loads(data_text))
+        # The stored values, as get_turn reads them back (copies: nothing aliases the
+        # caller's record), built directly: ``dataclasses.replace`` costs more than both
+        # decodes, and a turn begins with empty phase data, which needs no decode.
+        return TurnRecord(
+            turn_id=record.turn_id,
+            account=record.account,
+            conversation_id=record.conversation_id,
+            seq=seq,
+            phase=record.phase,
+            input=codec.loads(input_text),
+            data={} if data_text == "{}" else codec.loads(data_text),
+            attempts=record.attempts,
+        )
 
     async def set_turn_phase(
         self, turn_id: str, phase: str, data: JSONObject | None = None
