@@ -8,8 +8,10 @@ that changes what is stored, hashed or read back).
   surrogates included;
 * ``codec.commit_result_text`` decodes to ``commit_result_to_json``;
 * ``canonical.to_json_value`` (a per-type dispatch table) equals the plain recursive
-  definition it replaced, on dataclasses, enums, dates, decimals, sets and mappings, so
-  request hashes and idempotency keys keep their meaning.
+  definition it replaced, on dataclasses, enums, dates, decimals, sets and mappings
+  (empty ones included), so request hashes and idempotency keys keep their meaning;
+* ``canonical.canonical_json`` (the stdlib's C encoder, built once) writes the bytes
+  ``json.dumps`` writes, after a refused value too.
 """
 
 from __future__ import annotations
@@ -271,6 +273,9 @@ leaves = (
     | st.decimals(allow_nan=False, allow_infinity=False)
     | st.builds(CaseRef, words, words)
     | st.frozensets(st.integers() | words, max_size=3)
+    | st.sets(st.integers() | words, max_size=2)
+    # the empty containers ``to_json_value`` answers without converting anything
+    | st.sampled_from([(), [], {}, frozenset(), set(), Frozen({}), Empty()])
 )
 structures = st.recursive(
     leaves,
@@ -289,6 +294,8 @@ structures = st.recursive(
 
 @RUNS
 @given(structures)
+@example(Many((), frozenset(), {}))
+@example({"t": (), "l": [], "s": set(), "m": Frozen({}), "d": {1: ()}})
 def test_to_json_value_keeps_its_definition(value: object) -> None:
     assert to_json_value(value) == _reference(value)
     assert canonical_json(value) == json.dumps(
@@ -309,6 +316,7 @@ hashed = st.recursive(
     lambda inner: (
         st.lists(inner, max_size=3)
         | st.tuples(inner, st.tuples(inner))
+        | st.just(())
         | st.dictionaries(texts, inner, max_size=3)
         | st.builds(Many, inner, inner, inner)
     ),
@@ -327,3 +335,22 @@ def test_canonical_json_and_digest_keep_their_bytes(value: object) -> None:
     text = json.dumps(_reference(value), sort_keys=True, separators=(",", ":"))
     assert canonical_json(value) == text
     assert digest(value) == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@RUNS
+@given(hashed)
+def test_canonical_json_keeps_its_bytes_after_a_refused_value(value: object) -> None:
+    # ``canonical_json`` runs a C encoder built once: a value it refused before (mid-way
+    # through a container, past ``to_json_value``) leaves nothing behind that changes
+    # the next text.
+    from turnframe.core import canonical
+
+    for bad in ([1, {"k": object()}], {"a": [2, [3, 1j]]}):
+        with pytest.raises(TypeError):
+            canonical_json(bad)
+        if canonical._ONE_SHOT is not None:
+            with pytest.raises(TypeError):
+                canonical._ONE_SHOT(bad, 0)
+    text = json.dumps(_reference(value), sort_keys=True, separators=(",", ":"))
+    assert canonical_json(value) == text
+    assert canonical_json([value, value]) == f"[{text},{text}]"  # the same object twice

@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, cast
 
 from turnframe.core.ids import CaseRef, JSONValue
@@ -35,6 +36,8 @@ def _same(value: object) -> JSONValue:
 
 def _mapping(value: object) -> JSONValue:
     items: Mapping[object, object] = value  # type: ignore[assignment]
+    if not items:
+        return {}
     plain, get, make = _SCALARS, _CONVERTERS.get, _converter
     return {
         str(k): v if type(v) in plain else (get(type(v)) or make(type(v)))(v)  # type: ignore[misc]
@@ -43,6 +46,8 @@ def _mapping(value: object) -> JSONValue:
 
 
 def _sequence(value: object) -> JSONValue:
+    if not value:  # an empty tuple or list: no comprehension to run
+        return []
     plain, get, make = _SCALARS, _CONVERTERS.get, _converter
     return [
         v if type(v) in plain else (get(type(v)) or make(type(v)))(v)
@@ -69,6 +74,8 @@ def _decimal(value: object) -> JSONValue:
 
 
 def _set(value: object) -> JSONValue:
+    if not value:
+        return []
     return sorted((to_json_value(v) for v in value), key=lambda v: json.dumps(v))  # type: ignore[attr-defined]
 
 
@@ -165,18 +172,42 @@ def to_json_value(value: object) -> JSONValue:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 """``json.dumps(…, sort_keys=True, separators=(",", ":"))``'s encoder, built once (not per call)."""
 
+# The C encoder ``_CANONICAL.encode`` builds on every call (``JSONEncoder.iterencode``
+# makes it afresh, with a new cycle-marker dict), built once: the same function with
+# the same arguments but no cycle markers, which ``to_json_value``'s output never needs
+# (every container in it is built fresh, so none holds itself). ``None`` where the
+# interpreter has no C accelerator (``_CANONICAL.encode`` is used then).
+_ONE_SHOT: Callable[[object, int], Sequence[str]] | None = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None,  # no cycle markers
+        _CANONICAL.default,
+        encode_basestring_ascii,
+        None,  # no indent
+        _CANONICAL.key_separator,
+        _CANONICAL.item_separator,
+        True,  # sort_keys
+        False,  # skipkeys
+        True,  # allow_nan
+    )
+)
+
 
 def canonical_json(value: object) -> str:
     """Return the canonical JSON text of ``value`` (sorted keys, no spaces).
 
     The text ``json.dumps(to_json_value(value), sort_keys=True, separators=(",", ":"))``
-    gives (ASCII, ``NaN`` and the infinities as their JavaScript names), from an encoder
-    built once.
+    gives (ASCII, ``NaN`` and the infinities as their JavaScript names), from the
+    stdlib's C encoder built once (``JSONEncoder.encode`` builds it on every call).
 
     Raises:
         TypeError: for a value with no JSON form.
     """
-    return _CANONICAL.encode(to_json_value(value))
+    data = to_json_value(value)
+    if _ONE_SHOT is None:
+        return _CANONICAL.encode(data)
+    return "".join(_ONE_SHOT(data, 0))
 
 
 def digest(value: object) -> str:

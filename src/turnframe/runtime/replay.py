@@ -79,7 +79,7 @@ def reduction_record(
     (:func:`recorded_registry`; docs/guides/canary-and-rollback.md "Replay under the recorded version").
     """
     understanding = to_json_value(inp.understanding)
-    cards = _CARDS.dump_python(inp.cards_on_screen, mode="json")
+    cards = _cards_json(inp.cards_on_screen)
     record: JSONObject = {
         "input": {
             "turn_id": inp.turn_id,
@@ -91,8 +91,8 @@ def reduction_record(
             "click": _click_json(inp.click, inp.cards_on_screen),
             "cards_on_screen": cards,
             "standing_do_not_submit": inp.standing_do_not_submit,
-            "waiting": _WAITING.dump_python(inp.waiting, mode="json"),
-            "linked_cards": _CARDS.dump_python(inp.linked_cards, mode="json"),
+            "waiting": _WAITING.dump_python(inp.waiting, mode="json") if inp.waiting else [],
+            "linked_cards": _cards_json(inp.linked_cards),
             "snapshots": [
                 {
                     "case": {"workflow": snap.case.workflow, "case_id": snap.case.case_id},
@@ -128,6 +128,19 @@ def recorded_registry(data: Any, registry: WorkflowRegistry) -> WorkflowRegistry
     return registry.pinned(known)
 
 
+def _cards_json(cards: tuple[Interaction, ...]) -> list[JSONValue]:
+    """Return ``cards`` as pydantic's JSON of them; no cards: ``[]``, with no dump to run.
+
+    A turn usually has no card on screen and none linked: the empty array is what the
+    dump gives for an empty tuple, without its call.
+    """
+    if not cards:
+        return []
+    out = _CARDS.dump_python(cards, mode="json")
+    assert isinstance(out, list)
+    return out
+
+
 def _acts_json(acts: tuple[ActInput, ...], understanding: Understanding) -> list[JSONValue]:
     """Return ``acts`` as JSON; an act's ``act`` is its id when the understanding holds it."""
     by_id = {a.id: a for a in understanding.acts}
@@ -145,7 +158,9 @@ def _acts_json(acts: tuple[ActInput, ...], understanding: Understanding) -> list
 def _click_json(click: ClickInput | None, on_screen: tuple[Interaction, ...]) -> JSONValue:
     """Return ``click`` as JSON; its card is the id when that card is on screen, unchanged."""
     whole: JSONValue
-    if click is None or click.interaction is None:
+    if click is None:  # what the dump gives for no click, without its call
+        return None
+    if click.interaction is None:
         whole = _CLICK.dump_python(click, mode="json")
         return whole
     card = click.interaction
