@@ -10,7 +10,7 @@ long as its keys and values are immutable too. Pure and synchronous, like the co
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar
 
 __all__ = ["FrozenMap"]
 
@@ -38,16 +38,7 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
     _items: dict[K, V]
     _hash: int | None
 
-    @overload
-    def __init__(self) -> None: ...
-
-    @overload
-    def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]], /) -> None: ...
-
-    @overload
-    def __init__(self: FrozenMap[str, V], /, **kwargs: V) -> None: ...
-
-    def __init__(self, items: Any = (), /, **kwargs: Any) -> None:
+    def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = (), /, **kwargs: V) -> None:
         object.__setattr__(self, "_items", dict(items, **kwargs))
         object.__setattr__(self, "_hash", None)
 

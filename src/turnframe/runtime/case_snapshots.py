@@ -11,9 +11,8 @@ snapshot is served only when all of these hold, checked on every hit:
   workflow or another registry never shares one);
 - the stored JSON equals the remembered JSON by type as well as value (:func:`same_json`):
   a row rewritten at the same revision is never served stale;
-- the typed state is immutable all the way down (:func:`immutable_state`), since the
-  snapshot's state is shared by every turn it is served to (a field mapping keys to
-  values is a :class:`~turnframe.core.frozen.FrozenMap`, not a ``dict``);
+- the typed state is immutable all the way down (:func:`immutable_state`: a mapping
+  field is a :class:`~turnframe.core.frozen.FrozenMap`), as turns share it;
 - the definition does not opt out (``memo_snapshots = False``).
 
 It relies on the contract of :class:`~turnframe.core.workflow.WorkflowDefinition`:
@@ -159,8 +158,7 @@ def json_fingerprint(value: Any) -> bytes | None:
     ``marshal`` format 2: it writes each value's exact type with its value (a float's
     IEEE bits), keeps dict order, and refuses subclasses and other classes; format 2 has
     no back-references, so the bytes depend on the values alone, never on which objects
-    are shared. Computed once per row read; the memo keeps the bytes (immutable), never
-    the row's dict.
+    are shared. Computed once per row read; the memo keeps the bytes, never the dict.
     """
     try:
         return marshal.dumps(value, 2)
@@ -318,9 +316,9 @@ class SnapshotMemo:
         self._capacity = capacity
         self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
         self.hits = 0
-        """How many snapshots were served from the memo (tests read it)."""
         self.misses = 0
-        """How many snapshots were computed (no entry, a failed check, a mutable state)."""
+        """Snapshots served from the memo (``hits``) and computed (no entry, a failed check,
+        a mutable state); tests read them."""
 
     @property
     def capacity(self) -> int:
@@ -392,8 +390,7 @@ class SnapshotMemo:
     def _remember(self, key: _Key, entry: _Entry) -> None:
         """Keep ``entry`` as the newest; drop the least recently used beyond capacity.
 
-        Safe against another thread's turn using the same memo meanwhile (a ``KeyError``
-        there only means the other thread moved or dropped the same entry).
+        Thread-safe: a ``KeyError`` only means another turn moved or dropped the entry.
         """
         entries = self._entries
         entries[key] = entry
