@@ -9,11 +9,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import (  # type: ignore[attr-defined]
+    c_make_encoder,
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any, cast
 
 from turnframe.core.ids import CaseRef, JSONValue
@@ -172,26 +176,41 @@ def to_json_value(value: object) -> JSONValue:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 """``json.dumps(…, sort_keys=True, separators=(",", ":"))``'s encoder, built once (not per call)."""
 
-# The C encoder ``_CANONICAL.encode`` builds on every call (``JSONEncoder.iterencode``
-# makes it afresh, with a new cycle-marker dict), built once: the same function with
-# the same arguments but no cycle markers, which ``to_json_value``'s output never needs
-# (every container in it is built fresh, so none holds itself). ``None`` where the
-# interpreter has no C accelerator (``_CANONICAL.encode`` is used then).
-_ONE_SHOT: Callable[[object, int], Sequence[str]] | None = (
-    None
-    if c_make_encoder is None
-    else c_make_encoder(
+
+def one_shot(encoder: json.JSONEncoder) -> Callable[[object], str]:
+    """Return ``encoder.encode`` with its C encoder built once (``str`` → ``str``).
+
+    ``JSONEncoder.encode`` builds a C encoder object on every call (about half the time
+    of encoding a small value); this builds it once with the arguments ``encode`` passes,
+    so the text is the same, except that no cycle markers are kept: a value holding
+    itself raises ``RecursionError`` instead of ``ValueError``. Fit for values whose
+    containers are built fresh (``to_json_value``'s output) or checked by the caller.
+    Without the C speed-ups (another interpreter), ``encoder.encode`` itself.
+
+    Raises (from the returned function):
+        TypeError: a value with no JSON form; ValueError: NaN with ``allow_nan=False``.
+    """
+    if c_make_encoder is None:  # pragma: no cover - CPython has the speed-ups
+        return encoder.encode
+    run = c_make_encoder(
         None,  # no cycle markers
-        _CANONICAL.default,
-        encode_basestring_ascii,
+        encoder.default,
+        encode_basestring_ascii if encoder.ensure_ascii else encode_basestring,
         None,  # no indent
-        _CANONICAL.key_separator,
-        _CANONICAL.item_separator,
-        True,  # sort_keys
-        False,  # skipkeys
-        True,  # allow_nan
+        encoder.key_separator,
+        encoder.item_separator,
+        encoder.sort_keys,
+        encoder.skipkeys,
+        encoder.allow_nan,
     )
-)
+
+    def encode(value: object) -> str:
+        return "".join(run(value, 0))
+
+    return encode
+
+
+_canonical = one_shot(_CANONICAL)
 
 
 def canonical_json(value: object) -> str:
@@ -204,10 +223,7 @@ def canonical_json(value: object) -> str:
     Raises:
         TypeError: for a value with no JSON form.
     """
-    data = to_json_value(value)
-    if _ONE_SHOT is None:
-        return _CANONICAL.encode(data)
-    return "".join(_ONE_SHOT(data, 0))
+    return _canonical(to_json_value(value))
 
 
 def digest(value: object) -> str:

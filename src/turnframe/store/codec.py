@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from json.encoder import c_make_encoder, encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -33,6 +33,7 @@ from pydantic_core import PydanticSerializationError
 from pydantic_core import from_json as _from_json
 from pydantic_core import to_json as _to_json
 
+from turnframe.core.canonical import one_shot
 from turnframe.core.events import DomainEvent, OutboxMessage
 from turnframe.core.ids import CaseRef, JSONObject, JSONValue
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionSpec
@@ -85,35 +86,7 @@ _ASCII = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, check_circul
 _string = encode_basestring  # str → its JSON text, as _COMPACT writes it (C speed-up)
 
 
-def _one_shot(encoder: json.JSONEncoder) -> Callable[[object], str]:
-    """Return ``encoder.encode``, its C encoder built once when the interpreter has one.
-
-    ``JSONEncoder.encode`` builds a C encoder object on every call (about half the
-    time of encoding a small value); this builds it once, with the same arguments
-    ``encode`` passes it, so the text is the same. Without the C speed-ups (another
-    interpreter), ``encoder.encode`` itself.
-    """
-    if c_make_encoder is None:  # pragma: no cover - CPython has the speed-ups
-        return encoder.encode
-    run = c_make_encoder(
-        None,  # markers: check_circular=False (deep or circular values: RecursionError)
-        encoder.default,
-        encode_basestring_ascii if encoder.ensure_ascii else encode_basestring,
-        None,  # indent
-        encoder.key_separator,
-        encoder.item_separator,
-        encoder.sort_keys,
-        encoder.skipkeys,
-        encoder.allow_nan,
-    )
-
-    def encode(value: object) -> str:
-        return "".join(run(value, 0))
-
-    return encode
-
-
-_compact, _ascii = _one_shot(_COMPACT), _one_shot(_ASCII)
+_compact, _ascii = one_shot(_COMPACT), one_shot(_ASCII)  # C encoders built once
 
 
 def dumps(value: object) -> str:
