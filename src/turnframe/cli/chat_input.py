@@ -14,9 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = ["Line", "read_lines"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Line:
     """One line of input.

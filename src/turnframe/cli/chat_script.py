@@ -23,6 +23,7 @@ from typing import Any
 
 from turnframe.cli.chat_screen import example_script
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.eval.models import EXAMPLE_SCRIPT, read_answers
 from turnframe.providers import ScriptedProvider
 
@@ -34,6 +35,7 @@ def normal(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ChatScript:
     """The messages of a chat script and each one's answers table.

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import anyio
 
 from turnframe.core import Actor, TurnInput, Understanding
+from turnframe.core.fast_init import fast_init
 from turnframe.runtime import Runtime, TurnResult
 from turnframe.understand import Brief, UnderstandingResult
 
@@ -35,6 +36,7 @@ class ProposeNothing:
         return UnderstandingResult(understanding=Understanding(), model_calls=0)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Closed:
     """How a cancelled turn was closed.

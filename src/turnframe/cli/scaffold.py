@@ -25,6 +25,7 @@ from string import Template
 
 import turnframe
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 
 __all__ = [
     "DEFAULT_RECORD",
@@ -60,6 +61,7 @@ _TEMPLATE_CLASSES = frozenset(
 )  # fmt: skip
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class AppFiles:
     """A rendered app: relative POSIX paths → file text (UTF-8), and the names it used."""

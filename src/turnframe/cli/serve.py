@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from turnframe.core.errors import TurnframeError, UsageError
+from turnframe.core.fast_init import fast_init
 
 __all__ = ["ServeSettings", "add_commands", "run_demo_web", "run_serve", "worker_app"]
 
@@ -32,6 +33,7 @@ DSN_VAR = "TURNFRAME_POSTGRES_DSN"
 FACTORY = "turnframe.cli.serve:worker_app"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServeSettings:
     """What every worker needs to build the same app (JSON in ``TURNFRAME_SERVE_SETTINGS``).

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = [
     "CardAnswer",
     "Constraint",
@@ -34,6 +36,7 @@ class EvidenceSource(StrEnum):
     ATTACHMENT = "attachment"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProposedTarget:
     """Which record an act or question is about, as understanding proposes it.
@@ -54,6 +57,7 @@ class ProposedTarget:
     new: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SemanticAct:
     """One thing the user appears to want, in the vocabulary of the active workflows.
@@ -78,6 +82,7 @@ class SemanticAct:
     hypothetical: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Question:
     """A read-only question framed on its record and topic.
@@ -109,6 +114,7 @@ class ConstraintScope(StrEnum):
     STANDING = "standing"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Constraint:
     """A constraint on the turn or the conversation, e.g. "don't submit yet".
@@ -124,6 +130,7 @@ class Constraint:
     scope: ConstraintScope = ConstraintScope.TURN
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardAnswer:
     """An answer to a card inferred from text; binds more weakly than a click (ADR 0006).
@@ -139,6 +146,7 @@ class CardAnswer:
     option: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Link:
     """A relation understanding drew between two acts of the turn.
@@ -156,6 +164,7 @@ class Link:
     cancels: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Understanding:
     """The whole proposal for one turn.

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 
 __all__ = [
@@ -127,6 +128,7 @@ class ClaimMode(StrEnum):
     """The effect is external: the reply claims only the external status reached so far."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandPolicy:
     """The policy of one command (docs/invariants.md I4, I17; docs/adr/0013-cards-show-what-they-do.md).
@@ -256,6 +258,7 @@ CONSERVATIVE_POLICY = CommandPolicy(
 """The policy of a command whose operation declares none (docs/adr/0013-cards-show-what-they-do.md): unknown, confirmed."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DirectUserAct:
     """A low-risk act the user asked for in this turn, needing no card.
@@ -268,6 +271,7 @@ class DirectUserAct:
     kind: Literal["direct_user_act"] = "direct_user_act"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConfirmedInteraction:
     """A card of a specific kind, clicked (I16, I17).
@@ -294,6 +298,7 @@ class ConfirmedInteraction:
     kind: Literal["confirmed_interaction"] = "confirmed_interaction"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PolicyDecision:
     """An internal policy decision (e.g. a scheduled expiry).
@@ -306,6 +311,7 @@ class PolicyDecision:
     kind: Literal["policy_decision"] = "policy_decision"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VerifiedCallback:
     """An external callback whose authenticity was verified before it became an origin.
@@ -331,6 +337,7 @@ def origin_is_server_issued(origin: object) -> bool:
     return type(origin) in _ORIGIN_TYPES
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandEnvelope:
     """A command ready to commit (docs/architecture.md "Commands").

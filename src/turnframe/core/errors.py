@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = [
     "DomainError",
     "FailureClass",
@@ -41,6 +43,7 @@ class Severity(StrEnum):
     CRITICAL = "critical"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FailureClass:
     """How a failure is classified (docs/architecture.md "Failures").

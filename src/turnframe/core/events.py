@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 
 __all__ = ["DomainEvent", "EventDraft", "OutboxMessage", "Receipt"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventDraft:
     """An event an executor decided, before the store gave it an id.
@@ -27,6 +29,7 @@ class EventDraft:
     operation: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DomainEvent:
     """A committed event: the claim ledger's unit (I15).
@@ -52,6 +55,7 @@ class DomainEvent:
     idempotency_key: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Receipt:
     """An authoritative statement rendered from committed events (I15).
@@ -71,6 +75,7 @@ class Receipt:
     locale: str = "en"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OutboxMessage:
     """An external effect to deliver at least once, committed with its events.

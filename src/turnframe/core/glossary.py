@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from turnframe.core.errors import RegistryError
+from turnframe.core.fast_init import fast_init
 
 __all__ = ["GLOSSARY_TERM_LIMIT", "GlossaryEntry", "checked_glossary"]
 
@@ -21,6 +22,7 @@ GLOSSARY_TERM_LIMIT = 400
 """The most characters a glossary term or meaning may hold (server-authored copy, short)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GlossaryEntry:
     """One term of a domain's glossary, in one language.

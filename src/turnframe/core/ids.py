@@ -13,6 +13,8 @@ from typing import TypeAlias
 
 from typing_extensions import TypeAliasType
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = ["Actor", "CaseRef", "JSONValue", "JSONObject"]
 
 JSONValue = TypeAliasType(
@@ -25,6 +27,7 @@ JSONObject: TypeAlias = dict[str, JSONValue]
 """A JSON object: the serialised shape of states, event data and payloads."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Actor:
     """Who acts in a turn.

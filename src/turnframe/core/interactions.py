@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from turnframe.core.acts import SemanticAct
 from turnframe.core.canonical import digest
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 
 __all__ = [
@@ -63,6 +64,7 @@ class InteractionStatus(StrEnum):
     it can never execute, and a click on it returns this resolution."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionOption:
     """One option of a card.
@@ -83,6 +85,7 @@ class InteractionOption:
     value: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PendingAct:
     """An act a card parks: resumed after a selection, or authorised by a confirmation.
@@ -109,6 +112,7 @@ class PendingAct:
     part_args: Mapping[str, str] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RenderedArgument:
     """One argument of a proposed command, as the domain renders it for a card (ADR 0003).
@@ -125,6 +129,7 @@ class RenderedArgument:
     value: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProposedCommand:
     """A command a Confirm or Review card authorises, exactly as the card shows it (ADR 0003, I7).
@@ -146,6 +151,7 @@ class ProposedCommand:
     rendered: tuple[RenderedArgument, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionSpec:
     """What a card asks, as the reducer plans it; immutable once persisted (I7).
@@ -193,6 +199,7 @@ class InteractionSpec:
         return digest(self)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionResolution:
     """How a card was resolved; a second click returns it unchanged.
@@ -210,6 +217,7 @@ class InteractionResolution:
     results: Mapping[str, str] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Interaction:
     """A persisted card.

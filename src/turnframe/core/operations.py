@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from turnframe.core.commands import CONSERVATIVE_POLICY, CommandPolicy
+from turnframe.core.fast_init import fast_init
 
 __all__ = ["ArgumentKind", "ArgumentSpec", "OperationSpec"]
 
@@ -40,6 +41,7 @@ class ArgumentKind(StrEnum):
     internal id the user cannot know (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgumentSpec:
     """One argument of an operation.
@@ -79,6 +81,7 @@ class ArgumentSpec:
         return self.labels.get(locale) or self.labels.get(locale[:2]) or self.label or self.name
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OperationSpec:
     """An operation a workflow registers, e.g. ``trip.add_extra``.

@@ -12,6 +12,7 @@ from typing import Protocol
 from turnframe.core.acts import Question
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.events import EventDraft
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import OutboxDraft
@@ -27,6 +28,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoadedCase:
     """A case's stored state and revision.
@@ -42,6 +44,7 @@ class LoadedCase:
     revision: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Transition:
     """What applying a batch of commands produced, for the store to commit atomically.
@@ -103,6 +106,7 @@ class WorkflowExecutor(Protocol):
         ...
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DirectoryEntry:
     """A record an actor may address.
@@ -152,6 +156,7 @@ class CaseDirectory(Protocol):
         ...
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Subject:
     """A record a question is about, as the knowledge source sees it.

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from turnframe.core.events import Receipt
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Claim:
     """An operational outcome a block asserts; valid only with committed event ids (I15).
@@ -41,6 +43,7 @@ class Claim:
     event_ids: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerBlock:
     """An answer to one question, on an explicit basis.
@@ -64,6 +67,7 @@ class AnswerBlock:
         return ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TransitionBlock:
     """Words that lead on: the one thing to ask next.
@@ -85,6 +89,7 @@ class TransitionBlock:
         return ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReceiptBlock:
     """An authoritative receipt rendered from committed events.
@@ -108,6 +113,7 @@ class ReceiptBlock:
         return (Claim(operation=r.operation, case=r.case, event_ids=r.event_ids),)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NoticeBlock:
     """A notice: a refusal's own sentence, a standing constraint, an unreadable unit.
@@ -129,6 +135,7 @@ class NoticeBlock:
         return ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OptionView:
     """An option as shown: id and server-written label only (I7)."""
@@ -137,6 +144,7 @@ class OptionView:
     label: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionBlock:
     """A persisted card as shown (I6: only ever built from a persisted interaction).
@@ -167,6 +175,7 @@ class InteractionBlock:
         return ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArtifactBlock:
     """A server-produced artifact (a document, a summary table).

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 
 __all__ = ["PlannedActResult", "ResultStatus"]
@@ -28,6 +29,7 @@ class ResultStatus(StrEnum):
     ANSWERED = "answered"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlannedActResult:
     """The one result of an act, question or card answer.

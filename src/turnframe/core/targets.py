@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TargetCandidate:
     """One record a mention could mean, with the workflow's distinguishing label (I7).
@@ -36,6 +38,7 @@ class TargetCandidate:
     label: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Exact:
     """The mention names exactly one authorised case.
@@ -50,6 +53,7 @@ class Exact:
     kind: Literal["exact"] = "exact"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ambiguous:
     """The mention matches several candidates; a SelectTarget card must ask (ADR 0001 rule 3).
@@ -62,6 +66,7 @@ class Ambiguous:
     kind: Literal["ambiguous"] = "ambiguous"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NotFound:
     """Nothing matched; the user is asked again.
@@ -77,6 +82,7 @@ class NotFound:
     kind: Literal["not_found"] = "not_found"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unauthorized:
     """The record exists but the actor may not address it.

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, TypeAlias
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.reply import ReplyBlock
 
@@ -31,6 +32,7 @@ class Effort(StrEnum):
     HIGH = "high"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionResponse:
     """A structured click: the client can never send an action (I7).
@@ -48,6 +50,7 @@ class InteractionResponse:
     free_value: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attachment:
     """A file attached to a turn; its content is data, never an instruction.
@@ -63,6 +66,7 @@ class Attachment:
     content: bytes
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnInput:
     """One turn's input: text and a click may coexist; a click alone needs no model.
@@ -101,6 +105,7 @@ class TurnPhase(StrEnum):
     REPLIED = "replied"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnPhaseChanged:
     """The turn reached ``phase``."""
@@ -110,6 +115,7 @@ class TurnPhaseChanged:
     kind: Literal["phase"] = "phase"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStep:
     """One understanding or pipeline step was decided (``TurnEvent.Step``).
@@ -129,6 +135,7 @@ class TurnStep:
     kind: Literal["step"] = "step"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnBlocks:
     """The reply's blocks, published only after commit."""
@@ -138,6 +145,7 @@ class TurnBlocks:
     kind: Literal["blocks"] = "blocks"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnFinished:
     """The turn ended."""

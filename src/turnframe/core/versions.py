@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnframe.core.errors import DomainError, RegistryError
+from turnframe.core.fast_init import fast_init
 
 __all__ = ["CaseVersionMismatch", "Rollout", "VersionRouting", "bucket", "read_state"]
 
@@ -39,6 +40,7 @@ def bucket(workflow: str, account: str, conversation_id: str) -> float:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") / _SPAN
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rollout:
     """Send part of the traffic of one workflow to a candidate version.
@@ -78,6 +80,7 @@ class Rollout:
         return self.share > 0 and bucket(self.workflow, account, conversation_id) < self.share
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VersionRouting:
     """A deployment's rule for which workflow version each turn runs.

@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONValue
 
 __all__ = ["BlockingRequirement", "Notice", "Obligation", "Outcome", "WorkflowView"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Obligation:
     """Something still open on a case, possibly parameterised.
@@ -30,6 +32,7 @@ class Obligation:
     waits_for: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BlockingRequirement:
     """The one decision the user owns right now on a case (at most one, I5).
@@ -43,6 +46,7 @@ class BlockingRequirement:
     reason: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Notice:
     """Informational text a view carries (never an instruction to a model).
@@ -56,6 +60,7 @@ class Notice:
     params: Mapping[str, JSONValue] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Outcome:
     """How a finished case ended; present only when the workflow is genuinely complete.
@@ -67,6 +72,7 @@ class Outcome:
     code: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkflowView:
     """A case as projected for one turn (docs/architecture.md "Workflows").

@@ -27,6 +27,7 @@ from turnframe.core.commands import (
 )
 from turnframe.core.errors import DomainError, RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
+from turnframe.core.fast_init import fast_init
 from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.guard import GuardedDefinition
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue
@@ -61,6 +62,7 @@ __all__ = [
 S = TypeVar("S")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Amount:
     """A sum of money as code read it from the user's words (docs/adr/0015-values-in-the-turns-locale.md).
@@ -80,6 +82,7 @@ ArgValue: TypeAlias = str | int | Decimal | Amount | date | CaseRef
 amount, a date or a record."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Refusal:
     """The domain refuses an act or command, in its own words.
@@ -95,6 +98,7 @@ class Refusal:
     sentence: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommandText:
     """A proposed command as the domain words it for a card (ADR 0003, ``render_command``).
@@ -110,6 +114,7 @@ class CommandText:
     arguments: tuple[RenderedArgument, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PartCandidate:
     """A part of a record (an extra, a passenger, a line item) the user's words could name.
@@ -128,6 +133,7 @@ class PartCandidate:
     label: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Replayed:
     """A case's state after the turn's planned commands, carried to its next compile (ADR 0004).
@@ -177,6 +183,7 @@ class Replayed:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Compiled:
     """The typed commands an act compiles to; empty means "no change".
@@ -201,6 +208,7 @@ class Compiled:
     validated: bool = field(default=False, compare=False)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompileRequest(Generic[S]):
     """Everything compilation may read (pure).
@@ -234,6 +242,7 @@ class CompileRequest(Generic[S]):
     replayed: Replayed | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExecutionContext:
     """What pure execution may read besides state and command.
@@ -251,6 +260,7 @@ class ExecutionContext:
     turn_id: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OutboxDraft:
     """An external effect to commit with the events (docs/architecture.md "Stores").
@@ -264,6 +274,7 @@ class OutboxDraft:
     payload: JSONObject = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Execution(Generic[S]):
     """The pure result of applying one command to a state.

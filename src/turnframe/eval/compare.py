@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.eval.report import RUN_FORMAT
 
@@ -105,6 +106,7 @@ def read_run(path: str | Path) -> RunFile:
         raise UsageError(f"{path}: {where}: {first['msg']}") from None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskDelta:
     """One task's scores in both runs.

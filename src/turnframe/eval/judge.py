@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnframe.core.errors import TurnFailure, UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.reply import ReplyBlock
 from turnframe.eval.dataset import EvalCase
@@ -89,6 +90,7 @@ MAX_VOTES = 25
 """The most votes a run may ask for."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplyView:
     """What the judge is shown of one turn: only what its reply displays, and the message.
@@ -201,6 +203,7 @@ def judge_task(view: ReplyView, checks: Mapping[str, str]) -> Task:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JudgeVote:
     """One vote: valid with a verdict per check, or invalid with the exact error.
@@ -229,6 +232,7 @@ class JudgeVote:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JudgeResult:
     """Every vote on one reply and what their majority decided.

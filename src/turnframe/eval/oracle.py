@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.eval.dataset import EvalAct, EvalCase
 from turnframe.providers import Capabilities, ModelRequest, ScriptedProvider
 from turnframe.understand.words import normalize
@@ -20,6 +21,7 @@ from turnframe.understand.words import normalize
 __all__ = ["OracleReading", "oracle_provider"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _Unit:
     id: str

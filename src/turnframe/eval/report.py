@@ -15,6 +15,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.eval.judge import JudgeResult
 
@@ -92,6 +93,7 @@ class Score:
         return 2 * p * r / (p + r) if p + r else 0.0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CaseCost:
     """What one message cost the system under test (the judge's calls are not in it).

@@ -22,6 +22,7 @@ from typing import Any
 
 from turnframe.core.acts import Understanding
 from turnframe.core.errors import TurnframeError, UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.turn import Effort
 from turnframe.eval.shadow_diff import plan_differences, plan_side
@@ -121,6 +122,7 @@ def _unreadable(exc: Exception) -> str:
     return f"the record could not be read: {type(exc).__name__}: {exc}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _RecordedReading:
     """The replay record's ``reading`` and ``calls``, checked before anything uses them."""

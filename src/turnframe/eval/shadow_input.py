@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from turnframe.core.acts import SemanticAct, Understanding
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.targets import (
     Ambiguous,
@@ -48,6 +49,7 @@ OUTSIDE = "target outside the recorded snapshots"
 """The words every *outside* finding starts with (docs/shadow.md "Outside the record")."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ShadowInput:
     """The reducer's input for a shadow reading, or why there is none.

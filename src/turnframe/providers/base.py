@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.providers.errors import CapabilityMissing
 
@@ -45,6 +46,7 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Capabilities:
     """What a (provider, model) pair can do, declared, never guessed at run time.
@@ -107,6 +109,7 @@ SCHEMA_KEYWORDS = (
 """Every JSON-Schema keyword the task schemas use (``turnframe.tasks.schema``)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelProfile:
     """One (provider, model) pair with its declared capabilities.
@@ -136,6 +139,7 @@ class ModelProfile:
         return {k: self.capabilities.enforces(k) for k in SCHEMA_KEYWORDS}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Needs:
     """What a task needs of a model.
@@ -172,6 +176,7 @@ def require(profile: ModelProfile, needs: Needs) -> None:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Message:
     """One message of a request.
@@ -185,6 +190,7 @@ class Message:
     content: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolSpec:
     """A tool the model may call.
@@ -200,6 +206,7 @@ class ToolSpec:
     schema: JSONObject
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCall:
     """One tool call the model made, in the order it made them.
@@ -218,6 +225,7 @@ class ToolCall:
     synthetic_id: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """A normalized request: messages and the strict output schema.
@@ -312,6 +320,7 @@ class Enforcement(StrEnum):
     NONE = "none"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
     """Tokens a call used."""
@@ -320,6 +329,7 @@ class Usage:
     completion_tokens: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     """A normalized response.

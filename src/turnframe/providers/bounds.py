@@ -25,6 +25,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = [
     "DEFAULT_BOUNDS",
     "AnswerBounds",
@@ -36,6 +38,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerBounds:
     """The limits every answer is held to before and while it is read.

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from turnframe.core.errors import InvariantBroken
+from turnframe.core.fast_init import fast_init
 from turnframe.core.turn import TurnEvent, TurnPhase
 from turnframe.providers.base import ModelRequest, ModelResponse, Provider
 from turnframe.providers.errors import CapabilityMissing, ProviderError
@@ -65,6 +66,7 @@ class CommitFence:
         _COMMITTED.set(False)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attempt:
     """One candidate tried for one call.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.ports import CaseDirectory, KnowledgeSource, WorkflowExecutor
 from turnframe.core.workflow import WorkflowRegistry
@@ -58,6 +59,7 @@ class RecordSeeder(Protocol):
         ...
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefLimits:
     """How many records a brief may add beyond the surface's (docs/adr/0020-what-a-brief-shows.md).
@@ -113,6 +115,7 @@ class BriefLimits:
             )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Application:
     """What an adopter hands the runtime: one object naming everything its domain brings.
@@ -193,6 +196,7 @@ class Application:
             )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NarrationConfig:
     """What the runtime says while a turn is read (docs/architecture.md "Budgets and records").

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from turnframe.core.commands import VerifiedCallback
 from turnframe.core.errors import FailureClass, Severity, TurnFailure
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 
 __all__ = ["CallbackRejected", "SignedCallback", "sign_callback", "verify_callback"]
@@ -32,6 +33,7 @@ class CallbackRejected(TurnFailure):
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SignedCallback:
     """A verified callback: its origin and its JSON body.

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from turnframe.core.events import DomainEvent
+from turnframe.core.fast_init import fast_init
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.claim_words import CLAIM_STEMS, FUNCTION_WORDS, language, tokens
@@ -70,6 +71,7 @@ class FactKind(StrEnum):
     ANSWER = "answer"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Fact:
     """A code-written fact a model sentence may speak about.

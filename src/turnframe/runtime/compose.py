@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from turnframe.core.events import Receipt
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import (
@@ -27,6 +28,7 @@ from turnframe.core.results import PlannedActResult, ResultStatus
 __all__ = ["AskNext", "compose_reply"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AskNext:
     """The one thing to ask next, chosen by code.

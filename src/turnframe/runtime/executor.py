@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from turnframe.core.commands import CommandEnvelope
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import WorkflowRegistry
@@ -113,6 +114,7 @@ class Listed(NamedTuple):
     typed: Any
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DirectoryPage:
     """One page of a directory's answer, in creation order.

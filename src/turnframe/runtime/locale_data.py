@@ -16,6 +16,8 @@ from functools import lru_cache
 from babel import Locale, UnknownLocaleError
 from babel.localedata import locale_identifiers
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = ["DateData", "NumberData", "date_data", "fold", "locale_of", "number_data"]
 
 _ORDINAL_SUFFIXES: dict[str, frozenset[str]] = {
@@ -97,6 +99,7 @@ def _literal_words(pattern: str) -> set[str]:
     return words
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DateData:
     """What reading a date in one locale needs (all words folded, see :func:`fold`).
@@ -168,6 +171,7 @@ def date_data(tag: str) -> DateData:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NumberData:
     """What reading a number or an amount in one locale needs.

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.mentions import bare
 from turnframe.store.base import TurnStore
@@ -105,6 +106,7 @@ def kind_words(registry: WorkflowRegistry, workflow: str) -> frozenset[str]:
     return frozenset(form for noun in nouns for form in plural_forms(noun))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class MentionWords:
     """A mention split by :func:`identify`.

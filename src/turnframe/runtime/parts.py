@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from turnframe.core.canonical import digest
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.results import PlannedActResult, ResultStatus
@@ -56,6 +57,7 @@ WAITING = "waiting_for_records"
 """Conversation state: acts waiting for a record the user named (ADR 0007), oldest first."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RuntimeParts:
     """What one turn runs with: the runtime's parts, read when the turn starts.

@@ -12,6 +12,7 @@ from typing import Any
 
 from turnframe.core.acts import SemanticAct, Understanding
 from turnframe.core.commands import CommandEnvelope
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import (
     Interaction,
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CaseSnapshot:
     """A loaded, projected case.
@@ -58,6 +60,7 @@ class CaseSnapshot:
     label: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActInput:
     """An act with what the runtime resolved for it before reduction.
@@ -84,6 +87,7 @@ class ActInput:
     part_args: Mapping[str, str] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WaitingAct:
     """An act carried from reply to reply until a record the user named exists (ADR 0007).
@@ -103,6 +107,7 @@ class WaitingAct:
     name: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClickInput:
     """A structured click, with the card it names as the store returned it.
@@ -120,6 +125,7 @@ class ClickInput:
     pending: tuple[ActInput, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReductionInput:
     """Everything the reducer reads. Pure data.
@@ -155,6 +161,7 @@ class ReductionInput:
     linked_cards: tuple[Interaction, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlannedBatch:
     """Commands that commit as one unit (I14).
@@ -176,6 +183,7 @@ class PlannedBatch:
     card: tuple[str, str] | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlannedCard:
     """A card to persist before the reply refers to it (I6).
@@ -189,6 +197,7 @@ class PlannedCard:
     item_ids: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardClose:
     """A card closed without a command (declined, stale, withdrawn, selection resumed).
@@ -209,6 +218,7 @@ class CardClose:
     results: Mapping[str, str]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Plan:
     """The execution plan. Nothing in it has happened yet.

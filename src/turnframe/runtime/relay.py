@@ -30,6 +30,7 @@ from typing import Protocol
 import anyio
 
 from turnframe.core.events import OutboxMessage
+from turnframe.core.fast_init import fast_init
 from turnframe.store.errors import StoreError
 from turnframe.store.outbox import ClaimedMessage, OutboxRelayStore
 
@@ -47,6 +48,7 @@ class DeliveryKind(StrEnum):
     UNKNOWN = "unknown"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Delivery:
     """The outcome of a delivery or reconciliation attempt.

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONValue
 from turnframe.core.interactions import Interaction
 from turnframe.core.ports import CaseDirectory, DirectoryEntry
@@ -61,6 +62,7 @@ CASES = "cases"
 """Conversation state: the cases the conversation's turns were on, oldest first (``"w/id"``)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefScope:
     """The records a bounded brief shows.

@@ -15,6 +15,7 @@ from typing import Any
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.errors import DomainError, InvariantBroken
 from turnframe.core.events import EventDraft
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.ports import LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
@@ -25,6 +26,7 @@ from turnframe.store.base import CommitRequest, CommitResult, TurnStore
 __all__ = ["IndexedTransition", "apply_commands", "journal_commit", "search_text_of"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class IndexedTransition(Transition):
     """A :class:`~turnframe.core.ports.Transition` that also carries the case's search text.

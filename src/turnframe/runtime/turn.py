@@ -12,6 +12,7 @@ from typing import Any
 
 from turnframe.core.acts import SemanticAct, Understanding
 from turnframe.core.events import DomainEvent, Receipt
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.ports import DirectoryEntry
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BatchRequest:
     """A planned commit with the acts it carries.
@@ -56,6 +58,7 @@ class BatchRequest:
     typed: tuple[JSONObject, Any] | None = field(default=None, compare=False)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class QuestionRef:
     """A question with the cases it was resolved to.
@@ -73,6 +76,7 @@ class QuestionRef:
     cases: tuple[CaseRef, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PreparedTurn:
     """Everything decided before the first commit; persisted with phase ``committing``.
@@ -148,6 +152,7 @@ class PreparedTurn:
     seen: tuple[tuple[str, int], ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnResult:
     """What a turn did.
@@ -181,6 +186,7 @@ class TurnResult:
     reply_calls: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Loaded:
     """The turn's context after loading and projecting.
@@ -213,6 +219,7 @@ class Loaded:
     records_cut: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResolvedAct:
     """One act with its target resolved and its record arguments read (resolve step).
@@ -230,6 +237,7 @@ class ResolvedAct:
     bad_args: dict[str, str]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Understood:
     """What understanding proposed (empty for a click-only turn).
@@ -247,6 +255,7 @@ class Understood:
     reading: JSONObject = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Compiled:
     """The commits to make and every act's result so far.
@@ -260,6 +269,7 @@ class Compiled:
     batches: tuple[BatchRequest, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Committed:
     """What the commit step did, with the results and notices it leaves for the reply.
@@ -289,6 +299,7 @@ class Committed:
     resumed: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PersistedCards:
     """The cards the turn persisted after its commits (I5, I6).
@@ -304,6 +315,7 @@ class PersistedCards:
     notices: list[tuple[str, str, str | None]]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reprojected:
     """The turn's outcome re-read from the store after commit: what the reply is built from.
@@ -323,6 +335,7 @@ class Reprojected:
     ask_next: AskNext | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Composed:
     """The reply as it will be persisted and returned.

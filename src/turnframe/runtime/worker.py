@@ -27,6 +27,7 @@ from typing import Protocol
 import anyio
 
 from turnframe.core.errors import TurnFailure, TurnframeError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.turn import TurnInput
 from turnframe.runtime.orchestrator import Runtime
@@ -69,6 +70,7 @@ class LocalConversationLocks:
                 self._locks[key] = (lock, users - 1)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnJob:
     """A turn to run.
@@ -86,6 +88,7 @@ class TurnJob:
     in_view: tuple[CaseRef, ...] | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnOutcome:
     """What became of a job: its result, or the classified failure.

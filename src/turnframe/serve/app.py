@@ -24,6 +24,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from turnframe.core.fast_init import fast_init
 from turnframe.runtime import Application, NarrationConfig, Runtime
 from turnframe.runtime.ports import Clock
 from turnframe.serve import inspect_routes, routes
@@ -50,6 +51,7 @@ StoreSource = TurnStore | Callable[[], Awaitable[TurnStore]]
 _SHUTDOWN_GRACE_SECONDS = 5.0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RouteSpec:
     """One route of the table both Starlette and the OpenAPI document are built from.

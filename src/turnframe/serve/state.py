@@ -13,6 +13,7 @@ from typing import Protocol
 
 from starlette.requests import Request
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor
 from turnframe.core.turn import TurnEvent
 from turnframe.serve.models import (
@@ -29,6 +30,7 @@ Authenticator = Callable[[Request], Awaitable[Actor]]
 """Who is acting: given the request, the actor, or a raised refusal (401/403 problem)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamEvent:
     """One event of a turn's stream.
@@ -113,6 +115,7 @@ class TurnService(Protocol):
         ...
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServeConfig:
     """The server's settings.
@@ -146,6 +149,7 @@ class ServeConfig:
     recover_idle_seconds: float = 60.0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServeState:
     """``request.app.state.turnframe``: what every route reads.

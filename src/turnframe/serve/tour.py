@@ -29,6 +29,7 @@ from turnframe.core import (
 )
 from turnframe.core.acts import EvidenceSource
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.runtime import Application
 from turnframe.runtime.parts import handle
 from turnframe.testing.scenario import prepare_scenario, seeder_for
@@ -69,6 +70,7 @@ class TourUnderstanding(ScriptedUnderstanding):
         return await super().understand(brief)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TourReader:
     """Reads the tour's messages (a :data:`~turnframe.serve.service.Reader`).

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from turnframe.core.events import DomainEvent, OutboxMessage
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
 from turnframe.store import _sqlite_search as search
@@ -688,6 +689,7 @@ def load_replay(conn: sqlite3.Connection, account: str, turn_id: str) -> JSONObj
 
 
 # the folded turn writes (docs/adr/0024-four-writes-per-turn.md) ---------------------------
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EncodedCommit:
     """A commit request with its JSON already encoded (the arguments of :func:`commit`)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.reply import ReplyBlock
@@ -68,6 +69,7 @@ replay record), ``commit`` per request and ``close_interaction`` per close, then
 and ``set_turn_phase`` (docs/adr/0024-four-writes-per-turn.md)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CaseRow:
     """A stored case.
@@ -90,6 +92,7 @@ class CaseRow:
     workflow_version: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnRecord:
     """A turn as persisted (docs/architecture.md "Failures": the phase drives crash recovery).
@@ -115,6 +118,7 @@ class TurnRecord:
     attempts: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionCas:
     """A compare-and-set on a card inside a commit: open → ``status`` (I16).
@@ -130,6 +134,7 @@ class InteractionCas:
     resolution: InteractionResolution
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommitRequest:
     """One atomic commit to one case.
@@ -177,6 +182,7 @@ class CommitRequest:
     workflow_version: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommitResult:
     """What a commit wrote, or what the first commit under the same key wrote.
@@ -200,6 +206,7 @@ CommitRefusal = RevisionConflict | InteractionAlreadyResolved | IdempotencyKeyRe
 """The refusals of one commit inside :meth:`TurnStore.commit_plan`, returned as values."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlanCommit:
     """A turn's committing write: its plan and every commit of it, in one transaction.
@@ -226,6 +233,7 @@ class PlanCommit:
     closes: tuple[InteractionCas, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlanOutcome:
     """What :meth:`TurnStore.commit_plan` did.
@@ -240,6 +248,7 @@ class PlanOutcome:
     closed: tuple[bool, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnReply:
     """A turn's last write: phase ``replied`` with everything the reply leaves behind.
@@ -266,6 +275,7 @@ class TurnReply:
     conversation_state: JSONObject | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JournalEntry:
     """A command journal row.

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from turnframe.core.events import OutboxMessage
+from turnframe.core.fast_init import fast_init
 from turnframe.store.base import TurnStore
 
 __all__ = ["OUTBOX_STATUSES", "ClaimedMessage", "OutboxRelayStore", "OutboxRow"]
@@ -42,6 +43,7 @@ OUTBOX_STATUSES = (
 )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimedMessage:
     """An outbox message a relay holds under a lease.
@@ -59,6 +61,7 @@ class ClaimedMessage:
     reconciling: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OutboxRow:
     """An outbox row with its delivery bookkeeping, for operators and tests.

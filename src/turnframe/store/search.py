@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from turnframe.core.fast_init import fast_init
 from turnframe.store.base import CaseRow
 from turnframe.store.errors import StoreError
 
@@ -84,6 +85,7 @@ class BadPageRequest(StoreError, ValueError):
     """
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CasePage:
     """One page of cases, in creation order.

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from turnframe.core.fast_init import fast_init
 from turnframe.store.base import TurnRecord, TurnStore
 
 __all__ = ["DEAD_LETTER", "DeadTurn", "TurnTakeoverStore"]
@@ -24,6 +25,7 @@ DEAD_LETTER = "dead_letter"
 """The phase of a turn recovery gave up on."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeadTurn:
     """A dead-lettered turn, for the person who inspects it.

@@ -9,11 +9,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from turnframe.core.fast_init import fast_init
 from turnframe.tasks.errors import BudgetExceeded
 
 __all__ = ["BudgetMeter", "TurnBudget"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnBudget:
     """How much understanding one turn may spend.

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Enforcement, ModelRequest, ModelResponse
 
 __all__ = ["CallRecord", "VoteRound"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VoteRound:
     """One voted decision (docs/adr/0018-decoder-enforceable-schemas.md).
@@ -44,6 +46,7 @@ class VoteRound:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallRecord:
     """A model call: the prompt it ran under, who served it, what it cost and its verdict.

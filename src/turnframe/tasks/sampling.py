@@ -20,11 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 
 __all__ = ["ROTATED_KEYS", "Sampling", "VoteVariant", "rotate_data", "rotate_enums"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sampling:
     """Sampling settings for a turn's tasks (configurable per task).
@@ -62,6 +64,7 @@ class Sampling:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VoteVariant:
     """How one read differs from the task's other reads (recorded on its call, I20).

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Needs
 
@@ -23,6 +24,7 @@ def _no_check(answer: Any) -> str | None:
     return None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
     """One model question, its schema, its check and how it is voted.

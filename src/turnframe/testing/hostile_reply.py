@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.reply import AnswerBlock, ReceiptBlock, ReplyBlock, TransitionBlock
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.providers import ModelProfile, ModelRequest, ModelResponse, Provider, Usage
@@ -49,6 +50,7 @@ __all__ = [
 REPLY_TASKS = ("acknowledge", "review", "answer")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PlantedClaim:
     """One effect a planted sentence asserts.
@@ -66,6 +68,7 @@ class PlantedClaim:
     receipt: int | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Planted:
     """A sentence the hostile writer wrote and what it claims (``()``: nothing)."""
@@ -76,6 +79,7 @@ class Planted:
     shape: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _Verb:
     operation: str

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.runtime import sign_callback
 
 __all__ = ["Payment", "PaymentsServer", "SignedStatus"]
@@ -50,6 +51,7 @@ class Payment:
     history: list[str] = field(default_factory=list)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SignedStatus:
     """A status callback as the service signs it: hand its parts to a callback receiver.

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from turnframe.core.acts import Understanding
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.understand.brief import Brief
@@ -22,6 +23,7 @@ from turnframe.understand.contract import require_on_contract
 __all__ = ["ScriptedUnderstanding", "Understander", "UnderstandingResult"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UnderstandingResult:
     """A proposal plus how it was read (I20).

@@ -17,6 +17,7 @@ from typing import Any
 from turnframe.core.acts import SemanticAct
 from turnframe.core.canonical import to_json_value
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import JSONObject
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec
@@ -61,6 +62,7 @@ RECORDS_CUT_NOTE = (
 was cut at ``BriefLimits.recent``; docs/adr/0020-what-a-brief-shows.md): never silent."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefingBudget:
     """How much of the records' briefings travels in one brief.
@@ -117,6 +119,7 @@ class BriefingBudget:
         return tuple(out)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefRecord:
     """A record in view, as a model may see it.
@@ -145,6 +148,7 @@ class BriefRecord:
     briefing_cut: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefPending:
     """A pending act of an earlier turn that this turn's words may cancel or correct.
@@ -162,6 +166,7 @@ class BriefPending:
     summary: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefCard:
     """A card on screen, as a model may see it.
@@ -181,6 +186,7 @@ class BriefCard:
     acts: tuple[BriefPending, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AskedFor:
     """What the last reply asked for, so the next message is read as its answer.
@@ -197,6 +203,7 @@ class AskedFor:
     record: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Brief:
     """Everything understanding may read for one turn.

@@ -31,6 +31,7 @@ from turnframe.core.acts import (
     Understanding,
 )
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.operations import OperationSpec
 
 __all__ = [
@@ -50,6 +51,7 @@ _SEPARATOR = ":"
 with it could take their result (I11)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ContractViolation:
     """One way an understanding breaks the contract.

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
@@ -23,6 +24,7 @@ STEPS = ("locate", "extract")
 """The steps a finding may send back."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CrossFinding:
     """One step of one act to read again, with the exact finding."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.turn import Effort
 
 __all__ = ["EffortProfile", "Merge", "effort_profile"]
@@ -33,6 +34,7 @@ class Merge(StrEnum):
     """Segmentation, routing, each act's target and values in one call (``read``)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EffortProfile:
     """How hard a turn is read (docs/architecture.md "Effort"); never changes what policy allows.

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.providers.base import Needs
@@ -61,6 +62,7 @@ _NONE: JSONObject = {"type": "null"}
 _EMPTY: JSONObject = s.array(_NONE, max_items=0)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActOffer:
     """What the merged read asks for one operation on offer (low effort).
@@ -77,6 +79,7 @@ class ActOffer:
     record_candidates: Mapping[str, Sequence[BriefRecord]] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MergedAct:
     """One operation a request unit of a merged read asks for, with its parts.
@@ -94,6 +97,7 @@ class MergedAct:
     values: dict[str, Any]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MergedParts:
     """A merged answer as the answers of the steps it merges.

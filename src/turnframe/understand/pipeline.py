@@ -30,6 +30,7 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.core.turn import Effort
@@ -157,6 +158,7 @@ class ModelUnderstanding:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _PreRead:
     """An act's target and values as a merged read gave them, each checked by its step's task."""

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.turn import Effort
 from turnframe.providers.base import Provider
@@ -80,6 +81,7 @@ _SENTENCE_END = re.compile(r"[.!?…。！？]+(?=\s|$)")
 _NUMBER = re.compile(r"\d+")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplyFacts:
     """A turn's outcome as code gathered it for the acknowledgement (all server-authored).
@@ -148,6 +150,7 @@ class ReplyFacts:
         return " ".join(parts)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerFacts:
     """One question's facts, gathered by code.
@@ -165,6 +168,7 @@ class AnswerFacts:
     facts: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sentence:
     """One sentence of an acknowledgement and the facts it declares it speaks about.
@@ -179,6 +183,7 @@ class Sentence:
     about: tuple[str, ...] = ()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplyWords:
     """What the reply tasks wrote; ``None`` where the code-written words stand.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.providers.base import Needs
 from turnframe.tasks import schema as s
@@ -27,6 +28,7 @@ from turnframe.understand.words import Words
 __all__ = ["Route", "read_routes", "route_task"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Route:
     """How one unit was routed."""

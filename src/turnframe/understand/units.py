@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import ArgumentKind, OperationSpec
 from turnframe.tasks import schema as s
@@ -32,6 +33,7 @@ UNIT_KINDS = ("request", "question", "constraint", "card_answer", "cancellation"
 """What one unit of a message does."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unit:
     """A contiguous run of a message's words doing one thing.

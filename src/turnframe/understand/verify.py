@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import JSONObject
 from turnframe.core.operations import OperationSpec
@@ -33,6 +34,7 @@ VALUE_PROBLEMS = ("too_much", "too_little", "wrong_value")
 """Findings about one value: they send extraction back once with the finding."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Verdict:
     """The verifier's judgement of one act."""

@@ -13,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = ["Words", "normalize", "strip_edges"]
 
 _PUNCT = ".,;:!?\"'()[]{}<>«»“”‘’…-–—/\\*"
@@ -45,6 +47,7 @@ def strip_edges(copy: str) -> str:
     return stripped or copy
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Words:
     """A message split on whitespace; word ``n`` is ``tokens[n]``.

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any, Literal, NewType, Union, get_args, get_origin
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.operations import ArgumentKind, ArgumentSpec
 from turnframe.core.workflow import Amount
@@ -54,6 +55,7 @@ _SIMPLE: dict[object, ArgumentKind] = {
 }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ArgumentMeta:
     """What a field's type cannot say about its argument (set through :func:`arg`).
@@ -110,6 +112,7 @@ def arg(
     return dataclasses.field(default=default, metadata={_META: meta})
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FieldArgument:
     """One command field read as an argument.

@@ -19,6 +19,7 @@ from turnframe.core.commands import (
     ConfirmationRequirement,
     RiskClass,
 )
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor
 from turnframe.core.operations import OperationSpec
 
@@ -54,6 +55,7 @@ def confirm(
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Op:
     """One row of a workflow's operation table: ``Op(Close, "Close the ticket.", policy=...)``.

@@ -27,6 +27,7 @@ from typing import Any
 
 import anyio
 
+from turnframe.core.fast_init import fast_init
 from turnframe.providers.base import (
     Enforcement,
     Message,
@@ -109,6 +110,7 @@ class NotApplicable(Exception):
     """The vendor has no such state (declared by the fixture)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Target:
     """One adapter or profile under test.
@@ -138,6 +140,7 @@ class Target:
     skip: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CaseResult:
     """One case's result for one target: ``pass``, ``fail`` or ``n/a``, with why."""

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = ["LoopbackServer", "RecordedRequest", "eventstream_frame"]
 
 _CONTENT_TYPES = {
@@ -88,6 +90,7 @@ def _encode(framing: str, frame: Any) -> bytes:
     return ("\n".join(lines) + "\n\n").encode()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
     """One request the fake received."""

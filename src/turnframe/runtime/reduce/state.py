@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from turnframe.core.commands import Command, CommandPolicy, DirectUserAct, Origin
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
 from turnframe.core.results import PlannedActResult
@@ -24,6 +25,7 @@ from turnframe.runtime.plan import CardClose, PlannedCard, ReductionInput, Waiti
 __all__ = ["Awaiting", "Constraints", "Ready", "Reduction"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Constraints:
     """The turn's "do not submit" constraints as the reducer applies them (ADR 0002).

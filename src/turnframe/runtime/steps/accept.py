@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from turnframe.core.canonical import to_json_value
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.turn import Effort, InteractionResponse, TurnInput, TurnPhase
 from turnframe.runtime.errors import TurnIdReused
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnRequest:
     """A turn as the caller asked for it.
@@ -52,6 +54,7 @@ class TurnRequest:
     given_by_caller: bool
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Accepted:
     """The begun turn.

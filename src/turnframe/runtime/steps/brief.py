@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.turn import Effort, TurnInput, TurnStep
@@ -28,6 +29,7 @@ from turnframe.understand.brief import (
 __all__ = ["BriefInput", "brief"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BriefInput:
     """What the brief is built from.

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from turnframe.core.events import DomainEvent
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.results import PlannedActResult, ResultStatus
@@ -45,6 +46,7 @@ from turnframe.store.errors import (
 __all__ = ["CommitInput", "commit"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommitInput:
     """What the commit step starts from.

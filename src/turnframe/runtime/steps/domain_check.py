@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.acts import SemanticAct
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.runtime.check import act_refusal
 from turnframe.runtime.parts import RuntimeParts
@@ -20,6 +21,7 @@ from turnframe.understand.brief import DomainCheck
 __all__ = ["DomainCheckInput", "domain_check"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DomainCheckInput:
     """What the domain check reads.

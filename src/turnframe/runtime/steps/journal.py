@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.results import ResultStatus
 from turnframe.core.turn import TurnInput
@@ -22,6 +23,7 @@ from turnframe.runtime.turn import Compiled, PreparedTurn, QuestionRef, Understo
 __all__ = ["PlanInput", "journal"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlanInput:
     """Everything the turn decided before its first commit.

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.acts import Understanding
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.turn import TurnInput
@@ -23,6 +24,7 @@ from turnframe.runtime.turn import Loaded
 __all__ = ["LinkedInput", "LoadInput", "load", "load_linked_cards"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoadInput:
     """What the load step needs.
@@ -108,6 +110,7 @@ async def load(parts: RuntimeParts, data: LoadInput) -> Loaded:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LinkedInput:
     """What loading the cards this turn's links name needs.

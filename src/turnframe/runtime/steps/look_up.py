@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.acts import SemanticAct
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.targets import Exact, TargetCandidate, TargetResolution
 from turnframe.runtime.check import domain_refusal
@@ -23,6 +24,7 @@ from turnframe.runtime.turn import Loaded, ResolvedAct
 __all__ = ["LookUpInput", "look_up"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LookUpInput:
     """One resolved act whose record arguments named by words are looked up.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.canonical import digest, to_json_value
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import InteractionResolution, InteractionStatus
 from turnframe.core.ports import LoadedCase, WorkflowExecutor
@@ -30,6 +31,7 @@ from turnframe.store.base import CommitRequest, InteractionCas
 __all__ = ["PolicyInput", "apply_policy"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PolicyInput:
     """The plan to apply.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.results import PlannedActResult
@@ -26,6 +27,7 @@ from turnframe.store.errors import StoreError
 __all__ = ["RecordInput", "record"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordInput:
     """What is persisted after the reply is composed.

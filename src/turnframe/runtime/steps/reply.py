@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from turnframe.core.events import DomainEvent
+from turnframe.core.fast_init import fast_init
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import NoticeBlock
 from turnframe.runtime.claims import guard_claims
@@ -25,6 +26,7 @@ _NOTHING = "nothing_found"
 """The notice of a reply that would otherwise have no block."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ComposeInput:
     """What the reply is composed from.

@@ -12,6 +12,7 @@ from typing import Any
 
 from turnframe.core.acts import Question
 from turnframe.core.events import DomainEvent, Receipt
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import InteractionStatus
 from turnframe.core.ports import Subject
@@ -32,6 +33,7 @@ from turnframe.store.base import CaseRow
 __all__ = ["ReprojectInput", "answers", "ask_next", "receipts", "reproject", "typed_back"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReprojectInput:
     """What re-projection starts from.

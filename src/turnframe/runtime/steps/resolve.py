@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.acts import ProposedTarget, Question, SemanticAct
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.targets import (
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResolveInput:
     """One act to resolve.
@@ -208,6 +210,7 @@ def _answering(
     return act, merged, {k: v for k, v in bad_args.items() if k not in merged or k in own}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClickTurn:
     """A click to resolve.
@@ -340,6 +343,7 @@ async def resolve_click(parts: RuntimeParts, data: ClickTurn) -> ClickInput:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class QuestionsInput:
     """The turn's questions to resolve to the cases they ask about.

@@ -32,6 +32,7 @@ from turnframe.core import (
     confirm,
     to_json_value,
 )
+from turnframe.core.fast_init import fast_init
 
 __all__ = [
     "CURRENCIES",
@@ -102,6 +103,7 @@ def money(value: object) -> Decimal:
     return number.quantize(_CENT)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Line:
     """One line item: ``id`` (``L1``…), what was spent on and how much, in the report's currency."""
@@ -111,6 +113,7 @@ class Line:
     amount: Decimal
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReportState:
     """An expense report (see the module notes).
@@ -214,6 +217,7 @@ class _Command(TypedCommand):
     AUTO_DATACLASS: ClassVar[bool] = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.created"):
     """``expense_report.create``: open a draft report (low risk)."""
@@ -224,6 +228,7 @@ class CreateReport(_Command, operation=f"{WORKFLOW}.create", event=f"{WORKFLOW}.
     currency: str = arg("EUR", argument=False)  # the lower-case choice, upper-cased
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.line_added"):
     """``expense_report.add_line``: claim an amount (monetary: a Confirm card)."""
@@ -233,6 +238,7 @@ class AddLine(_Command, operation=f"{WORKFLOW}.add_line", event=f"{WORKFLOW}.lin
     currency: str = arg(argument=False)  # the amount's, else the report's
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RemoveLine(_Command, operation=f"{WORKFLOW}.remove_line", event=f"{WORKFLOW}.line_removed"):
     """``expense_report.remove_line``: drop a line item from a draft (reversible)."""
@@ -242,6 +248,7 @@ class RemoveLine(_Command, operation=f"{WORKFLOW}.remove_line", event=f"{WORKFLO
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubmitReport(_Command, operation=f"{WORKFLOW}.submit", event=f"{WORKFLOW}.approved"):
     """``expense_report.submit``: the submitter's Confirm, then a manager's Review (I17)."""
@@ -250,6 +257,7 @@ class SubmitReport(_Command, operation=f"{WORKFLOW}.submit", event=f"{WORKFLOW}.
     currency: str = arg(argument=False)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PayReport(_Command, operation=f"{WORKFLOW}.pay", event=f"{WORKFLOW}.payment_pending"):
     """``expense_report.pay``: hand the approved total to the payments service (irreversible)."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from turnframe.core.fast_init import fast_init
+
 __all__ = ["AIRLINES", "Airline"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Airline:
     """One airline of the table (docs/samples/travel.md "Questions").

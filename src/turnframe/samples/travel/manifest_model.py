@@ -38,6 +38,7 @@ from turnframe.core import (
     RiskClass,
     to_json_value,
 )
+from turnframe.core.fast_init import fast_init
 from turnframe.core.frozen import FrozenMap
 from turnframe.samples.travel._common import (
     LOW_RISK,
@@ -105,6 +106,7 @@ def age_on(birth_date: date, day: date) -> int:
     return day.year - birth_date.year - ((day.month, day.day) < (birth_date.month, birth_date.day))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ManifestState:
     """A manifest's persisted state (JSON shape in the module docstring).
@@ -204,6 +206,7 @@ def load_manifest(data: JSONObject) -> ManifestState:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AddPassenger(
     TravelCommand, operation="manifest.add_passenger", event="manifest.passenger_added"
@@ -221,6 +224,7 @@ class AddPassenger(
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RemovePassenger(
     TravelCommand, operation="manifest.remove_passenger", event="manifest.passenger_removed"
@@ -232,11 +236,13 @@ class RemovePassenger(
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ValidateManifest(TravelCommand, operation="manifest.validate", event="manifest.validated"):
     """``manifest.validate``: draft → validated (low, docs/architecture.md "Commands")."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubmitManifest(
     TravelCommand, operation="manifest.submit", event="manifest.submission_queued"

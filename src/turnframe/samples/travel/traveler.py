@@ -39,6 +39,7 @@ from turnframe.core import (
     Workflow,
     to_json_value,
 )
+from turnframe.core.fast_init import fast_init
 from turnframe.samples.travel import copy
 from turnframe.samples.travel._common import (
     LOW_RISK,
@@ -67,6 +68,7 @@ TravelerStatus: TypeAlias = Literal["active", "deleted"]
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TravelerState:
     """A traveler's persisted state (docs/architecture.md "What you write": deletion is a status).
@@ -84,6 +86,7 @@ class TravelerState:
     status: TravelerStatus = "active"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegisterTraveler(TravelCommand, operation="traveler.register", event="traveler.registered"):
     """``traveler.register``: create the traveler (low risk, creates the case).
@@ -98,6 +101,7 @@ class RegisterTraveler(TravelCommand, operation="traveler.register", event="trav
     email: Email | None = arg_field("email", None, description="the traveler's email address")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UpdateTravelerEmail(
     TravelCommand, operation="traveler.update_email", event="traveler.email_updated"
@@ -110,6 +114,7 @@ class UpdateTravelerEmail(
     email: Email = arg_field("email", description="the new email address")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeleteTraveler(TravelCommand, operation="traveler.delete", event="traveler.deleted"):
     """``traveler.delete``: move the traveler to status ``deleted`` (destructive, confirm).

@@ -40,6 +40,7 @@ from turnframe.core import (
     RiskClass,
     UsageError,
 )
+from turnframe.core.fast_init import fast_init
 from turnframe.samples.travel._common import (
     COMPANY,
     LOW_RISK,
@@ -98,6 +99,7 @@ Payer: TypeAlias = CaseRef | Literal["company"] | None
 """Who pays for an extra: a traveler on the trip, the company, or nobody yet."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Extra:
     """One extra of a trip (parameterised obligations, docs/architecture.md "Workflows").
@@ -117,6 +119,7 @@ class Extra:
     nights: int | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TripState:
     """A trip's persisted state (JSON shape in the module docstring).
@@ -293,6 +296,7 @@ def load_trip(data: JSONObject) -> TripState:
     )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartTrip(TravelCommand, event="trip.started"):
     """``trip.start``: create the trip (low risk, no card; docs/architecture.md "Commands")."""
@@ -304,6 +308,7 @@ class StartTrip(TravelCommand, event="trip.started"):
     end: date | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RenameTrip(TravelCommand, event="trip.renamed"):
     """``trip.rename``: give the trip a new name (low risk; docs/architecture.md "Commands")."""
@@ -312,6 +317,7 @@ class RenameTrip(TravelCommand, event="trip.renamed"):
     name: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChangeTripDates(TravelCommand, event="trip.dates_changed"):
     """``trip.change_dates``: set both dates (low risk while planning; refused after).
@@ -324,6 +330,7 @@ class ChangeTripDates(TravelCommand, event="trip.dates_changed"):
     end: date
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AddTraveler(TravelCommand, event="trip.traveler_added"):
     """``trip.add_traveler``: add a traveler record to the trip (low risk).
@@ -335,6 +342,7 @@ class AddTraveler(TravelCommand, event="trip.traveler_added"):
     traveler: CaseRef = arg_field("traveler", workflow="traveler")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AddExtra(TravelCommand, event="trip.extra_added"):
     """``trip.add_extra``: add an extra of ``kind`` (low risk); the next ``E<n>`` id."""
@@ -345,6 +353,7 @@ class AddExtra(TravelCommand, event="trip.extra_added"):
     payer: Payer = arg_field("payer", None, workflow="traveler")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetExtraPayer(TravelCommand, event="trip.extra_payer_set"):
     """``trip.set_extra_payer``: name who pays for ``extra`` (low risk).
@@ -357,6 +366,7 @@ class SetExtraPayer(TravelCommand, event="trip.extra_payer_set"):
     payer: CaseRef | Literal["company"] = arg_field("payer", workflow="traveler")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RemoveExtra(TravelCommand, event="trip.extra_removed"):
     """``trip.remove_extra``: remove ``extra``; its id is never reused (reversible).
@@ -368,6 +378,7 @@ class RemoveExtra(TravelCommand, event="trip.extra_removed"):
     extra: Part
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BookHotel(TravelCommand, event="trip.hotel_booked"):
     """``trip.book_hotel``: book ``hotel`` for ``nights`` as the hotel extra (monetary).
@@ -380,6 +391,7 @@ class BookHotel(TravelCommand, event="trip.hotel_booked"):
     nights: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConfirmTrip(TravelCommand, event="trip.confirmed"):
     """``trip.confirm``: planning → confirmed (monetary; refused while obligations are open).
@@ -390,6 +402,7 @@ class ConfirmTrip(TravelCommand, event="trip.confirmed"):
     OPERATION = "trip.confirm"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelTrip(TravelCommand, event="trip.cancelled"):
     """``trip.cancel``: planning or confirmed → cancelled; the row stays (destructive).

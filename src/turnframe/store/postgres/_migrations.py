@@ -21,6 +21,7 @@ import anyio
 import psycopg
 from psycopg import sql
 
+from turnframe.core.fast_init import fast_init
 from turnframe.store.errors import StoreError, StoreUnavailable
 from turnframe.store.postgres._errors import describe, translate
 
@@ -40,6 +41,7 @@ _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One numbered migration file.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from turnframe.core.errors import TurnframeError, UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import ErasedWorkflow
@@ -44,6 +45,7 @@ EXPLORE_TODAY = date(2026, 1, 15)
 """The explorer's default today: fixed, so one suite explores the same states every day."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkflowReport:
     """What exploring one workflow found (docs/explorer.md "Output").
@@ -87,6 +89,7 @@ class WorkflowReport:
         }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExploreReport:
     """What exploring an application found: one :class:`WorkflowReport` per workflow.

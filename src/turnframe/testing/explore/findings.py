@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from turnframe.core.canonical import canonical_json
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
     """One move of a path (docs/explorer.md "Paths").
@@ -85,6 +87,7 @@ def format_path(path: Path) -> str:
     return " -> ".join(["absent", *(str(step) for step in path)])
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """A property of docs/invariants.md I3 (or the explorer's dead-end rule) that breaks.

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.testing.explore.findings import Path, Step
 
 __all__ = [
@@ -43,6 +44,7 @@ MAX_STATES = 1_000_000
 path stay in memory until the walk ends, about a kilobyte or more each."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
     """How far the explorer goes (docs/explorer.md "Limits").

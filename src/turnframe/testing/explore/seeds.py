@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from turnframe.core.errors import UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.runtime.app import Application
 from turnframe.testing.bounded_yaml import load_yaml, yaml_error_line
@@ -24,6 +25,7 @@ from turnframe.testing.scenario.apps import seeder_for
 __all__ = ["Seed", "read_records", "seeds_of"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Seed:
     """One seeded record: its key in the records and its JSON state.

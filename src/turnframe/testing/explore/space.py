@@ -28,6 +28,7 @@ from turnframe.core.authoring.phases import known_phases
 from turnframe.core.authoring.table import Offer
 from turnframe.core.canonical import canonical_json, to_json_value
 from turnframe.core.errors import DomainError, TurnframeError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import (
@@ -62,6 +63,7 @@ def actor_for(workflow: ErasedWorkflow) -> Actor:
     return Actor(account=ACCOUNT, user="explorer", roles=frozenset(roles))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Move:
     """One move out of a state: to a new state, or a finding on the transition.

@@ -34,6 +34,7 @@ from turnframe.core.acts import (
     Understanding,
 )
 from turnframe.core.errors import DomainError, TurnframeError, UsageError
+from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
@@ -100,6 +101,7 @@ class ScenarioFileError(UsageError):
         self.message = message
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Failure:
     """One failed expectation.
@@ -126,6 +128,7 @@ class Failure:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScenarioOutcome:
     """What running one file gave.
