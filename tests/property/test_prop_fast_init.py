@@ -1,4 +1,4 @@
-"""``fast_init`` builds exactly what ``@dataclass``'s own ``__init__`` builds (core/fast_init.py).
+"""``fast_init`` builds exactly what ``@dataclass``'s own ``__init__`` builds (core/dataclass_init.py).
 
 The class: any frozen slots dataclass shape. Hypothesis draws the shape (how many fields;
 each with no default, a default or a default factory; keyword-only or not; ``init=False``
@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "turnframe"
 

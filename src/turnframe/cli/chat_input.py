@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 __all__ = ["Line", "read_lines"]
 

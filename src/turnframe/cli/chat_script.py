@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnframe.cli.chat_screen import example_script
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.eval.models import EXAMPLE_SCRIPT, read_answers
 from turnframe.providers import ScriptedProvider
 

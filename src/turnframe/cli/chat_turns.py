@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import anyio
 
 from turnframe.core import Actor, TurnInput, Understanding
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.runtime import Runtime, TurnResult
 from turnframe.understand import Brief, UnderstandingResult
 

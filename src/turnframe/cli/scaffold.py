@@ -24,8 +24,8 @@ from pathlib import Path, PurePosixPath
 from string import Template
 
 import turnframe
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 
 __all__ = [
     "DEFAULT_RECORD",

@@ -22,8 +22,8 @@ from typing import Any
 
 import anyio
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import TurnframeError, UsageError
-from turnframe.core.fast_init import fast_init
 
 __all__ = ["ServeSettings", "add_commands", "run_demo_web", "run_serve", "worker_app"]
 

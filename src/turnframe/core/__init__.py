@@ -47,6 +47,7 @@ from turnframe.core.commands import (
     origin_is_server_issued,
     policy_at_least,
 )
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import (
     FailureClass,
     InvariantBroken,
@@ -254,6 +255,7 @@ __all__ = [
     "WorkflowView",
     "canonical_json",
     "digest",
+    "fast_init",
     "origin_is_server_issued",
     "policy_at_least",
     "to_json_value",

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 __all__ = [
     "CardAnswer",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 
 __all__ = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 
 __all__ = ["DomainEvent", "EventDraft", "OutboxMessage", "Receipt"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import RegistryError
-from turnframe.core.fast_init import fast_init
 
 __all__ = ["GLOSSARY_TERM_LIMIT", "GlossaryEntry", "checked_glossary"]
 

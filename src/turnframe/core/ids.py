@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from typing_extensions import TypeAliasType
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 __all__ = ["Actor", "CaseRef", "JSONValue", "JSONObject"]
 

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from turnframe.core.acts import SemanticAct
 from turnframe.core.canonical import digest
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 
 __all__ = [

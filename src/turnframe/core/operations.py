@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from turnframe.core.commands import CONSERVATIVE_POLICY, CommandPolicy
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 __all__ = ["ArgumentKind", "ArgumentSpec", "OperationSpec"]
 

@@ -11,8 +11,8 @@ from typing import Protocol
 
 from turnframe.core.acts import Question
 from turnframe.core.commands import CommandEnvelope
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import EventDraft
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import OutboxDraft

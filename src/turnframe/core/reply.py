@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import Receipt
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 
 __all__ = [

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import DomainError, RegistryError
-from turnframe.core.fast_init import fast_init
 
 __all__ = ["CaseVersionMismatch", "Rollout", "VersionRouting", "bucket", "read_state"]
 

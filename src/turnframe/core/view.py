@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import JSONValue
 
 __all__ = ["BlockingRequirement", "Notice", "Obligation", "Outcome", "WorkflowView"]

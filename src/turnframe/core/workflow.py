@@ -25,9 +25,9 @@ from turnframe.core.commands import (
     CommandPolicy,
     policy_at_least,
 )
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import DomainError, RegistryError, RiskPolicyError
 from turnframe.core.events import DomainEvent, EventDraft
-from turnframe.core.fast_init import fast_init
 from turnframe.core.glossary import GlossaryEntry, checked_glossary
 from turnframe.core.guard import GuardedDefinition
 from turnframe.core.ids import Actor, CaseRef, JSONObject, JSONValue

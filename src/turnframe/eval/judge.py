@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import TurnFailure, UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.reply import ReplyBlock
 from turnframe.eval.dataset import EvalCase

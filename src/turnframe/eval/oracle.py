@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.eval.dataset import EvalAct, EvalCase
 from turnframe.providers import Capabilities, ModelRequest, ScriptedProvider
 from turnframe.understand.words import normalize

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from turnframe.core.acts import Understanding
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import TurnframeError, UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.turn import Effort
 from turnframe.eval.shadow_diff import plan_differences, plan_side

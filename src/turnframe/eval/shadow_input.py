@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from turnframe.core.acts import SemanticAct, Understanding
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.targets import (
     Ambiguous,

@@ -21,8 +21,8 @@ import contextvars
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import InvariantBroken
-from turnframe.core.fast_init import fast_init
 from turnframe.core.turn import TurnEvent, TurnPhase
 from turnframe.providers.base import ModelRequest, ModelResponse, Provider
 from turnframe.providers.errors import CapabilityMissing, ProviderError

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 
 from turnframe.core.commands import VerifiedCallback
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import FailureClass, Severity, TurnFailure
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 
 __all__ = ["CallbackRejected", "SignedCallback", "sign_callback", "verify_callback"]

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent
-from turnframe.core.fast_init import fast_init
 from turnframe.core.reply import ReplyBlock
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.claim_words import CLAIM_STEMS, FUNCTION_WORDS, language, tokens

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import Receipt
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import (

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from turnframe.core.commands import CommandEnvelope
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
 from turnframe.core.workflow import WorkflowRegistry

@@ -16,7 +16,7 @@ from functools import lru_cache
 from babel import Locale, UnknownLocaleError
 from babel.localedata import locale_identifiers
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 __all__ = ["DateData", "NumberData", "date_data", "fold", "locale_of", "number_data"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.runtime.mentions import bare
 from turnframe.store.base import TurnStore

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from turnframe.core.canonical import digest
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.ports import CaseDirectory, WorkflowExecutor
 from turnframe.core.results import PlannedActResult, ResultStatus

@@ -12,7 +12,7 @@ from typing import Any
 
 from turnframe.core.acts import SemanticAct, Understanding
 from turnframe.core.commands import CommandEnvelope
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import (
     Interaction,

@@ -29,8 +29,8 @@ from typing import Protocol
 
 import anyio
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import OutboxMessage
-from turnframe.core.fast_init import fast_init
 from turnframe.store.errors import StoreError
 from turnframe.store.outbox import ClaimedMessage, OutboxRelayStore
 

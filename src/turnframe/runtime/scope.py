@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONValue
 from turnframe.core.interactions import Interaction
 from turnframe.core.ports import CaseDirectory, DirectoryEntry

@@ -13,9 +13,9 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.commands import CommandEnvelope
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import DomainError, InvariantBroken
 from turnframe.core.events import EventDraft
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.ports import LoadedCase, Transition
 from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry

@@ -11,8 +11,8 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.acts import SemanticAct, Understanding
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent, Receipt
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.interactions import Interaction
 from turnframe.core.ports import DirectoryEntry

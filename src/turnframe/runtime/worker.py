@@ -26,8 +26,8 @@ from typing import Protocol
 
 import anyio
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import TurnFailure, TurnframeError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.turn import TurnInput
 from turnframe.runtime.orchestrator import Runtime

@@ -24,7 +24,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.runtime import Application, NarrationConfig, Runtime
 from turnframe.runtime.ports import Clock
 from turnframe.serve import inspect_routes, routes

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from starlette.requests import Request
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor
 from turnframe.core.turn import TurnEvent
 from turnframe.serve.models import (

@@ -28,8 +28,8 @@ from turnframe.core import (
     Understanding,
 )
 from turnframe.core.acts import EvidenceSource
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.runtime import Application
 from turnframe.runtime.parts import handle
 from turnframe.testing.scenario import prepare_scenario, seeder_for

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent, OutboxMessage
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionStatus
 from turnframe.store import _sqlite_search as search

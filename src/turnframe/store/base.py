@@ -16,8 +16,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent, EventDraft, OutboxMessage
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.reply import ReplyBlock

@@ -26,8 +26,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import OutboxMessage
-from turnframe.core.fast_init import fast_init
 from turnframe.store.base import TurnStore
 
 __all__ = ["OUTBOX_STATUSES", "ClaimedMessage", "OutboxRelayStore", "OutboxRow"]

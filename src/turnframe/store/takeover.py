@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.store.base import TurnRecord, TurnStore
 
 __all__ = ["DEAD_LETTER", "DeadTurn", "TurnTakeoverStore"]

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.tasks.errors import BudgetExceeded
 
 __all__ = ["BudgetMeter", "TurnBudget"]

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import JSONObject
 
 __all__ = ["ROTATED_KEYS", "Sampling", "VoteVariant", "rotate_data", "rotate_enums"]

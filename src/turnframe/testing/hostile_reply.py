@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.reply import AnswerBlock, ReceiptBlock, ReplyBlock, TransitionBlock
 from turnframe.core.workflow import WorkflowRegistry
 from turnframe.providers import ModelProfile, ModelRequest, ModelResponse, Provider, Usage

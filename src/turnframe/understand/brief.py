@@ -16,8 +16,8 @@ from typing import Any
 
 from turnframe.core.acts import SemanticAct
 from turnframe.core.canonical import to_json_value
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.glossary import GlossaryEntry
 from turnframe.core.ids import JSONObject
 from turnframe.core.operations import ArgumentKind, ArgumentSpec, OperationSpec

@@ -30,8 +30,8 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.operations import OperationSpec
 
 __all__ = [

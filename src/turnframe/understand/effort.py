@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.turn import Effort
 
 __all__ = ["EffortProfile", "Merge", "effort_profile"]

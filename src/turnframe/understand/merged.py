@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from turnframe.core.acts import ConstraintKind, ConstraintScope
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.providers.base import Needs

@@ -30,7 +30,7 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import JSONObject, JSONValue
 from turnframe.core.operations import OperationSpec
 from turnframe.core.turn import Effort

@@ -18,8 +18,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Literal, NewType, Union, get_args, get_origin
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.operations import ArgumentKind, ArgumentSpec
 from turnframe.core.workflow import Amount

@@ -19,7 +19,7 @@ from turnframe.core.commands import (
     ConfirmationRequirement,
     RiskClass,
 )
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor
 from turnframe.core.operations import OperationSpec
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import anyio
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.providers.base import (
     Enforcement,
     Message,

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 
 __all__ = ["LoopbackServer", "RecordedRequest", "eventstream_frame"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from turnframe.core.commands import Command, CommandPolicy, DirectUserAct, Origin
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
 from turnframe.core.results import PlannedActResult

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from turnframe.core.canonical import to_json_value
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.turn import Effort, InteractionResponse, TurnInput, TurnPhase
 from turnframe.runtime.errors import TurnIdReused

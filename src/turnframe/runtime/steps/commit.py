@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, InteractionResolution, InteractionStatus
 from turnframe.core.results import PlannedActResult, ResultStatus

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.acts import Understanding
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.turn import TurnInput

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.acts import SemanticAct
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.targets import Exact, TargetCandidate, TargetResolution
 from turnframe.runtime.check import domain_refusal

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from turnframe.core.canonical import digest, to_json_value
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import InteractionResolution, InteractionStatus
 from turnframe.core.ports import LoadedCase, WorkflowExecutor

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent
-from turnframe.core.fast_init import fast_init
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import NoticeBlock
 from turnframe.runtime.claims import guard_claims

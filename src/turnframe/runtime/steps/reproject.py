@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnframe.core.acts import Question
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent, Receipt
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import InteractionStatus
 from turnframe.core.ports import Subject

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.acts import ProposedTarget, Question, SemanticAct
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.targets import (

@@ -30,9 +30,9 @@ from turnframe.core import (
     TypedCommand,
     arg,
     confirm,
+    fast_init,
     to_json_value,
 )
-from turnframe.core.fast_init import fast_init
 
 __all__ = [
     "CURRENCIES",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core import fast_init
 
 __all__ = ["AIRLINES", "Airline"]
 

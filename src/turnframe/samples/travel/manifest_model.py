@@ -36,9 +36,9 @@ from turnframe.core import (
     Op,
     OperationSpec,
     RiskClass,
+    fast_init,
     to_json_value,
 )
-from turnframe.core.fast_init import fast_init
 from turnframe.core.frozen import FrozenMap
 from turnframe.samples.travel._common import (
     LOW_RISK,

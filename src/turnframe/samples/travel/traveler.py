@@ -37,9 +37,9 @@ from turnframe.core import (
     RiskClass,
     UsageError,
     Workflow,
+    fast_init,
     to_json_value,
 )
-from turnframe.core.fast_init import fast_init
 from turnframe.samples.travel import copy
 from turnframe.samples.travel._common import (
     LOW_RISK,

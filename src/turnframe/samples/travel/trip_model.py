@@ -39,8 +39,8 @@ from turnframe.core import (
     Part,
     RiskClass,
     UsageError,
+    fast_init,
 )
-from turnframe.core.fast_init import fast_init
 from turnframe.samples.travel._common import (
     COMPANY,
     LOW_RISK,

@@ -21,7 +21,7 @@ import anyio
 import psycopg
 from psycopg import sql
 
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.store.errors import StoreError, StoreUnavailable
 from turnframe.store.postgres._errors import describe, translate
 

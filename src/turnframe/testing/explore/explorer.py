@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import TurnframeError, UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import ErasedWorkflow

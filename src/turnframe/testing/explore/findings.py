@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from turnframe.core.canonical import canonical_json
-from turnframe.core.fast_init import fast_init
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import JSONObject
 
 __all__ = [

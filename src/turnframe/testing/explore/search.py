@@ -13,8 +13,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.testing.explore.findings import Path, Step
 
 __all__ = [

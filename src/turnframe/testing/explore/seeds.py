@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import CaseRef, JSONObject
 from turnframe.runtime.app import Application
 from turnframe.testing.bounded_yaml import load_yaml, yaml_error_line

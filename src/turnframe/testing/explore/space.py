@@ -27,8 +27,8 @@ from turnframe.core.authoring.base import Workflow
 from turnframe.core.authoring.phases import known_phases
 from turnframe.core.authoring.table import Offer
 from turnframe.core.canonical import canonical_json, to_json_value
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import DomainError, TurnframeError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.view import WorkflowView
 from turnframe.core.workflow import (

@@ -33,8 +33,8 @@ from turnframe.core.acts import (
     SemanticAct,
     Understanding,
 )
+from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import DomainError, TurnframeError, UsageError
-from turnframe.core.fast_init import fast_init
 from turnframe.core.ids import Actor, CaseRef
 from turnframe.core.interactions import Interaction
 from turnframe.core.reply import ReplyBlock
