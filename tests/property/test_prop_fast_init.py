@@ -16,9 +16,11 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import inspect
 import pickle
 import sys
 import types
+import typing
 from dataclasses import FrozenInstanceError, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -237,6 +239,33 @@ def test_refuses_what_it_cannot_speed_up() -> None:
             fast_init(cls)
 
 
+def test_annotations_resolve_in_the_module_as_before() -> None:
+    from turnframe.core.reply import AnswerBlock
+    from turnframe.runtime.turn import BatchRequest
+
+    for cls in (AnswerBlock, BatchRequest):
+        assert typing.get_type_hints(cls.__init__)  # the module's names, as @dataclass's
+        assert inspect.signature(cls, eval_str=True).parameters
+
+
+def test_a_subclass_that_shadows_a_field_is_filled_as_before() -> None:
+    def base(fast: bool) -> type:
+        cls = dataclass(frozen=True, slots=True)(type("A", (), {"__annotations__": {"x": "int"}}))
+        return fast_init(cls) if fast else cls
+
+    for fast in (False, True):
+        a = base(fast)
+        shadowed = type("B", (a,), {"x": 5})
+        assert shadowed(1).x == 1  # the instance's own value, not the class attribute
+
+        def read_only(self: Any) -> int:
+            return 42
+
+        with pytest.raises(AttributeError):
+            type("C", (a,), {"x": property(read_only)})(1)
+        assert a(2).x == 2
+
+
 def test_a_field_named_self_is_kept() -> None:
     @fast_init
     @dataclass(frozen=True, slots=True)
@@ -263,8 +292,7 @@ def test_every_frozen_slots_dataclass_of_the_package_uses_fast_init() -> None:
             if not any(_frozen_slots(d) for d in node.decorator_list):
                 continue
             own_init = any(
-                isinstance(item, ast.FunctionDef) and item.name == "__init__"
-                for item in node.body
+                isinstance(item, ast.FunctionDef) and item.name == "__init__" for item in node.body
             )
             decorated = any(getattr(d, "id", "") == "fast_init" for d in node.decorator_list)
             if not decorated and not own_init:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 from typing import Any, TypeVar
 
 __all__ = ["fast_init"]
@@ -35,7 +36,11 @@ def fast_init(cls: _T) -> _T:
     defaults, keyword-only parameters), stores every field through its slot
     descriptor, fills ``init=False`` fields that have a default as ``@dataclass`` does,
     calls ``__post_init__`` when the class has one, and raises the same ``TypeError``
-    for a missing or unexpected argument. ``cls`` is returned, changed in place.
+    for a missing or unexpected argument. Its globals are the class's module, as for
+    the generated one (``typing.get_type_hints(cls.__init__)`` resolves). An instance
+    of a subclass (one without an ``__init__`` of its own) is filled the generated
+    way, through ``object.__setattr__``, so a subclass that shadows a field behaves as
+    before. ``cls`` is returned, changed in place.
 
     Raises:
         TypeError: ``cls`` is not a dataclass with ``frozen=True`` and ``slots=True``
@@ -77,7 +82,10 @@ def fast_init(cls: _T) -> _T:
         else:
             namespace[f"__tf_default_{name}"] = parameter.default
             arguments.append(f"{name}=__tf_default_{name}")
-    body: list[str] = []
+    namespace["__tf_cls"] = cls
+    namespace["__tf_setattr"] = object.__setattr__
+    fast: list[str] = []
+    generic: list[str] = []
     for name, field in fields.items():  # declaration order, as @dataclass assigns them
         has_factory = field.default_factory is not dataclasses.MISSING
         if field.init:
@@ -94,15 +102,27 @@ def fast_init(cls: _T) -> _T:
         if has_factory:
             namespace[f"__tf_factory_{name}"] = field.default_factory
         namespace[f"__tf_set_{name}"] = _slot_setter(cls, name)
-        body.append(f"__tf_set_{name}({me}, {value})")
+        fast.append(f"__tf_set_{name}({me}, {value})")
+        generic.append(f"__tf_setattr({me}, {name!r}, {value})")
+    # An instance of a subclass takes @dataclass's own path (object.__setattr__, which
+    # honours a subclass that shadows a field); the class's own instances the slots'.
+    lines = [f"if type({me}) is __tf_cls:", *(f"    {x}" for x in fast or ["pass"])]
+    lines += ["else:", *(f"    {x}" for x in generic or ["pass"])]
     if hasattr(cls, "__post_init__"):
-        body.append(f"{me}.__post_init__()")
-    source = f"def __init__({', '.join(arguments)}):\n" + "".join(
-        f"    {line}\n" for line in body or ["pass"]
+        lines.append(f"{me}.__post_init__()")
+    # Built like @dataclass builds its own: the helpers are the closure of a factory
+    # function, the globals are the class's module (so string annotations resolve).
+    source = (
+        f"def __create_fn__({', '.join(namespace)}):\n"
+        f"    def __init__({', '.join(arguments)}):\n"
+        + "".join(f"        {line}\n" for line in lines)
+        + "    return __init__\n"
     )
-    # The source is built above from the field names and the namespace only.
-    exec(source, namespace)
-    init = namespace["__init__"]
+    module = sys.modules.get(cls.__module__)
+    made: dict[str, Any] = {}
+    # The source is built above from the field names only.
+    exec(source, module.__dict__ if module is not None else {}, made)
+    init = made["__create_fn__"](**namespace)
     init.__qualname__ = generated.__qualname__
     init.__module__ = generated.__module__
     init.__doc__ = generated.__doc__
