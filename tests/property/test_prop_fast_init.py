@@ -46,8 +46,13 @@ class FieldShape:
     kw_only: bool
 
 
+NAMES = ("type", "object", "self", "len", "id", "print", "value", "cls", "x")
+"""Field names a generated class draws from: builtins and the init's own ``self`` among them."""
+
+
 @dataclass(frozen=True)
 class ClassShape:
+    names: tuple[str, ...]
     fields: tuple[FieldShape, ...]
     base_fields: tuple[FieldShape, ...]
     kw_only: bool
@@ -70,6 +75,7 @@ field_shapes = st.builds(
 )
 class_shapes = st.builds(
     ClassShape,
+    names=st.permutations(NAMES).map(tuple),
     fields=st.lists(field_shapes, max_size=6).map(_ordered),
     base_fields=st.lists(field_shapes, max_size=3).map(_ordered),
     kw_only=st.booleans(),
@@ -122,8 +128,8 @@ def _build(shape: ClassShape, fast: bool) -> type:
             fast_init(base)
     namespace = {"__annotations__": {}, "__module__": _module.__name__}
     for i, s in enumerate(shape.fields):
-        namespace["__annotations__"][f"f{i}"] = "object"
-        namespace[f"f{i}"] = _field(s, i)
+        namespace["__annotations__"][shape.names[i]] = "object"
+        namespace[shape.names[i]] = _field(s, i)
     if shape.post_init:
         namespace["__annotations__"]["derived"] = "object"
         namespace["derived"] = field(default=None, init=False)
@@ -266,14 +272,18 @@ def test_a_subclass_that_shadows_a_field_is_filled_as_before() -> None:
         assert a(2).x == 2
 
 
-def test_a_field_named_self_is_kept() -> None:
+def test_fields_named_like_builtins_are_kept() -> None:
     @fast_init
     @dataclass(frozen=True, slots=True)
     class Odd:
         self: int
-        other: int = 2
+        type: str = "t"
+        object: str = "o"
+        len: int = 0
 
-    assert Odd(1).self == 1 and Odd(self=3, other=4).other == 4
+    assert Odd(1).self == 1 and Odd(self=3, type="x").type == "x"
+    assert Odd(1, "a", "b", 2) == Odd(self=1, type="a", object="b", len=2)
+    assert type("Sub", (Odd,), {})(5, "u").type == "u"
 
 
 def _frozen_slots(decorator: ast.expr) -> bool:

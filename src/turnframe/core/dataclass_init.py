@@ -84,6 +84,7 @@ def fast_init(cls: _T) -> _T:
             arguments.append(f"{name}=__tf_default_{name}")
     namespace["__tf_cls"] = cls
     namespace["__tf_setattr"] = object.__setattr__
+    namespace["__tf_type"] = type  # a field may be called ``type``
     fast: list[str] = []
     generic: list[str] = []
     for name, field in fields.items():  # declaration order, as @dataclass assigns them
@@ -106,7 +107,7 @@ def fast_init(cls: _T) -> _T:
         generic.append(f"__tf_setattr({me}, {name!r}, {value})")
     # An instance of a subclass takes @dataclass's own path (object.__setattr__, which
     # honours a subclass that shadows a field); the class's own instances the slots'.
-    lines = [f"if type({me}) is __tf_cls:", *(f"    {x}" for x in fast or ["pass"])]
+    lines = [f"if __tf_type({me}) is __tf_cls:", *(f"    {x}" for x in fast or ["pass"])]
     lines += ["else:", *(f"    {x}" for x in generic or ["pass"])]
     if hasattr(cls, "__post_init__"):
         lines.append(f"{me}.__post_init__()")
