@@ -1,11 +1,12 @@
-"""``fast_init``: the same ``__init__`` for a frozen slots dataclass, at a third of the cost.
+"""``fast_init``: the same ``__init__`` for a frozen slots dataclass, about a third cheaper.
 
 A frozen dataclass cannot assign its own fields, so the ``__init__`` that
 :func:`dataclasses.dataclass` writes stores each one with ``object.__setattr__``: a call
-through a generic wrapper per field, about seven times the cost of a plain attribute
+through a generic wrapper per field, several times the cost of a plain attribute
 store. A turn builds a few hundred such records (commands, results, snapshots, rows), so
-that wrapper was about a tenth of a turn's CPU (docs/architecture.md "Benchmarks"). :func:`fast_init` replaces the generated ``__init__`` with one that stores each
-field through the slot's own descriptor (``member_descriptor.__set__``), which skips the
+that wrapper was about a tenth of a turn's CPU (docs/architecture.md "Benchmarks").
+:func:`fast_init` replaces the generated ``__init__`` with one that stores each field
+through the slot's own descriptor (``member_descriptor.__set__``), which skips the
 wrapper and keeps every guarantee: the class, its fields, defaults, default factories,
 keyword-only markers, ``__post_init__``, equality, hashing, pickling and the
 ``FrozenInstanceError`` on assignment are exactly what ``@dataclass`` made.
