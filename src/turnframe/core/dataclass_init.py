@@ -4,7 +4,7 @@ A frozen dataclass cannot assign its own fields, so the ``__init__`` that
 :func:`dataclasses.dataclass` writes stores each one with ``object.__setattr__``: a call
 through a generic wrapper per field, several times the cost of a plain attribute
 store. A turn builds a few hundred such records (commands, results, snapshots, rows), so
-that wrapper was about a tenth of a turn's CPU (docs/architecture.md "Benchmarks").
+that wrapper was about a tenth of a turn's CPU (profiled on ``benchmarks/turn_overhead.py``).
 :func:`fast_init` replaces the generated ``__init__`` with one that stores each field
 through the slot's own descriptor (``member_descriptor.__set__``), which skips the
 wrapper and keeps every guarantee: the class, its fields, defaults, default factories,
