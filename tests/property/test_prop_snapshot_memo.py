@@ -35,6 +35,7 @@ from turnframe.core.view import Obligation, WorkflowView
 from turnframe.core.workflow import ErasedWorkflow, Execution
 from turnframe.runtime.case_snapshots import SnapshotMemo, immutable_state, same_json
 from turnframe.runtime.snapshots import TurnSnapshots
+from turnframe.store import codec
 from turnframe.store.base import CaseRow
 
 DAYS = (date(2026, 5, 1), date(2026, 6, 1))
@@ -160,12 +161,14 @@ def _same_snapshot(memoised: Any, fresh: Any) -> None:
     st.lists(_ACTION, min_size=1, max_size=40),
     st.sampled_from([1, 2, 3, 4096]),
     st.booleans(),
+    st.booleans(),
 )
 # One draw per check of the memo, so each is exercised on every run (besides the search):
-@example([("turn", 0, 0, 0), ("turn", 0, 0, 1)], 4096, False)  # another day
-@example([("turn", 0, 0, 0), ("turn", 0, 0, 2)], 4096, False)  # another locale
-@example([("turn", 0, 0, 0), ("turn", 0, 1, 0)], 4096, False)  # another definition
-@example([("turn", 0, 0, 0), ("retype", 0, 1), ("turn", 0, 0, 0)], 4096, False)  # 1 → 1.0
+@example([("turn", 0, 0, 0), ("turn", 0, 0, 1)], 4096, False, False)  # another day
+@example([("turn", 0, 0, 0), ("turn", 0, 0, 2)], 4096, False, False)  # another locale
+@example([("turn", 0, 0, 0), ("turn", 0, 1, 0)], 4096, False, False)  # another definition
+@example([("turn", 0, 0, 0), ("retype", 0, 1), ("turn", 0, 0, 0)], 4096, False, False)  # 1 → 1.0
+@example([("turn", 0, 0, 0), ("retype", 0, 1), ("turn", 0, 0, 0)], 4096, True, True)  # as text
 @example(
     [
         ("turn", 0, 0, 0),
@@ -176,13 +179,25 @@ def _same_snapshot(memoised: Any, fresh: Any) -> None:
     ],
     2,
     True,
+    True,
 )
-@example([("turn", 0, 2, 0), ("turn", 0, 2, 0), ("turn", 0, 2, 0)], 4096, False)  # a list
-@example([("turn", 0, 0, 0), ("turn", 1, 0, 0)], 1, True)  # capacity 1, other account
+@example([("turn", 0, 2, 0), ("turn", 0, 2, 0), ("turn", 0, 2, 0)], 4096, False, False)  # a list
+@example([("turn", 0, 0, 0), ("turn", 1, 0, 0)], 1, True, False)  # capacity 1, other account
 def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
-    actions: list[tuple[str, int, Any] | tuple[str, int, int, int]], capacity: int, rows: bool
+    actions: list[tuple[str, int, Any] | tuple[str, int, int, int]],
+    capacity: int,
+    rows: bool,
+    texts: bool,
 ) -> None:
-    """Every memoised snapshot equals the fresh one of the same rows; never over capacity."""
+    """Every memoised snapshot equals the fresh one of the same rows; never over capacity.
+
+    With ``texts`` the rows carry their stored text (``CaseRow.state_text``, as the SQLite
+    store's do), which the memo compares instead of the JSON's fingerprint.
+    """
+
+    def text_of(state: dict[str, Any]) -> str | None:
+        return codec.dumps(state) if texts else None
+
     registries = [
         Registry(ProbeWorkflow("A")),
         Registry(ProbeWorkflow("B")),
@@ -192,7 +207,9 @@ def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
     history: dict[CaseRef, list[dict[str, Any]]] = {}
     for i, case in enumerate(_CASES):
         state = _state("Ana", 1, ())
-        store.rows[case] = CaseRow(case=case, account=ACCOUNTS[i % 2], state=state, revision=1)
+        store.rows[case] = CaseRow(
+            case=case, account=ACCOUNTS[i % 2], state=state, revision=1, state_text=text_of(state)
+        )
         history[case] = [state]
     memo = SnapshotMemo(capacity)
 
@@ -232,7 +249,9 @@ def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
             else:  # rollback: an earlier JSON back at the same revision
                 state = copy.deepcopy(history[case][0])
             history[case].append(state)
-            store.rows[case] = replace(row, state=state, revision=revision)
+            store.rows[case] = replace(
+                row, state=state, revision=revision, state_text=text_of(state)
+            )
 
     anyio.run(run)
 

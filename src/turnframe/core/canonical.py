@@ -18,12 +18,20 @@ from json.encoder import (  # type: ignore[attr-defined]
     encode_basestring,
     encode_basestring_ascii,
 )
+from types import MappingProxyType
 from typing import Any, cast
 
 from turnframe.core.ids import CaseRef, JSONValue
 
-__all__ = ["canonical_json", "digest", "to_json_value"]
+__all__ = ["NOT_CANONICAL", "canonical_json", "digest", "to_json_value"]
 
+
+NOT_CANONICAL: Mapping[str, bool] = MappingProxyType({"canonical": False})
+"""Field metadata that leaves a dataclass field out of :func:`to_json_value`'s object.
+
+For what a value carries but is not part of what it says (e.g. a cache for a later
+step): ``field(default=…, compare=False, metadata=NOT_CANONICAL)``. Such a field must
+have a default, so a value read back from its JSON is whole."""
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 """The exact types that are their own JSON value (checked inline: no call per scalar)."""
@@ -138,7 +146,13 @@ def _converter(kind: type) -> Callable[[object], JSONValue]:
     elif issubclass(kind, Decimal):
         found = _decimal
     elif dataclasses.is_dataclass(kind):
-        found = _fields(tuple(f.name for f in dataclasses.fields(kind)))
+        found = _fields(
+            tuple(
+                f.name
+                for f in dataclasses.fields(kind)
+                if f.metadata.get("canonical", True) is not False
+            )
+        )
     elif issubclass(kind, Mapping):
         found = _mapping
     elif issubclass(kind, set | frozenset):
@@ -154,7 +168,8 @@ def _converter(kind: type) -> Callable[[object], JSONValue]:
 def to_json_value(value: object) -> JSONValue:
     """Return ``value`` as a JSON value.
 
-    Dataclasses become objects of their fields, enums their values, dates ISO strings,
+    Dataclasses become objects of their fields (but those marked
+    :data:`NOT_CANONICAL`), enums their values, dates ISO strings,
     decimals their exact digits as a string (``"1250.50"``),
     :class:`CaseRef` ``"workflow/case_id"``, tuples and lists arrays, sets sorted arrays.
     Dispatches on the exact type through a table filled once per type (field names are

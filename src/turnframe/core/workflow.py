@@ -50,6 +50,7 @@ __all__ = [
     "Compiled",
     "ErasedWorkflow",
     "Execution",
+    "Executed",
     "ExecutionContext",
     "OutboxDraft",
     "PartCandidate",
@@ -198,14 +199,19 @@ class Compiled:
             ``request.today`` and they passed (possible only when ``request.prior`` is
             empty), so the reducer does not ask ``validate`` the same question again
             (docs/architecture.md "One turn" step 5).
+        executed: what the compilation checked and executed on the way, one
+            :class:`Executed` per command it ran (``()``: none). The policy step takes
+            an entry instead of validating and executing the same command on the same
+            state again (:class:`Executed` says when).
 
-    Two compilations are equal when their commands are: ``replayed`` and ``validated``
-    are what the compilation already knows, not part of what it decided.
+    Two compilations are equal when their commands are: ``replayed``, ``validated`` and
+    ``executed`` are what the compilation already knows, not part of what it decided.
     """
 
     commands: tuple[Command, ...] = ()
     replayed: Replayed | None = field(default=None, compare=False)
     validated: bool = field(default=False, compare=False)
+    executed: tuple[Executed, ...] = field(default=(), compare=False)
 
 
 @fast_init
@@ -227,6 +233,9 @@ class CompileRequest(Generic[S]):
         replayed: what the case's previous compilation in this turn handed back
             (:attr:`Compiled.replayed`), or ``None``; usable only when
             :meth:`Replayed.fits` this request.
+        turn_id: the turn (``""`` outside one): the ``turn_id`` of the
+            :class:`ExecutionContext` a compilation executes in, the one the policy step
+            executes in too.
     """
 
     act: SemanticAct
@@ -240,6 +249,7 @@ class CompileRequest(Generic[S]):
     today: date
     locale: str = "en"
     replayed: Replayed | None = None
+    turn_id: str = ""
 
 
 @fast_init
@@ -288,6 +298,37 @@ class Execution(Generic[S]):
     state: S
     events: tuple[EventDraft, ...]
     outbox: tuple[OutboxDraft, ...] = ()
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Executed:
+    """One command a compilation checked and then executed (:attr:`Compiled.executed`).
+
+    An entry promises that the definition's ``check`` rules passed for ``command`` on
+    ``state`` with ``context.today`` and that ``execute(state, command, context)``
+    returned ``execution``. The store-backed executor
+    (:func:`turnframe.runtime.apply_commands`) takes ``execution`` instead of running
+    ``validate`` and ``execute`` again only when all of these hold: the definition's
+    ``compile``, ``replay`` and ``validate`` are the authoring kit's own
+    (:func:`~turnframe.core.authoring.base.compile_validates`, so ``validate`` is those
+    very ``check`` rules); the batch applies the very same ``command`` object to the very
+    same ``state`` object (identity, never an equal-looking one); and its execution
+    context equals ``context``. ``execute`` and ``check`` are pure (I3, docs/authoring.md),
+    so the answer is the one a second run would give; the origin check (I4, I17), the
+    state's dump, its load-back and its search text still run at policy time.
+
+    Attributes:
+        state: the typed state the command was checked against and applied to.
+        command: the command.
+        context: the execution context it ran in.
+        execution: what ``execute`` returned.
+    """
+
+    state: Any
+    command: Command
+    context: ExecutionContext
+    execution: Execution[Any]
 
 
 class WorkflowDefinition(Protocol[S]):

@@ -9,8 +9,9 @@ snapshot is served only when all of these hold, checked on every hit:
   today and locale;
 - the live definition is the very object that made the entry (a rollout, a re-registered
   workflow or another registry never shares one);
-- the stored JSON equals the remembered JSON by type as well as value (:func:`same_json`):
-  a row rewritten at the same revision is never served stale;
+- the stored JSON equals the remembered JSON by type as well as value (:func:`same_json`;
+  the stored text itself when the store hands it over, ``CaseRow.state_text``): a row
+  rewritten at the same revision is never served stale;
 - the typed state is immutable all the way down (:func:`immutable_state`: a mapping
   field is a :class:`~turnframe.core.frozen.FrozenMap`), as turns share it;
 - the definition does not opt out (``memo_snapshots = False``).
@@ -273,11 +274,15 @@ def _caches_later(kind: type) -> bool:
 
 
 class _Entry:
-    """One remembered snapshot; ``immutable`` is ``None`` until its first hit checks it."""
+    """One remembered snapshot; ``immutable`` is ``None`` until its first hit checks it.
+
+    ``fingerprint`` is the row's stored text (``str``) or its JSON's
+    :func:`json_fingerprint` (``bytes``).
+    """
 
     __slots__ = ("definition", "fingerprint", "immutable", "label", "state", "view")
 
-    def __init__(self, definition: object, fingerprint: bytes, snap: CaseSnapshot) -> None:
+    def __init__(self, definition: object, fingerprint: str | bytes, snap: CaseSnapshot) -> None:
         self.definition = definition
         self.fingerprint = fingerprint
         self.state = snap.state
@@ -357,7 +362,11 @@ class SnapshotMemo:
             return snapshot_of(registry, case, row, today, locale, typed)
         definition = erased.definition
         key = (case, row.account, row.revision, row.workflow_version, today, locale)
-        fingerprint = json_fingerprint(row.state)
+        # The stored text when the store read one (equal texts decode to the same JSON,
+        # by type as well as value), else the decoded JSON's; a text (``str``) never
+        # equals a fingerprint (``bytes``), so a row read both ways is only a miss.
+        text = row.state_text
+        fingerprint = json_fingerprint(row.state) if text is None else text
         entry = self._entries.get(key)
         if (
             entry is not None

@@ -10,7 +10,7 @@ implements :class:`~turnframe.core.ports.WorkflowExecutor` instead.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, NamedTuple
@@ -19,7 +19,7 @@ from turnframe.core.commands import CommandEnvelope
 from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
 from turnframe.core.ports import DirectoryEntry, LoadedCase, Transition
-from turnframe.core.workflow import WorkflowRegistry
+from turnframe.core.workflow import Executed, WorkflowRegistry
 from turnframe.runtime.mention_identity import identify, seek
 from turnframe.runtime.ports import Clock, SystemClock
 from turnframe.runtime.transition import (
@@ -61,6 +61,7 @@ class StoredStateExecutor:
         self.locale = "en"
         """The turn's locale: a refusal at execution time is worded in it."""
         self._typed: dict[CaseRef, tuple[object, Any]] = {}
+        self._executed: dict[int, Executed] = {}
 
     def know(self, case: CaseRef, state: JSONObject | None, typed: Any) -> None:
         """Tell :meth:`apply` that ``typed`` is the workflow's typed state of ``state``.
@@ -70,6 +71,15 @@ class StoredStateExecutor:
         Any other state (another object, even an equal one) is typed as usual.
         """
         self._typed[case] = (state, typed)
+
+    def know_executed(self, executed: Iterable[Executed]) -> None:
+        """Tell :meth:`apply` what the reducer's compilations executed (``Plan.executed``).
+
+        :func:`apply_commands` takes an entry instead of validating and executing the
+        same command again only where :class:`~turnframe.core.workflow.Executed` says it
+        may (the very same command and state objects, an equal context, a kit workflow).
+        """
+        self._executed = {id(e.command): e for e in executed}
 
     async def load(self, case: CaseRef) -> LoadedCase:
         """Return the stored state and revision (``None`` and 0 when absent)."""
@@ -98,6 +108,7 @@ class StoredStateExecutor:
             turn_id=self.turn_id,
             locale=self.locale,
             typed=known[1] if known is not None and known[0] is loaded.state else _UNTYPED,
+            executed=self._executed,
         )
 
 

@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 from turnframe.core.acts import SemanticAct, Understanding
+from turnframe.core.canonical import NOT_CANONICAL
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import Actor, CaseRef, JSONObject
@@ -24,6 +25,7 @@ from turnframe.core.results import PlannedActResult
 from turnframe.core.targets import TargetCandidate, TargetResolution
 from turnframe.core.turn import InteractionResponse
 from turnframe.core.view import WorkflowView
+from turnframe.core.workflow import Executed
 
 __all__ = [
     "ActInput",
@@ -234,6 +236,10 @@ class Plan:
         replayed_click: the click hit a card no longer open; its original results.
         replayed_status: that card's status (``resolved``, ``declined``, ``withdrawn``…).
         waiting: the acts to carry to the next reply, oldest first, at most three (ADR 0007).
+        executed: what the reducer's compilations executed on the way
+            (:class:`~turnframe.core.workflow.Executed`), for the policy step to reuse;
+            not part of what the plan decided: left out of equality and of its canonical
+            JSON (the replay record), and empty in a plan read back from JSON.
     """
 
     results: tuple[PlannedActResult, ...]
@@ -246,3 +252,6 @@ class Plan:
     replayed_click: Mapping[str, str] | None = None
     replayed_status: str | None = None
     waiting: tuple[WaitingAct, ...] = ()
+    executed: tuple[Executed, ...] = field(
+        default=(), compare=False, repr=False, metadata=NOT_CANONICAL
+    )

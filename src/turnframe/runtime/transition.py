@@ -7,18 +7,19 @@ Turnframe's side of an adopter executor's write (docs/adr/0025-adopter-executors
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from turnframe.core.authoring.base import compile_validates
 from turnframe.core.commands import CommandEnvelope
 from turnframe.core.dataclass_init import fast_init
 from turnframe.core.errors import DomainError, InvariantBroken
 from turnframe.core.events import EventDraft
 from turnframe.core.ids import JSONObject
 from turnframe.core.ports import LoadedCase, Transition
-from turnframe.core.workflow import ExecutionContext, OutboxDraft, WorkflowRegistry
+from turnframe.core.workflow import Executed, ExecutionContext, OutboxDraft, WorkflowRegistry
 from turnframe.runtime.errors import CommandRejected, StateDoesNotLoad
 from turnframe.runtime.policy import origin_satisfies
 from turnframe.store.base import CommitRequest, CommitResult, TurnStore
@@ -62,6 +63,7 @@ def apply_commands(
     turn_id: str,
     locale: str = "en",
     typed: Any = _UNTYPED,
+    executed: Mapping[int, Executed] | None = None,
 ) -> IndexedTransition:
     """Validate and apply ``commands`` in order to ``loaded`` with the workflow's pure code.
 
@@ -81,6 +83,12 @@ def apply_commands(
         turn_id: the committing turn (stamped in the execution context).
         locale: the turn's locale.
         typed: the typed state of ``loaded.state`` when the caller has it already.
+        executed: what the reducer's compilations executed
+            (:attr:`~turnframe.runtime.plan.Plan.executed`), by ``id`` of the command.
+            An entry stands for a command's ``validate`` and ``execute`` only where
+            :class:`~turnframe.core.workflow.Executed` says it may: a kit workflow
+            (``compile_validates``), the very same command and state objects and an
+            equal execution context; anything else is validated and executed here.
 
     Raises:
         CommandRejected: when a command does not validate against the state.
@@ -96,6 +104,8 @@ def apply_commands(
     events: list[EventDraft] = []
     outbox: list[OutboxDraft] = []
     made: list[tuple[str, Any]] = []
+    if executed and not compile_validates(workflow.raw):
+        executed = None  # its validate is not the rules compilation checked
     for envelope in commands:
         if envelope.case != loaded.case:
             raise InvariantBroken(f"envelope for {envelope.case} applied to {loaded.case}")
@@ -103,11 +113,21 @@ def apply_commands(
             raise InvariantBroken(
                 f"{envelope.operation}: origin {envelope.origin.kind} does not satisfy its policy"
             )
-        refusal = definition.validate(state, envelope.command, today, locale)
-        if refusal is not None:
-            raise CommandRejected(refusal.code, refusal.sentence)
+        command = envelope.command
         ctx = ExecutionContext(case=loaded.case, actor=envelope.actor, today=today, turn_id=turn_id)
-        execution = definition.execute(state, envelope.command, ctx)
+        known = executed.get(id(command)) if executed else None
+        if (
+            known is not None
+            and known.command is command
+            and known.state is state
+            and known.context == ctx
+        ):
+            execution = known.execution  # checked and executed by compilation (Executed)
+        else:
+            refusal = definition.validate(state, command, today, locale)
+            if refusal is not None:
+                raise CommandRejected(refusal.code, refusal.sentence)
+            execution = definition.execute(state, command, ctx)
         state = execution.state
         made.append((envelope.operation, state))
         events.extend(execution.events)

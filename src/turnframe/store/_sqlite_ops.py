@@ -77,13 +77,14 @@ def _event(row: Any) -> DomainEvent:
 
 
 def _case(row: Any) -> CaseRow:
-    state = codec.loads(row[3])
+    text = row[3]
     return CaseRow(
         case=search.case_ref(row[0], row[1]),
         account=row[2],
-        state=state,
+        state=codec.loads(text),
         revision=row[4],
         workflow_version=row[5],
+        state_text=text,
     )
 
 

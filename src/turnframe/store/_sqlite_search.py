@@ -225,12 +225,14 @@ costs a fifth of building one, whose hash is computed at construction)."""
 
 
 def _row(row: Any) -> CaseRow:
+    text = row[4]
     return CaseRow(
         case=case_ref(row[1], row[2]),
         account=row[3],
-        state=codec.loads(row[4]),
+        state=codec.loads(text),
         revision=row[5],
         workflow_version=row[6],
+        state_text=text,
     )
 
 

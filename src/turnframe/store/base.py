@@ -83,6 +83,11 @@ class CaseRow:
             (:attr:`CommitRequest.workflow_version`); ``None`` for a row written
             without one (a database from before versions, an adopter's row)
             (docs/guides/canary-and-rollback.md "What a case remembers").
+        state_text: the stored JSON text ``state`` was decoded from, when the store
+            read one (``None`` otherwise). The runtime's snapshot memo compares it
+            instead of fingerprinting ``state`` (docs/adr/0020-what-a-brief-shows.md rule
+            8), so a store sets it to that very text or leaves it out; not part of the
+            row's equality.
     """
 
     case: CaseRef
@@ -90,6 +95,7 @@ class CaseRow:
     state: JSONObject
     revision: int
     workflow_version: str | None = None
+    state_text: str | None = field(default=None, compare=False, repr=False)
 
 
 @fast_init

@@ -31,6 +31,7 @@ from turnframe.core.workflow import (
     CommandText,
     Compiled,
     CompileRequest,
+    Executed,
     Execution,
     ExecutionContext,
     Refusal,
@@ -252,7 +253,7 @@ class Workflow(Generic[S]):
         if not prior:
             return state
         ctx = ExecutionContext(
-            case=request.case, actor=request.actor, today=request.today, turn_id=""
+            case=request.case, actor=request.actor, today=request.today, turn_id=request.turn_id
         )
         for command in prior:
             row = self._rows.get(command.operation)
@@ -266,7 +267,10 @@ class Workflow(Generic[S]):
         The compiled command carries the state after it
         (:attr:`~turnframe.core.workflow.Compiled.replayed`) for the case's next
         compilation in the turn, and, when the turn planned nothing earlier on the case
-        and ``validate`` is the kit's own (``check``), says it was validated.
+        and ``validate`` is the kit's own (``check``), says it was validated. What it
+        checked and executed rides along as
+        (:attr:`~turnframe.core.workflow.Compiled.executed`), in the request's
+        ``turn_id``, for the policy step to reuse.
 
         Raises:
             UsageError: for an operation the table does not hold.
@@ -284,7 +288,7 @@ class Workflow(Generic[S]):
         if state is None:
             return Compiled(commands=(command,), validated=validated)
         ctx = ExecutionContext(
-            case=request.case, actor=request.actor, today=request.today, turn_id=""
+            case=request.case, actor=request.actor, today=request.today, turn_id=request.turn_id
         )
         after = self.execute(state, command, ctx)
         if not after.events:
@@ -297,7 +301,10 @@ class Workflow(Generic[S]):
             actor=request.actor,
             today=request.today,
         )
-        return Compiled(commands=(command,), replayed=replayed, validated=validated)
+        executed = Executed(state=state, command=command, context=ctx, execution=after)
+        return Compiled(
+            commands=(command,), replayed=replayed, validated=validated, executed=(executed,)
+        )
 
     def compile_refusal(self, refused: Refused, request: CompileRequest[S]) -> Refusal:
         """Return the refusal of a compilation: :meth:`refusal` in the request's locale.

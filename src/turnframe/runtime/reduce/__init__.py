@@ -101,4 +101,5 @@ def reduce_turn(inp: ReductionInput, registry: WorkflowRegistry) -> Plan:
         replayed_click=r.replayed,
         replayed_status=r.replayed_status,
         waiting=waiting,
+        executed=tuple(r.executed),
     )

@@ -91,6 +91,7 @@ def reduce_act(
             today=r.inp.today,
             locale=r.inp.locale,
             replayed=r.carried.get(case),
+            turn_id=r.inp.turn_id,
         )
     )
     if isinstance(compiled, Refusal):
@@ -202,9 +203,12 @@ def _plan(r: Reduction, case: CaseRef, compiled: Compiled) -> None:
 
     The carried state is handed, unread, to the case's next compilation in the turn,
     which uses it only if it fits (:meth:`~turnframe.core.workflow.Replayed.fits`); a
-    compilation that returned none drops what was carried.
+    compilation that returned none drops what was carried. What the compilation executed
+    (:attr:`~turnframe.core.workflow.Compiled.executed`) goes to the plan, for the
+    policy step.
     """
     r.prior[case].extend(compiled.commands)
+    r.executed.extend(compiled.executed)
     if compiled.replayed is None:
         r.carried.pop(case, None)
     else:

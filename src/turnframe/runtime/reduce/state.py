@@ -18,7 +18,7 @@ from turnframe.core.dataclass_init import fast_init
 from turnframe.core.ids import CaseRef
 from turnframe.core.interactions import Interaction, PendingAct, ProposedCommand
 from turnframe.core.results import PlannedActResult
-from turnframe.core.workflow import Replayed, WorkflowRegistry
+from turnframe.core.workflow import Executed, Replayed, WorkflowRegistry
 from turnframe.runtime.copy import say
 from turnframe.runtime.plan import CardClose, PlannedCard, ReductionInput, WaitingAct
 
@@ -75,7 +75,9 @@ class Reduction:
     ``compiled`` holds, by ``(card id, option id)``, each act a click resumed and the
     commands it compiled to (docs/adr/0014-clicks-re-checked-and-candidates-that-fit.md
     rule 10). ``carried`` holds, by case, what the case's last planned compilation
-    handed back (:class:`~turnframe.core.workflow.Replayed`), for its next one.
+    handed back (:class:`~turnframe.core.workflow.Replayed`), for its next one;
+    ``executed`` what the planned compilations executed
+    (:class:`~turnframe.core.workflow.Executed`), for the policy step.
     """
 
     inp: ReductionInput
@@ -103,6 +105,7 @@ class Reduction:
     compiled: dict[tuple[str, str], list[tuple[str, tuple[Command, ...]]]] = field(
         default_factory=dict
     )
+    executed: list[Executed] = field(default_factory=list)
 
     def checkpoint(self) -> dict[str, object]:
         """Return a copy of everything this reduction decided so far, for :meth:`restore`.

@@ -70,6 +70,7 @@ async def apply_policy(parts: RuntimeParts, data: PolicyInput) -> Compiled:
         stored = StoredStateExecutor(parts.registry, parts.store, data.today)
         stored.turn_id = turn_id
         stored.locale = data.locale
+        stored.know_executed(plan.executed)
     else:
         for_turn = getattr(adopter, "for_turn", None)
         if callable(for_turn):

@@ -98,7 +98,7 @@ _RANK = {
 
 
 def _as_command(command: Command) -> ManifestCommand:
-    if isinstance(command, AddPassenger | RemovePassenger | ValidateManifest | SubmitManifest):
+    if isinstance(command, ManifestCommand):
         return command
     raise UsageError(f"not a manifest command: {command!r}")
 

@@ -190,7 +190,7 @@ _WORDS = copy.table(
 
 
 def _as_command(command: Command) -> TravelerCommand:
-    if isinstance(command, RegisterTraveler | UpdateTravelerEmail | DeleteTraveler):
+    if isinstance(command, TravelerCommand):
         return command
     raise UsageError(f"not a traveler command: {command!r}")
 
