@@ -2,7 +2,8 @@
 
 ``BatchRequest.typed`` carries the policy step's typed state to re-projection in the same
 process (``runtime/steps/reproject.typed_back``); the plan written with phase
-``committing`` (``runtime/turn_writes.plan_json``) must not hold it: a typed state is the
+``committing`` (``runtime/turn_writes.plan_json``, handed to the store as its text by
+``plan_text``) must not hold it: a typed state is the
 domain's own object, which need not serialise at all (``WorkflowDefinition.load_state``
 may return any class), and the plan would carry the state twice over. Hypothesis draws
 how a hand-written counter workflow types its state (a plain class with slots, one with
@@ -40,7 +41,7 @@ from turnframe.core import (
 from turnframe.core.commands import CommandPolicy, RiskClass
 from turnframe.runtime import Application, FixedClock, Runtime, SequentialIds
 from turnframe.runtime.turn_writes import stored_plan
-from turnframe.store import InMemoryStore
+from turnframe.store import InMemoryStore, codec
 from turnframe.store.base import PlanCommit, PlanOutcome
 from turnframe.understand import ScriptedUnderstanding
 
@@ -166,7 +167,8 @@ class _Recording(InMemoryStore):
         self.plans: list[Any] = []
 
     async def commit_plan(self, write: PlanCommit) -> PlanOutcome:
-        self.plans.append(write.plan)
+        # The runtime hands the plan over as its text (JSONText): its value is the plan.
+        self.plans.append(None if write.plan is None else codec.record_value(write.plan))
         return await super().commit_plan(write)
 
 

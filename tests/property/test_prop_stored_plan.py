@@ -35,10 +35,18 @@ from turnframe.core.acts import (
     Understanding,
 )
 from turnframe.core.canonical import to_json_value
-from turnframe.core.ids import Actor, JSONObject
-from turnframe.runtime.turn import PreparedTurn
-from turnframe.runtime.turn_writes import REPLAY_ONLY, plan_json, replay_first, stored_plan
+from turnframe.core.events import EventDraft
+from turnframe.core.ids import Actor, CaseRef, JSONObject
+from turnframe.runtime.turn import BatchRequest, PreparedTurn
+from turnframe.runtime.turn_writes import (
+    REPLAY_ONLY,
+    plan_json,
+    plan_text,
+    replay_first,
+    stored_plan,
+)
 from turnframe.store import codec
+from turnframe.store.base import CommitRequest, JSONText
 
 texts = st.text(st.characters(codec="utf-8") | st.characters(categories=["Cs"]), max_size=6)
 maybe = st.none() | texts
@@ -155,3 +163,46 @@ def test_a_plan_whose_replay_record_is_missing_resumes_with_no_understanding() -
     prepared = _prepared(Understanding(notices=("n",)), reduced=True)
     resumed = _resume(plan_json(prepared), _Replays(None))
     assert resumed.understanding == Understanding()
+
+
+# The plan's text in one pass (``plan_text``) is the two-step text ------------------------
+_ANY_TEXT = st.text(alphabet=st.characters(codec=None, categories=None), max_size=6)
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | _ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT, inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    state=st.dictionaries(_ANY_TEXT, _VALUES, max_size=4),
+    data=st.dictionaries(_ANY_TEXT, _VALUES, max_size=3),
+    name=_ANY_TEXT,
+)
+def test_the_plan_text_is_the_text_of_the_plans_json_value(
+    state: dict[str, Any], data: dict[str, Any], name: str
+) -> None:
+    """Any JSON in a batch (any string, lone surrogates too; big integers; NaN): the same text."""
+    request = CommitRequest(
+        account="acct",
+        case=CaseRef("trip", "t1"),
+        expected_revision=1,
+        state=state,
+        events=(EventDraft(type="trip.renamed", data=data, operation="trip.rename"),),
+        idempotency_key="k",
+        request_hash="h",
+        turn_id="t-1",
+        search_text=name,
+    )
+    prepared = replace(
+        _prepared(Understanding(), reduced=False),
+        batches=(BatchRequest(request=request, act_ids=("a1",), typed=(state, object())),),
+    )
+    text = plan_text(prepared)
+    assert isinstance(text, JSONText)
+    assert text == codec.dumps_record(plan_json(prepared))

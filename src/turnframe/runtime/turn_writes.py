@@ -23,7 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
+from pydantic_core import PydanticSerializationError
 
 from turnframe.core.acts import Understanding
 from turnframe.core.canonical import to_json_value
@@ -34,12 +35,14 @@ from turnframe.core.reply import ReplyBlock
 from turnframe.core.results import PlannedActResult
 from turnframe.runtime.replay import recorded_understanding
 from turnframe.runtime.turn import PreparedTurn
-from turnframe.store.base import InteractionCas, PlanCommit, TurnReply, TurnStore
+from turnframe.store import codec
+from turnframe.store.base import InteractionCas, JSONText, PlanCommit, TurnReply, TurnStore
 
 __all__ = [
     "REPLAY_ONLY",
     "plan_commit",
     "plan_json",
+    "plan_text",
     "replay_first",
     "stored_plan",
     "turn_reply",
@@ -60,6 +63,11 @@ _PLAN_EXCLUDES: dict[str, Any] = {
 _PREPARED: TypeAdapter[PreparedTurn] = TypeAdapter(PreparedTurn)
 _RESULTS: TypeAdapter[list[PlannedActResult]] = TypeAdapter(list[PlannedActResult])
 _UNDERSTANDING: TypeAdapter[Understanding] = TypeAdapter(Understanding)
+_PLAN_TEXT: TypeAdapter[tuple[PreparedTurn]] = TypeAdapter(
+    tuple[PreparedTurn], config=ConfigDict(ser_json_inf_nan="constants")
+)
+_PLAN_TEXT_EXCLUDES = {0: _PLAN_EXCLUDES}
+"""The plan's one-pass encoder (:func:`plan_text`) and what it leaves out of its element."""
 
 
 def plan_json(prepared: PreparedTurn) -> JSONObject:
@@ -75,6 +83,26 @@ def plan_json(prepared: PreparedTurn) -> JSONObject:
     out = _PREPARED.dump_python(prepared, mode="json", exclude=_PLAN_EXCLUDES)
     assert isinstance(out, dict)
     return out
+
+
+def plan_text(prepared: PreparedTurn) -> JSONText:
+    """Return :func:`plan_json`'s value as its JSON text, encoded in one pass.
+
+    pydantic writes the text of ``prepared`` directly (no intermediate JSON value), the
+    text :func:`~turnframe.store.codec.dumps_record` writes for :func:`plan_json`'s value:
+    the same encoder, fields and order, and non-finite floats written as
+    ``dumps_record`` writes them (``NaN``, ``Infinity``; the one-element tuple adapter
+    carries that setting, which a dataclass's own adapter cannot take). A plan it cannot
+    write so (a lone surrogate, say) is encoded the two-step way.
+
+    Raises:
+        StoreError: the plan has no JSON form.
+    """
+    try:
+        text = _PLAN_TEXT.dump_json((prepared,), exclude=_PLAN_TEXT_EXCLUDES)
+    except (PydanticSerializationError, UnicodeDecodeError, ValueError):
+        return JSONText(codec.dumps_record(plan_json(prepared)))
+    return JSONText(text[1:-1].decode())  # the one element of ``[…]``
 
 
 async def stored_plan(store: TurnStore, data: JSONObject) -> PreparedTurn:
@@ -146,7 +174,7 @@ def plan_commit(
     return PlanCommit(
         turn_id=prepared.turn_id,
         account=prepared.actor.account,
-        plan=None if resumed else plan_json(prepared),
+        plan=None if resumed else plan_text(prepared),
         replay=None if resumed else replay_first(prepared),
         requests=tuple(b.request for b in prepared.batches),
         closes=tuple(closes),

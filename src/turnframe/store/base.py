@@ -38,6 +38,7 @@ __all__ = [
     "CommitResult",
     "InteractionCas",
     "CommitRefusal",
+    "JSONText",
     "JournalEntry",
     "PlanCommit",
     "PlanOutcome",
@@ -45,6 +46,20 @@ __all__ = [
     "TurnReply",
     "TurnStore",
 ]
+
+
+class JSONText(str):
+    """The JSON text of one value, encoded once by whoever built the value.
+
+    A :class:`str` holding exactly what :func:`turnframe.store.codec.dumps_record` would
+    write for the value (it decodes to the same JSON). A store that keeps text writes it
+    as it is (:func:`~turnframe.store.codec.record_text`); one that keeps values decodes
+    it (:func:`~turnframe.store.codec.record_value`). The runtime hands the turn's plan
+    over this way (:attr:`PlanCommit.plan`), so it is encoded once, in one pass.
+    """
+
+    __slots__ = ()
+
 
 BOUNDARIES: tuple[str, ...] = (
     "begin_turn",
@@ -222,8 +237,11 @@ class PlanCommit:
     Attributes:
         turn_id: the committing turn (it must exist).
         account: the turn's account (the replay record is stored under it).
-        plan: the plan, stored as the turn's data with phase ``committing``; ``None``
-            leaves the turn row as it is (recovery resuming a stored plan).
+        plan: the plan, stored as the turn's data with phase ``committing``: a JSON
+            object, or its :class:`JSONText` (what the runtime hands over; read it with
+            :func:`~turnframe.store.codec.record_text` or
+            :func:`~turnframe.store.codec.record_value`); ``None`` leaves the turn row as
+            it is (recovery resuming a stored plan).
         replay: the first part of the turn's replay record (what it read and decided),
             stored once; ``None`` writes none.
         requests: the commits, in order. Each is atomic on its own inside the
@@ -233,7 +251,7 @@ class PlanCommit:
 
     turn_id: str
     account: str
-    plan: JSONObject | None = None
+    plan: JSONObject | JSONText | None = None
     replay: JSONObject | None = None
     requests: tuple[CommitRequest, ...] = ()
     closes: tuple[InteractionCas, ...] = ()

@@ -46,7 +46,7 @@ from turnframe.core.reply import (
     ReplyBlock,
     TransitionBlock,
 )
-from turnframe.store.base import CommitResult, TurnRecord
+from turnframe.store.base import CommitResult, JSONText, TurnRecord
 from turnframe.store.errors import StoreError
 
 __all__ = [
@@ -70,6 +70,8 @@ __all__ = [
     "outbox_message_from_json",
     "outbox_message_to_json",
     "record_copy",
+    "record_text",
+    "record_value",
     "resolution_from_json",
     "resolution_to_json",
     "spec_from_json",
@@ -139,6 +141,31 @@ def dumps_record(value: object) -> str:
         return _to_json(value, inf_nan_mode="constants").decode()
     except (PydanticSerializationError, TypeError, ValueError, RecursionError):
         return dumps(value)
+
+
+def record_text(value: object) -> str:
+    """Return :func:`dumps_record`'s text for ``value``; a :class:`JSONText` is that text already.
+
+    Raises:
+        StoreError: ``value`` has no JSON form.
+    """
+    if isinstance(value, JSONText):
+        return value
+    return dumps_record(value)
+
+
+def record_value(value: JSONObject | JSONText) -> JSONObject:
+    """Return a record's JSON object: a :class:`JSONText` decoded (a fresh value), else ``value``.
+
+    Raises:
+        StoreError: the text is not a JSON object.
+    """
+    if isinstance(value, JSONText):
+        decoded = loads(value)
+        if not isinstance(decoded, dict):
+            raise StoreError(f"a record's text holds {type(decoded).__name__}, not an object")
+        return decoded
+    return value
 
 
 def loads(text: str) -> Any:

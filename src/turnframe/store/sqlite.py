@@ -532,13 +532,14 @@ class SqliteStore:
         savepoint (a refusal rolls back to it and is returned in its slot); each close's
         compare-and-set (open → status). Every value is encoded once, before the
         transaction; the plan and the replay record, records the runtime built of JSON
-        values, with :func:`~turnframe.store.codec.dumps_record`.
+        values, with :func:`~turnframe.store.codec.dumps_record` (a plan handed over as
+        :class:`~turnframe.store.base.JSONText` is written as it is).
 
         Raises:
             StoreError: no such turn (with a plan), or a value is not JSON; nothing written.
             StoreUnavailable: the database cannot be written; nothing written.
         """
-        plan_text = None if write.plan is None else codec.dumps_record(write.plan)
+        plan_text = None if write.plan is None else codec.record_text(write.plan)
         replay_text = None if write.replay is None else codec.dumps_record(write.replay)
         commits = [_encoded(r) for r in write.requests]
         closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
