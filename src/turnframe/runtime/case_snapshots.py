@@ -168,22 +168,8 @@ def json_fingerprint(value: Any) -> bytes | None:
 
 
 _ATOMS: frozenset[type] = frozenset(
-    {
-        type(None),
-        bool,
-        int,
-        float,
-        complex,
-        str,
-        bytes,
-        date,
-        datetime,
-        time,
-        timedelta,
-        decimal.Decimal,
-        uuid.UUID,
-        range,
-    }
+    {type(None), bool, int, float, complex, str, bytes, date, datetime, time, timedelta}
+    | {decimal.Decimal, uuid.UUID, range}
 )
 """Types whose values never change (exact types: a subclass may add mutable fields)."""
 
@@ -274,10 +260,9 @@ def _caches_later(kind: type) -> bool:
 
 
 class _Entry:
-    """One remembered snapshot; ``immutable`` is ``None`` until its first hit checks it.
+    """One remembered snapshot (``fingerprint``: the stored text or :func:`json_fingerprint`).
 
-    ``fingerprint`` is the row's stored text (``str``) or its JSON's
-    :func:`json_fingerprint` (``bytes``).
+    ``immutable`` is ``None`` until its first hit checks it.
     """
 
     __slots__ = ("definition", "fingerprint", "immutable", "label", "state", "view")
