@@ -36,7 +36,7 @@ from turnframe.core.workflow import ErasedWorkflow, Execution
 from turnframe.runtime.case_snapshots import SnapshotMemo, immutable_state, same_json
 from turnframe.runtime.snapshots import TurnSnapshots
 from turnframe.store import codec
-from turnframe.store.base import CaseRow
+from turnframe.store.base import CaseRow, with_stored_text
 
 DAYS = (date(2026, 5, 1), date(2026, 6, 1))
 """The turns' days; a probe due on 2026-05-15 is ``overdue`` on the second only."""
@@ -195,8 +195,8 @@ def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
     store's do), which the memo compares instead of the JSON's fingerprint.
     """
 
-    def text_of(state: dict[str, Any]) -> str | None:
-        return codec.dumps(state) if texts else None
+    def with_text(row: CaseRow, state: dict[str, Any]) -> CaseRow:
+        return with_stored_text(row, codec.dumps(state)) if texts else row
 
     registries = [
         Registry(ProbeWorkflow("A")),
@@ -207,8 +207,8 @@ def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
     history: dict[CaseRef, list[dict[str, Any]]] = {}
     for i, case in enumerate(_CASES):
         state = _state("Ana", 1, ())
-        store.rows[case] = CaseRow(
-            case=case, account=ACCOUNTS[i % 2], state=state, revision=1, state_text=text_of(state)
+        store.rows[case] = with_text(
+            CaseRow(case=case, account=ACCOUNTS[i % 2], state=state, revision=1), state
         )
         history[case] = [state]
     memo = SnapshotMemo(capacity)
@@ -249,9 +249,11 @@ def test_memoised_snapshots_equal_fresh_ones_under_any_interleaving(
             else:  # rollback: an earlier JSON back at the same revision
                 state = copy.deepcopy(history[case][0])
             history[case].append(state)
-            store.rows[case] = replace(
-                row, state=state, revision=revision, state_text=text_of(state)
-            )
+            # ``replace`` drops the text (it is no constructor argument): a rewritten row
+            # never carries the text of the state it replaced.
+            changed = replace(row, state=state, revision=revision)
+            assert changed.state_text is None
+            store.rows[case] = with_text(changed, state)
 
     anyio.run(run)
 

@@ -89,7 +89,8 @@ def plan_text(prepared: PreparedTurn) -> JSONText:
     """Return :func:`plan_json`'s value as its JSON text, encoded in one pass.
 
     pydantic writes the text of ``prepared`` directly (no intermediate JSON value), the
-    text :func:`~turnframe.store.codec.dumps_record` writes for :func:`plan_json`'s value:
+    text :func:`~turnframe.store.codec.dumps_record` writes for :func:`plan_json`'s value
+    when every object in it has string keys, as ``JSONObject`` says:
     the same encoder, fields and order, and non-finite floats written as
     ``dumps_record`` writes them (``NaN``, ``Infinity``; the one-element tuple adapter
     carries that setting, which a dataclass's own adapter cannot take). A plan it cannot

@@ -14,7 +14,14 @@ import pytest
 
 from turnframe.core.interactions import InteractionResolution, InteractionStatus
 from turnframe.store._conformance_base import ConformanceBase, sample_blocks
-from turnframe.store.base import CommitResult, InteractionCas, PlanCommit, TurnReply, TurnStore
+from turnframe.store.base import (
+    CommitResult,
+    InteractionCas,
+    JSONText,
+    PlanCommit,
+    TurnReply,
+    TurnStore,
+)
 from turnframe.store.errors import (
     IdempotencyKeyReused,
     InteractionAlreadyResolved,
@@ -67,6 +74,25 @@ class TurnWriteTests(ConformanceBase):
             assert await store.lookup_command(self.account, f"{self.ns}-k2") is None
             for n in (1, 3):
                 assert len(await store.case_events(self.case(n))) == 2
+
+        self.run(body)
+
+    def test_commit_plan_takes_the_plan_as_its_json_text(self) -> None:
+        """A plan handed over as :class:`JSONText` reads back as the object its text holds.
+
+        The runtime hands the plan over this way (``turn_writes.plan_text``); a store that
+        wrote the text as a JSON string, or kept the ``str``, could not resume the turn.
+        """
+
+        async def body(store: TurnStore) -> None:
+            turn = await store.begin_turn(self.turn(1))
+            text = JSONText('{"batches":["b1"],"note":"ção \\u2028","n":12345678901234567890}')
+            await store.commit_plan(
+                PlanCommit(turn_id=turn.turn_id, account=self.account, plan=text)
+            )
+            got = await store.get_turn(self.account, turn.turn_id)
+            assert got is not None and got.phase == "committing"
+            assert got.data == {"batches": ["b1"], "note": "ção \u2028", "n": 12345678901234567890}
 
         self.run(body)
 

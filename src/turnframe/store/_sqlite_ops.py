@@ -40,6 +40,7 @@ from turnframe.store.base import (
     PlanOutcome,
     TurnRecord,
     TurnReply,
+    with_stored_text,
 )
 from turnframe.store.errors import (
     IdempotencyKeyReused,
@@ -78,14 +79,14 @@ def _event(row: Any) -> DomainEvent:
 
 def _case(row: Any) -> CaseRow:
     text = row[3]
-    return CaseRow(
+    case = CaseRow(
         case=search.case_ref(row[0], row[1]),
         account=row[2],
         state=codec.loads(text),
         revision=row[4],
         workflow_version=row[5],
-        state_text=text,
     )
+    return with_stored_text(case, text)
 
 
 def _message(row: Any) -> OutboxMessage:

@@ -36,7 +36,7 @@ from typing import Any
 
 from turnframe.core.ids import CaseRef
 from turnframe.store import codec
-from turnframe.store.base import CaseRow
+from turnframe.store.base import CaseRow, with_stored_text
 from turnframe.store.search import (
     PROBE,
     CasePage,
@@ -226,14 +226,14 @@ costs a fifth of building one, whose hash is computed at construction)."""
 
 def _row(row: Any) -> CaseRow:
     text = row[4]
-    return CaseRow(
+    case = CaseRow(
         case=case_ref(row[1], row[2]),
         account=row[3],
         state=codec.loads(text),
         revision=row[5],
         workflow_version=row[6],
-        state_text=text,
     )
+    return with_stored_text(case, text)
 
 
 def _cut(

@@ -45,14 +45,16 @@ __all__ = [
     "TurnRecord",
     "TurnReply",
     "TurnStore",
+    "with_stored_text",
 ]
 
 
 class JSONText(str):
     """The JSON text of one value, encoded once by whoever built the value.
 
-    A :class:`str` holding exactly what :func:`turnframe.store.codec.dumps_record` would
-    write for the value (it decodes to the same JSON). A store that keeps text writes it
+    A :class:`str` holding what :func:`turnframe.store.codec.dumps_record` would write for
+    the value, which is JSON with string keys (``JSONObject``): it decodes to the same
+    JSON. A store that keeps text writes it
     as it is (:func:`~turnframe.store.codec.record_text`); one that keeps values decodes
     it (:func:`~turnframe.store.codec.record_value`). The runtime hands the turn's plan
     over this way (:attr:`PlanCommit.plan`), so it is encoded once, in one pass.
@@ -101,8 +103,10 @@ class CaseRow:
         state_text: the stored JSON text ``state`` was decoded from, when the store
             read one (``None`` otherwise). The runtime's snapshot memo compares it
             instead of fingerprinting ``state`` (docs/adr/0020-what-a-brief-shows.md rule
-            8), so a store sets it to that very text or leaves it out; not part of the
-            row's equality.
+            8). Not a constructor argument and not part of the row's equality: a store
+            sets it with :func:`with_stored_text` on the row it just decoded, and a row
+            made from another (``dataclasses.replace``, a changed ``state``) has none, so
+            it can never vouch for a state it was not read with.
     """
 
     case: CaseRef
@@ -110,7 +114,17 @@ class CaseRow:
     state: JSONObject
     revision: int
     workflow_version: str | None = None
-    state_text: str | None = field(default=None, compare=False, repr=False)
+    state_text: str | None = field(default=None, init=False, compare=False, repr=False)
+
+
+def with_stored_text(row: CaseRow, text: str) -> CaseRow:
+    """Return ``row`` (just built by a store) carrying ``text``, the text ``row.state`` was decoded from.
+
+    Sets :attr:`CaseRow.state_text` on the new row in place, before anyone else holds
+    it; ``text`` must be exactly the stored text its ``state`` came from.
+    """
+    object.__setattr__(row, "state_text", text)
+    return row
 
 
 @fast_init

@@ -134,9 +134,14 @@ def dumps_record(value: object) -> str:
     (it writes pydantic's JSON form of them), so payloads of an adopter's own go
     through :func:`dumps`.
 
+    A :class:`~turnframe.store.base.JSONText` is that text already and comes back as it is
+    (a store written before the runtime handed plans over as text keeps working).
+
     Raises:
         StoreError: ``value`` has no JSON form.
     """
+    if isinstance(value, JSONText):
+        return value
     try:
         return _to_json(value, inf_nan_mode="constants").decode()
     except (PydanticSerializationError, TypeError, ValueError, RecursionError):
@@ -144,13 +149,11 @@ def dumps_record(value: object) -> str:
 
 
 def record_text(value: object) -> str:
-    """Return :func:`dumps_record`'s text for ``value``; a :class:`JSONText` is that text already.
+    """Return the text a store writes for a record: :func:`dumps_record`'s (a :class:`JSONText` as it is).
 
     Raises:
         StoreError: ``value`` has no JSON form.
     """
-    if isinstance(value, JSONText):
-        return value
     return dumps_record(value)
 
 
@@ -190,6 +193,8 @@ def loads(text: str) -> Any:
 
 def record_copy(value: T) -> T:
     """Return a deep copy of a record through :func:`dumps_record`'s text (no aliasing).
+
+    A :class:`~turnframe.store.base.JSONText` gives the value it holds (decoded afresh).
 
     Raises:
         StoreError: ``value`` has no JSON form.

@@ -30,7 +30,6 @@ from turnframe.store.base import (
     CommitResult,
     InteractionCas,
     JournalEntry,
-    JSONText,
     PlanCommit,
     PlanOutcome,
     TurnRecord,
@@ -602,11 +601,7 @@ class InMemoryStore:
             self._trip("commit")
         for _ in write.closes:
             self._trip("close_interaction")
-        plan: JSONObject | None = None
-        if isinstance(write.plan, JSONText):
-            plan = codec.record_value(write.plan)  # decoded afresh: nothing aliased
-        elif write.plan is not None:
-            plan = codec.record_copy(write.plan)
+        plan = None if write.plan is None else codec.record_value(codec.record_copy(write.plan))
         replay = None if write.replay is None else codec.record_copy(write.replay)
         copies = [_commit_copies(r) for r in write.requests]
         resolutions = [
