@@ -314,8 +314,9 @@ class Executed:
     (:func:`~turnframe.core.authoring.base.compile_validates`, so ``validate`` is those
     very ``check`` rules); the batch applies the very same ``command`` object to the very
     same ``state`` object (identity, never an equal-looking one); and its execution
-    context equals ``context``. ``execute`` and ``check`` are pure (I3, docs/authoring.md),
-    so the answer is the one a second run would give; the origin check (I4, I17), the
+    context equals ``context``. ``execute`` and ``check`` are pure (docs/authoring.md
+    "Compile", docs/architecture.md "What each step decides"), so the answer is the one a second run
+    would give; the origin check (I4, I17), the
     state's dump, its load-back and its search text still run at policy time.
 
     Attributes:

@@ -75,7 +75,9 @@ class StoredStateExecutor:
     def know_executed(self, executed: Iterable[Executed]) -> None:
         """Tell :meth:`apply` what the reducer's compilations executed (``Plan.executed``).
 
-        :func:`apply_commands` takes an entry instead of validating and executing the
+        ``executed``: the plan's :class:`~turnframe.core.workflow.Executed` entries, kept
+        by ``id`` of their command (each entry holds its command, so the id stays its
+        own). :func:`apply_commands` takes an entry instead of validating and executing the
         same command again only where :class:`~turnframe.core.workflow.Executed` says it
         may (the very same command and state objects, an equal context, a kit workflow).
         """

@@ -101,7 +101,7 @@ def plan_text(prepared: PreparedTurn) -> JSONText:
     """
     try:
         text = _PLAN_TEXT.dump_json((prepared,), exclude=_PLAN_TEXT_EXCLUDES)
-    except (PydanticSerializationError, UnicodeDecodeError, ValueError):
+    except (PydanticSerializationError, ValueError):
         return JSONText(codec.dumps_record(plan_json(prepared)))
     return JSONText(text[1:-1].decode())  # the one element of ``[…]``
 

@@ -54,10 +54,10 @@ class JSONText(str):
 
     A :class:`str` holding what :func:`turnframe.store.codec.dumps_record` would write for
     the value, which is JSON with string keys (``JSONObject``): it decodes to the same
-    JSON. A store that keeps text writes it
-    as it is (:func:`~turnframe.store.codec.record_text`); one that keeps values decodes
-    it (:func:`~turnframe.store.codec.record_value`). The runtime hands the turn's plan
-    over this way (:attr:`PlanCommit.plan`), so it is encoded once, in one pass.
+    JSON. ``dumps_record`` returns it as it is (a store that keeps text writes that);
+    :func:`~turnframe.store.codec.record_value` and ``record_copy`` decode it (a store
+    that keeps values). The runtime hands the turn's plan over this way
+    (:attr:`PlanCommit.plan`), so it is encoded once, in one pass.
     """
 
     __slots__ = ()
@@ -252,10 +252,10 @@ class PlanCommit:
         turn_id: the committing turn (it must exist).
         account: the turn's account (the replay record is stored under it).
         plan: the plan, stored as the turn's data with phase ``committing``: a JSON
-            object, or its :class:`JSONText` (what the runtime hands over; read it with
-            :func:`~turnframe.store.codec.record_text` or
-            :func:`~turnframe.store.codec.record_value`); ``None`` leaves the turn row as
-            it is (recovery resuming a stored plan).
+            object, or its :class:`JSONText` (what the runtime hands over;
+            :func:`~turnframe.store.codec.dumps_record` gives its text,
+            :func:`~turnframe.store.codec.record_value` its object); ``None`` leaves the
+            turn row as it is (recovery resuming a stored plan).
         replay: the first part of the turn's replay record (what it read and decided),
             stored once; ``None`` writes none.
         requests: the commits, in order. Each is atomic on its own inside the

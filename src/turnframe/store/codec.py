@@ -70,7 +70,6 @@ __all__ = [
     "outbox_message_from_json",
     "outbox_message_to_json",
     "record_copy",
-    "record_text",
     "record_value",
     "resolution_from_json",
     "resolution_to_json",
@@ -146,15 +145,6 @@ def dumps_record(value: object) -> str:
         return _to_json(value, inf_nan_mode="constants").decode()
     except (PydanticSerializationError, TypeError, ValueError, RecursionError):
         return dumps(value)
-
-
-def record_text(value: object) -> str:
-    """Return the text a store writes for a record: :func:`dumps_record`'s (a :class:`JSONText` as it is).
-
-    Raises:
-        StoreError: ``value`` has no JSON form.
-    """
-    return dumps_record(value)
 
 
 def record_value(value: JSONObject | JSONText) -> JSONObject:

@@ -539,7 +539,7 @@ class SqliteStore:
             StoreError: no such turn (with a plan), or a value is not JSON; nothing written.
             StoreUnavailable: the database cannot be written; nothing written.
         """
-        plan_text = None if write.plan is None else codec.record_text(write.plan)
+        plan_text = None if write.plan is None else codec.dumps_record(write.plan)
         replay_text = None if write.replay is None else codec.dumps_record(write.replay)
         commits = [_encoded(r) for r in write.requests]
         closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]

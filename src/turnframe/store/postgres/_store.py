@@ -1040,7 +1040,7 @@ class PostgresStore:
             self._trip("commit")
         for _ in write.closes:
             self._trip("close_interaction")
-        plan_text = None if write.plan is None else codec.record_text(write.plan)
+        plan_text = None if write.plan is None else codec.dumps_record(write.plan)
         replay_text = None if write.replay is None else codec.dumps_record(write.replay)
         encoded = [_encoded(r) for r in write.requests]
         closes = [(c, codec.dumps(codec.resolution_to_json(c.resolution))) for c in write.closes]
