@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import anyio
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_inspection import (
@@ -141,3 +142,15 @@ def test_a_record_damaged_anywhere_still_gives_a_view_and_a_replay(
     json.dumps(replayed.model_dump(mode="json"))
     if replayed.same is False:
         assert replayed.diff
+
+
+@pytest.mark.parametrize("value", [":", "3", 2.5, True, None, [1], {"n": 1}])
+def test_a_planned_revision_that_is_no_integer_reads_as_zero(value: Any) -> None:
+    """A stored plan's ``expected_revision`` of another JSON type (a string ``":"`` once
+    crashed the view): the command is still shown, at revision 0."""
+    turn, record, blocks = RECORDS["t-multi"]
+    path = ("reduction", "plan", "batches", 0, "envelopes", 0, "expected_revision")
+    store = Frozen(turn, _damaged(record, path, value, False), blocks)
+    view = anyio.run(inspection_for, store, REGISTRY, "acme", "t-multi")
+    revisions = [c.expected_revision for act in view.acts for c in act.commands]
+    assert 0 in revisions

@@ -64,12 +64,39 @@ def _mention_words_normalising_every_word(text: str) -> tuple[str, ...]:
 
 @given(
     st.text(
-        st.one_of(
-            st.sampled_from(list("ana silva,.'s() \u00e9e\u0301\u2019")), st.characters()
-        ),
+        st.one_of(st.sampled_from(list("ana silva,.'s() \u00e9e\u0301\u2019")), st.characters()),
         max_size=24,
     )
 )
 def test_the_ascii_shortcut_gives_every_composition(text: str) -> None:
     """Skipping normalisation of ASCII words changes no word list (ASCII is NFC and NFD)."""
+    assert mention_words(text) == _mention_words_normalising_every_word(text)
+
+
+def test_the_ascii_wrapping_set_is_the_wrapping_rule_over_ascii() -> None:
+    """``bare``'s ASCII shortcut strips exactly the ASCII characters ``_wrapping`` holds of."""
+    from turnframe.runtime.mentions import _ASCII_WRAPPING, _wrapping
+
+    assert {chr(c) for c in range(128) if _wrapping(chr(c))} == set(_ASCII_WRAPPING)
+
+
+@given(st.text(st.characters(max_codepoint=127), min_size=1, max_size=12))
+def test_the_ascii_shortcut_is_the_stripping_rule(word: str) -> None:
+    """An ASCII word is stripped by ``str.strip``: the same answer as the edge rule."""
+    slow = _strip_punctuation(word)
+    for ending in ("'s", "\u2019s"):
+        if len(slow) > len(ending) and slow.endswith(ending):
+            slow = _strip_punctuation(slow[: -len(ending)])
+            break
+    assert bare(word) == slow
+
+
+@given(
+    st.text(
+        st.one_of(st.sampled_from(list("ana silva,.'s() ")), st.characters(max_codepoint=127)),
+        max_size=24,
+    )
+)
+def test_an_ascii_text_gives_the_word_list_of_the_general_rule(text: str) -> None:
+    """The ASCII text's own loop (no normalising, a bare word only when one differs)."""
     assert mention_words(text) == _mention_words_normalising_every_word(text)

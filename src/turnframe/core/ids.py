@@ -9,13 +9,14 @@ opaque per-turn handles (strings minted by the runtime).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TypeAlias
 
 from typing_extensions import TypeAliasType
 
 from turnframe.core.dataclass_init import fast_init
 
-__all__ = ["Actor", "CaseRef", "JSONValue", "JSONObject"]
+__all__ = ["Actor", "CaseRef", "JSONValue", "JSONObject", "case_ref"]
 
 JSONValue = TypeAliasType(
     "JSONValue",
@@ -80,3 +81,13 @@ class CaseRef:
 
     def __str__(self) -> str:
         return f"{self.workflow}/{self.case_id}"
+
+
+case_ref = lru_cache(maxsize=4096)(CaseRef)
+"""Return ``CaseRef(workflow, case_id)``, one instance per pair while it is in use.
+
+Equal to a reference built directly, so a caller may mix both; but a dict or set that
+holds this instance finds it by identity, without calling ``__eq__`` (a turn looks the
+same few cases up about a hundred times, from the store's rows and the conversation's
+state). Safe to share: a reference is immutable. Keeps at most 4,096 pairs.
+"""

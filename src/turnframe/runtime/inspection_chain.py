@@ -51,6 +51,11 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def as_int(value: Any) -> int:
+    """Return ``value`` when it is a JSON integer (not a boolean), else ``0``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def case_text(value: Any) -> str | None:
     """Return a case as ``workflow/case_id`` from either stored shape (string or object)."""
     if isinstance(value, str):
@@ -187,7 +192,7 @@ def commands_of(
                         case=case_text(envelope.get("case")) or "",
                         arguments=envelope.get("command"),
                         origin=envelope.get("origin"),
-                        expected_revision=int(envelope.get("expected_revision") or 0),
+                        expected_revision=as_int(envelope.get("expected_revision")),
                         idempotency_key=str(envelope.get("idempotency_key", "")),
                         risk=policy.get("risk") if isinstance(policy.get("risk"), str) else None,
                         batch_key=batch_key,

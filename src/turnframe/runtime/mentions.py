@@ -11,6 +11,7 @@ their other Unicode compositions.
 
 from __future__ import annotations
 
+import string
 import unicodedata
 
 from turnframe.store.search import query_words
@@ -31,10 +32,11 @@ def bare(word: str) -> str:
     """
     if word.isalnum():
         return word  # letters and digits only (L*, N*): nothing wraps it, no "'s"
-    core = _strip_punctuation(word)
+    strip = _strip_ascii if word.isascii() else _strip_punctuation
+    core = strip(word)
     for ending in _POSSESSIVES:
         if len(core) > len(ending) and core.endswith(ending):
-            return _strip_punctuation(core[: -len(ending)])
+            return strip(core[: -len(ending)])
     return core
 
 
@@ -42,6 +44,16 @@ def _wrapping(char: str) -> bool:
     """Whether ``char`` may wrap a word: punctuation, a symbol or an invisible format mark."""
     kind = unicodedata.category(char)
     return kind[0] in "PS" or kind == "Cf"
+
+
+_ASCII_WRAPPING = string.punctuation
+"""The ASCII characters :func:`_wrapping` holds true of: all 32 are Unicode ``P*`` or ``S*``,
+and no other ASCII character is (nor ``Cf``)."""
+
+
+def _strip_ascii(word: str) -> str:
+    """:func:`_strip_punctuation` of an ASCII word, in one ``str.strip`` (the same answer)."""
+    return word.strip(_ASCII_WRAPPING)
 
 
 def _strip_punctuation(word: str) -> str:
@@ -69,6 +81,14 @@ def mention_words(text: str) -> tuple[str, ...]:
     message still costs at most that many look-ups.
     """
     out: dict[str, None] = {}
+    if text.isascii():  # every form is its own NFC and NFD form; most words are bare
+        for word in query_words(text):
+            out[word] = None
+            if not word.isalnum():
+                stripped = bare(word)
+                if stripped:
+                    out[stripped] = None
+        return tuple(out)
     for word in query_words(text):
         stripped = bare(word)
         for form in (word, stripped) if stripped else (word,):

@@ -37,10 +37,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from turnframe.core.dataclass_init import fast_init
-from turnframe.core.ids import Actor, CaseRef, JSONValue
+from turnframe.core.ids import Actor, CaseRef, JSONValue, case_ref
 from turnframe.core.interactions import Interaction
 from turnframe.core.ports import CaseDirectory, DirectoryEntry
 from turnframe.runtime.app import BriefLimits
@@ -91,7 +92,7 @@ def remembered_cases(state: Any) -> tuple[CaseRef, ...]:
     for item in raw if isinstance(raw, list) else ():
         if isinstance(item, str) and "/" in item:
             workflow, _, case_id = item.partition("/")
-            out.append(CaseRef(workflow, case_id))
+            out.append(case_ref(workflow, case_id))  # the instance the store's rows hold
     return tuple(reversed(out))
 
 
@@ -184,14 +185,19 @@ async def brief_scope(
         reindex = getattr(directory, "reindex", None)
         if callable(reindex) and _over_this_store(directory, snapshots):
             await reindex(actor.account)  # a case committed without its words is found too
-        words = mention_words(text)
-        long = [w for w in words if len(w) >= limits.word_chars][: limits.words]
+        words, chars = mention_words(text), limits.word_chars
+        long = [w for w in words if len(w) >= chars]
+        if len(long) > limits.words:
+            long = long[: limits.words]
+            kept = set(long)
+            short = [w for w in words if w not in kept]
+        else:
+            short = [w for w in words if len(w) < chars]
         await _look_up(directory, snapshots, actor, long, limits.found, chosen, unlisted)
         # A short word, or one past ``limits.words``, is not looked up to add records;
         # but when it is a whole word of a record the brief lists ("Li"), it may be a
         # mention of that record, so it is looked up like the others: that record is
         # never listed alone among the records the word names (rule 2).
-        short = [w for w in words if w not in long]
         if short:
             texts = [snapshots.folded_text(case) for case in chosen]
             named_short = _whole_words(short, texts)
@@ -218,24 +224,33 @@ def _whole_words(words: Sequence[str], texts: Iterable[str]) -> list[str]:
 
     A whole word is a whitespace-separated token, or one without the punctuation that
     wraps it (:func:`~turnframe.runtime.mentions.bare`: ``"li"`` of ``"Silva, Li"``).
-    A text is split only when one of the words is a substring of it (a whole word is
-    one), so most texts cost one substring test per word. In the order of ``words``.
+    Each text's whole words are :func:`_whole`'s (a text of up to
+    :data:`_CACHED_TEXT_CHARS` characters is split once however many turns brief its
+    record). In the order of ``words``.
     """
     left = set(words)
     for text in texts:
         if not left:
             break
-        inside = {w for w in left if w in text}
-        if not inside:
-            continue
-        for token in text.split():
-            for whole in (token, bare(token)):  # "Silva, Li": "li" is a whole word too
-                if whole in inside:
-                    inside.discard(whole)
-                    left.discard(whole)
-            if not inside:
-                break
+        cached = len(text) <= _CACHED_TEXT_CHARS
+        left.difference_update(left.intersection(_whole_cached(text) if cached else _whole(text)))
     return [w for w in words if w not in left]
+
+
+_CACHED_TEXT_CHARS = 512
+"""The longest folded text whose whole words :func:`_whole_words` keeps (longer: split each time)."""
+
+
+def _whole(text: str) -> frozenset[str]:
+    """Return the whole words of a folded text: its tokens and their bare forms (pure)."""
+    tokens = text.split()
+    return frozenset([*tokens, *(bare(t) for t in tokens if not t.isalnum())])
+
+
+_whole_cached = lru_cache(maxsize=1024)(_whole)
+""":func:`_whole`, kept for 1,024 texts of up to :data:`_CACHED_TEXT_CHARS` characters: the
+records a brief shows are mostly the ones it showed the turn before (the default view,
+the conversation's), and the memory held stays bounded."""
 
 
 def _entries(
@@ -306,12 +321,16 @@ async def _look_up(
         # The store's word index, the directory's rule; a word that finds more than
         # ``limit`` records is told by ``more``, and its rows are not even typed.
         pages = await each(actor.account, list(words), limit=max(1, limit))
-        for word, page in zip(words, pages, strict=True):
+        if len(pages) != len(words):
+            raise ValueError(f"find_cases_each returned {len(pages)} pages for {len(words)} words")
+        add_row = snapshots.add_row
+        # Most words find nothing: only the pages that found a record are looked at.
+        for word, page in [(w, p) for w, p in zip(words, pages, strict=True) if p.rows or p.more]:
             if page.more or len(page.rows) > limit:
                 unlisted.append(word)
             else:
                 for row, folded in zip(page.rows, _texts(page), strict=True):
-                    chosen[snapshots.add_row(row, folded=folded).case] = None
+                    chosen[add_row(row, folded=folded).case] = None
         return
     for word in words:
         found, more = await _found(directory, snapshots, actor, word, limit)

@@ -16,7 +16,7 @@ from typing import Any
 
 from turnframe.core.dataclass_init import fast_init
 from turnframe.core.events import DomainEvent, OutboxMessage
-from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.ids import CaseRef, JSONObject, case_ref
 from turnframe.core.interactions import Interaction, InteractionStatus
 from turnframe.store import _sqlite_search as search
 from turnframe.store import codec
@@ -80,7 +80,7 @@ def _event(row: Any) -> DomainEvent:
 def _case(row: Any) -> CaseRow:
     text = row[3]
     case = CaseRow(
-        case=search.case_ref(row[0], row[1]),
+        case=case_ref(row[0], row[1]),
         account=row[2],
         state=codec.loads(text),
         revision=row[4],

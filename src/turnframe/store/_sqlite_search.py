@@ -32,9 +32,10 @@ import math
 import sqlite3
 from collections.abc import Collection, Sequence
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
-from turnframe.core.ids import CaseRef
+from turnframe.core.ids import CaseRef, case_ref
 from turnframe.store import codec
 from turnframe.store.base import CaseRow, with_stored_text
 from turnframe.store.search import (
@@ -218,12 +219,6 @@ def write_search_row(
         )
 
 
-case_ref = lru_cache(maxsize=4096)(CaseRef)
-"""``CaseRef(workflow, case_id)``, one instance per pair while it is in use: a reference
-is immutable, and a turn reads the same few cases' rows again and again (a cache hit
-costs a fifth of building one, whose hash is computed at construction)."""
-
-
 def _row(row: Any) -> CaseRow:
     text = row[4]
     case = CaseRow(
@@ -352,48 +347,18 @@ def _probe(
     conn: sqlite3.Connection, account: str, keys: Sequence[str], cap: int = PROBE
 ) -> dict[str, int]:
     """Return each key's postings counted up to ``cap``, in one statement."""
-    marks = ", ".join("(?)" for _ in keys)
-    rows = conn.execute(
+    rows = conn.execute(_probe_sql(len(keys)), (account, cap, *keys)).fetchall()
+    return dict(rows)  # (TEXT, count(*)): a str and an int each
+
+
+@lru_cache(maxsize=256)
+def _probe_sql(keys: int) -> str:
+    """Return :func:`_probe`'s statement for ``keys`` keys."""
+    marks = ", ".join("(?)" for _ in range(keys))
+    return (
         "SELECT k.column1, (SELECT count(*) FROM (SELECT 1 FROM case_terms t"
-        f" WHERE t.account = ? AND t.term = k.column1 LIMIT ?)) FROM (VALUES {marks}) AS k",
-        (account, cap, *keys),
-    ).fetchall()
-    return {str(k): int(n) for k, n in rows}
-
-
-def _seeks(
-    conn: sqlite3.Connection, account: str, plans: Sequence[tuple[str, ...]], limit: int
-) -> list[str | None]:
-    """Return the key each mention's walk seeks (``None``: the mention matches nothing).
-
-    A mention with one key seeks it, uncounted. Every other mention's first key (the one
-    :func:`_likely_rare` picks) is counted first (one statement for all, up to
-    ``limit + 2``): none, and the mention
-    matches nothing; at most ``limit + 1``, and its walk is that short. Only the
-    mentions whose first key is commoner have their other keys counted (one more
-    statement, up to :data:`PROBE`), and seek the rarest of those (:func:`rarest`;
-    ``None`` when one has no posting). Whatever the
-    key, the walk checks the whole rule, so the answer is the same: the counting only
-    bounds the walk, and it reads far fewer postings than counting every key.
-    """
-    seeks: list[str | None] = [ks[0] if len(ks) == 1 else None for ks in plans]
-    many = {n: _likely_rare(ks) for n, ks in enumerate(plans) if len(ks) > 1}
-    if not many:
-        return seeks
-    first = _probe(conn, account, sorted(set(many.values())), limit + 2)
-    common: list[int] = []
-    for n, key in many.items():
-        count = first[key]
-        if 0 < count <= limit + 1:
-            seeks[n] = key
-        elif count:
-            common.append(n)
-    if common:
-        rest = sorted({k for n in common for k in plans[n] if k != many[n]})
-        counts = _probe(conn, account, rest)
-        for n in common:  # the first key is commoner than the walk wants: the rarest other
-            seeks[n] = rarest([k for k in plans[n] if k != many[n]], counts)
-    return seeks
+        f" WHERE t.account = ? AND t.term = k.column1 LIMIT ?)) FROM (VALUES {marks}) AS k"
+    )
 
 
 _LETTER_PERCENT = dict(
@@ -465,43 +430,72 @@ def find_each(
 ) -> tuple[CasePage, ...]:
     """Return :func:`find_page`'s first page for each mention, in two to three statements.
 
-    The keys to seek are chosen by counting postings (:func:`_seeks`: one statement,
-    and one more when a mention's first key is common); one ``UNION ALL`` then seeks
-    each mention's key (a branch per mention that can match, each its own bounded walk
-    of the postings, ``LIMIT limit + 1``).
+    Which key each mention's walk seeks: a mention with one key seeks it, uncounted.
+    Every other mention's first key (the one :func:`_likely_rare` picks) is counted
+    first (one statement for all, up to ``limit + 2``): none, and the mention matches
+    nothing; at most ``limit + 1``, and its walk is that short. Only the mentions whose
+    first key is commoner have their other keys counted (one more statement, up to
+    :data:`PROBE`), and seek the rarest of those (:func:`rarest`; none when one has no
+    posting). Whatever the key, the walk checks the whole rule, so the answer is the
+    same: the counting only bounds the walk, and it reads far fewer postings than
+    counting every key. One ``UNION ALL`` then seeks each mention's key (a branch per
+    mention that can match, each its own bounded walk of the postings,
+    ``LIMIT limit + 1``).
     """
-    pairs = [_plan(mention) for mention in mentions]
-    words = [w for w, _ in pairs]
-    plans = [ks for _, ks in pairs]
+    plans = [_plan(mention) for mention in mentions]
+    firsts = sorted({p[2] for p in plans if len(p[1]) > 1})
+    counts = _probe(conn, account, firsts, limit + 2) if firsts else {}
     branches: list[str] = []
     params: list[Any] = []
-    for n, seek in enumerate(_seeks(conn, account, plans, limit)):
-        if seek is None:
+    common: list[int] = []
+    for n, (wanted, keys, first) in enumerate(plans):
+        if len(keys) > 1:
+            count = counts[first]
+            if not count:
+                continue  # a key no case carries: the mention matches nothing
+            if count > limit + 1:
+                common.append(n)
+                continue
+        elif not keys:
             continue
-        wanted = words[n]
         branches.append(_branch(n, len(wanted)))
-        params += [account, seek, *wanted, limit + 1]
-    found: dict[int, list[Any]] = {}
+        params += [account, first, *wanted, limit + 1]
+    if common:  # the first key is commoner than the walk wants: the rarest other
+        others = {n: [k for k in plans[n][1] if k != plans[n][2]] for n in common}
+        rest = _probe(conn, account, sorted({k for ks in others.values() for k in ks}))
+        for n, keys in others.items():
+            seek = rarest(keys, rest)
+            if seek is not None:
+                wanted = plans[n][0]
+                branches.append(_branch(n, len(wanted)))
+                params += [account, seek, *wanted, limit + 1]
+    out = [_EMPTY] * len(plans)
     if branches:
+        found: dict[int, list[Any]] = {}
         for row in conn.execute(" UNION ALL ".join(branches), params).fetchall():
             found.setdefault(row[0], []).append(row[1:])
-    decoded: dict[int, CaseRow] = {}  # this statement's rows only: one read, one snapshot
-    return tuple(
-        _cut(sorted(found[n], key=_position), limit, texts=True, decoded=decoded)
-        if n in found
-        else _EMPTY
-        for n in range(len(plans))
-    )
+        decoded: dict[int, CaseRow] = {}  # this statement's rows only: one read, one snapshot
+        for n, rows in found.items():
+            rows.sort(key=_position)
+            out[n] = _cut(rows, limit, texts=True, decoded=decoded)
+    return tuple(out)
 
 
 _EMPTY = CasePage(rows=())
 
 
 @lru_cache(maxsize=4096)
-def _plan(mention: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Return a mention's (words, keys): :func:`query_words`, :func:`query_keys` (pure, cached)."""
+def _plan(mention: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """Return a mention's (words, keys, first key); pure, cached.
+
+    :func:`query_words`, :func:`query_keys` and the key :func:`find_each` seeks or
+    counts first (its one key, or :func:`_likely_rare`'s; ``""`` with none).
+    """
     wanted = query_words(mention)
-    return wanted, query_keys(wanted)
+    keys = query_keys(wanted)
+    if not keys:
+        return wanted, keys, ""
+    return wanted, keys, keys[0] if len(keys) == 1 else _likely_rare(keys)
 
 
 @lru_cache(maxsize=1024)
@@ -515,8 +509,8 @@ def _branch(n: int, words: int) -> str:
     )
 
 
-def _position(row: Any) -> int:
-    return int(row[0])
+_position = itemgetter(0)
+"""A row's ``pos`` (its first column, an ``INTEGER``): the creation order rows sort by."""
 
 
 def unindexed(conn: sqlite3.Connection, account: str, limit: int) -> list[CaseRow]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from turnframe.core.ids import CaseRef
+from turnframe.core.ids import CaseRef, case_ref
 from turnframe.store import codec
 from turnframe.store.base import CaseRow
 from turnframe.store.search import PROBE, CasePage, fold, query_keys, query_words, terms
@@ -212,7 +212,7 @@ def find_each_sql(
 def row_of(row: Any) -> CaseRow:
     """Return a ``CaseRow`` from a row of ``_COLS`` (``pos`` first, ``workflow_version`` last)."""
     return CaseRow(
-        case=CaseRef(row[1], row[2]),
+        case=case_ref(row[1], row[2]),
         account=row[3],
         state=codec.loads(row[4]),
         revision=row[5],

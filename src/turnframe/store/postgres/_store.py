@@ -22,7 +22,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from turnframe.core.events import DomainEvent, OutboxMessage
-from turnframe.core.ids import CaseRef, JSONObject
+from turnframe.core.ids import CaseRef, JSONObject, case_ref
 from turnframe.core.interactions import Interaction, InteractionStatus
 from turnframe.core.reply import ReplyBlock
 from turnframe.store import codec
@@ -128,7 +128,7 @@ def _event(row: Sequence[Any]) -> DomainEvent:
 
 def _case(row: Sequence[Any]) -> CaseRow:
     return CaseRow(
-        case=CaseRef(row[0], row[1]),
+        case=case_ref(row[0], row[1]),
         account=row[2],
         state=codec.loads(row[3]),
         revision=row[4],
