@@ -363,8 +363,10 @@ class SnapshotMemo:
                 entry.immutable = immutable_state(entry.state)
             if entry.immutable:
                 self.hits += 1
-                with contextlib.suppress(KeyError):  # another thread evicted it meanwhile
+                try:
                     self._entries.move_to_end(key)
+                except KeyError:  # another thread evicted it meanwhile
+                    pass
                 return CaseSnapshot(
                     case=case,
                     state=entry.state,

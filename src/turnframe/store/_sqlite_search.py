@@ -443,13 +443,14 @@ def find_each(
     ``LIMIT limit + 1``).
     """
     plans = [_plan(mention) for mention in mentions]
-    firsts = sorted({p[2] for p in plans if len(p[1]) > 1})
-    counts = _probe(conn, account, firsts, limit + 2) if firsts else {}
+    counted = {p[3] for p in plans}
+    counted.discard("")
+    counts = _probe(conn, account, sorted(counted), limit + 2) if counted else {}
     branches: list[str] = []
     params: list[Any] = []
     common: list[int] = []
-    for n, (wanted, keys, first) in enumerate(plans):
-        if len(keys) > 1:
+    for n, (wanted, keys, first, counts_first) in enumerate(plans):
+        if counts_first:
             count = counts[first]
             if not count:
                 continue  # a key no case carries: the mention matches nothing
@@ -485,17 +486,21 @@ _EMPTY = CasePage(rows=())
 
 
 @lru_cache(maxsize=4096)
-def _plan(mention: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """Return a mention's (words, keys, first key); pure, cached.
+def _plan(mention: str) -> tuple[tuple[str, ...], tuple[str, ...], str, str]:
+    """Return a mention's (words, keys, first key, counted key); pure, cached.
 
-    :func:`query_words`, :func:`query_keys` and the key :func:`find_each` seeks or
-    counts first (its one key, or :func:`_likely_rare`'s; ``""`` with none).
+    :func:`query_words`, :func:`query_keys`, the key :func:`find_each` seeks or counts
+    first (its one key, or :func:`_likely_rare`'s; ``""`` with none) and that key again
+    when it is counted (a mention of several keys), else ``""``.
     """
     wanted = query_words(mention)
     keys = query_keys(wanted)
     if not keys:
-        return wanted, keys, ""
-    return wanted, keys, keys[0] if len(keys) == 1 else _likely_rare(keys)
+        return wanted, keys, "", ""
+    if len(keys) == 1:
+        return wanted, keys, keys[0], ""
+    first = _likely_rare(keys)
+    return wanted, keys, first, first
 
 
 @lru_cache(maxsize=1024)
