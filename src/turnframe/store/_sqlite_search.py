@@ -464,8 +464,8 @@ def find_each(
     if common:  # the first key is commoner than the walk wants: the rarest other
         others = {n: [k for k in plans[n][1] if k != plans[n][2]] for n in common}
         rest = _probe(conn, account, sorted({k for ks in others.values() for k in ks}))
-        for n, keys in others.items():
-            seek = rarest(keys, rest)
+        for n, other_keys in others.items():
+            seek = rarest(other_keys, rest)
             if seek is not None:
                 wanted = plans[n][0]
                 branches.append(_branch(n, len(wanted)))
