@@ -84,10 +84,20 @@ class CaseRef:
 
 
 case_ref = lru_cache(maxsize=4096)(CaseRef)
-"""Return ``CaseRef(workflow, case_id)``, one instance per pair while it is in use.
+case_ref.__doc__ = """Return ``CaseRef(workflow, case_id)``, one shared instance per pair.
 
-Equal to a reference built directly, so a caller may mix both; but a dict or set that
-holds this instance finds it by identity, without calling ``__eq__`` (a turn looks the
-same few cases up about a hundred times, from the store's rows and the conversation's
-state). Safe to share: a reference is immutable. Keeps at most 4,096 pairs.
+Args:
+    workflow: the workflow name (``str``).
+    case_id: the case id within the workflow (``str``).
+
+Returns:
+    A :class:`CaseRef` equal to ``CaseRef(workflow, case_id)``: a caller may mix both.
+    A dict or set holding this instance finds it by identity, without ``__eq__`` (a turn
+    looks the same few cases up about a hundred times, from the store's rows and the
+    conversation's state; docs/adr/0020-what-a-brief-shows.md). Safe to share: a
+    reference is immutable (I1). At most 4,096 pairs are kept, least recently used
+    dropped.
+
+Raises:
+    TypeError: an argument is unhashable.
 """

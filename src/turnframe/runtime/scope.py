@@ -321,10 +321,9 @@ async def _look_up(
         # The store's word index, the directory's rule; a word that finds more than
         # ``limit`` records is told by ``more``, and its rows are not even typed.
         pages = await each(actor.account, list(words), limit=max(1, limit))
-        if len(pages) != len(words):
-            raise ValueError(f"find_cases_each returned {len(pages)} pages for {len(words)} words")
         add_row = snapshots.add_row
-        # Most words find nothing: only the pages that found a record are looked at.
+        # Most words find nothing: only the pages that found a record are looked at (the
+        # strict zip raises before any record is added when the pages do not pair up).
         for word, page in [(w, p) for w, p in zip(words, pages, strict=True) if p.rows or p.more]:
             if page.more or len(page.rows) > limit:
                 unlisted.append(word)
