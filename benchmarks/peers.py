@@ -54,6 +54,13 @@ What is measured
     time because the machine is shared: a process waiting for a core is not charged. The
     wall time (``perf_counter_ns``) of the same span is reported beside it.
 
+    Beside each system's CPU stands its kernel share: the part of its timed CPU that
+    ``getrusage`` books as system time (system calls, thread wake-ups, page-cache writes),
+    summed over every timed turn. A turn that is mostly interpreter work (Turnframe's) and
+    one with a large kernel share (LangGraph's, with its checkpoint writes and background
+    thread) do not speed up alike from one machine to the next, so the same code can give
+    another ratio on another host; the column shows where each system's time goes.
+
 How
     Each system gets a warm-up, then the systems take turns in rounds of ``ROUND`` timed
     turns until each has ``--turns``, so a burst of load from elsewhere hits all alike.
@@ -69,10 +76,10 @@ How
     log lines per turn); for Pydantic AI, one more stored message batch and that same
     reply as the run's output. For Turnframe, the three committed results and the two
     cases as the store reads them back. A failed check ends the run (status 1). The
-    report gives, per system, the median, p90 and mean CPU and wall milliseconds, the
-    ratio of Turnframe's CPU median to each peer's (which count for the target, which
-    do not and why), and a table of what each system guarantees per turn (yes / partial
-    / no, with its basis).
+    report gives, per system, the median, p90 and mean CPU and wall milliseconds and
+    the kernel share, the ratio of Turnframe's CPU median to each peer's (which count
+    for the target, which do not and why), and a table of what each system guarantees
+    per turn (yes / partial / no, with its basis).
 
 Target (from the issue): Turnframe's CPU per turn at most 0.25x each conversational peer's
 (``langgraph``, ``langgraph_async``, ``pydantic_ai``: ``TARGET_PEERS``), measured in the
@@ -93,6 +100,7 @@ import importlib.util
 import json
 import operator
 import platform
+import resource
 import sqlite3
 import sys
 import tempfile
@@ -257,10 +265,11 @@ class System(Protocol):
     name: str
     cpu_ns: list[int]
     wall_ns: list[int]
+    kernel_ns: list[int]
     verified: int
 
     async def turn(self) -> None:
-        """Run one turn, append its CPU and wall nanoseconds, check its writes."""
+        """Run one turn, append its CPU, wall and kernel nanoseconds, check its writes."""
 
     async def close(self) -> None:
         """Release the system's connections."""
@@ -279,33 +288,47 @@ def missing_extra() -> list[str]:
     return missing
 
 
-def _timed_sync(fn: Callable[[], Any], cpu: list[int], wall: list[int]) -> Any:
+def _kernel_ns() -> int:
+    """Return the process's system (kernel) CPU time so far, in nanoseconds (all threads)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_stime * 1e9)
+
+
+def _timed_sync(fn: Callable[[], Any], cpu: list[int], wall: list[int], kernel: list[int]) -> Any:
+    start_kernel = _kernel_ns()
     start_cpu, start_wall = time.process_time_ns(), time.perf_counter_ns()
     result = fn()
     cpu.append(time.process_time_ns() - start_cpu)
     wall.append(time.perf_counter_ns() - start_wall)
+    kernel.append(_kernel_ns() - start_kernel)
     return result
 
 
-async def _timed(fn: Callable[[], Awaitable[Any]], cpu: list[int], wall: list[int]) -> Any:
+async def _timed(
+    fn: Callable[[], Awaitable[Any]], cpu: list[int], wall: list[int], kernel: list[int]
+) -> Any:
+    start_kernel = _kernel_ns()
     start_cpu, start_wall = time.process_time_ns(), time.perf_counter_ns()
     result = await fn()
     cpu.append(time.process_time_ns() - start_cpu)
     wall.append(time.perf_counter_ns() - start_wall)
+    kernel.append(_kernel_ns() - start_kernel)
     return result
 
 
 # Turnframe ----------------------------------------------------------------------------------
 class _CpuTimedRuntime:
-    """Stands in for a ``Runtime``: times ``run_turn`` on both clocks, delegates the rest."""
+    """Stands in for a ``Runtime``: times ``run_turn`` on every clock, delegates the rest."""
 
-    def __init__(self, inner: Any, cpu: list[int], wall: list[int]) -> None:
+    def __init__(self, inner: Any, cpu: list[int], wall: list[int], kernel: list[int]) -> None:
         self._inner = inner
         self._cpu = cpu
         self._wall = wall
+        self._kernel = kernel
 
     async def run_turn(self, *args: Any, **kwargs: Any) -> Any:
-        return await _timed(lambda: self._inner.run_turn(*args, **kwargs), self._cpu, self._wall)
+        return await _timed(
+            lambda: self._inner.run_turn(*args, **kwargs), self._cpu, self._wall, self._kernel
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -320,8 +343,9 @@ class TurnframeSystem:
         self.bench = bench
         self.cpu_ns: list[int] = []
         self.wall_ns: list[int] = []
+        self.kernel_ns: list[int] = []
         self.verified = 0
-        bench.runtime = _CpuTimedRuntime(bench.runtime, self.cpu_ns, self.wall_ns)
+        bench.runtime = _CpuTimedRuntime(bench.runtime, self.cpu_ns, self.wall_ns, self.kernel_ns)
 
     @classmethod
     async def open(cls, workdir: Path) -> TurnframeSystem:
@@ -646,6 +670,7 @@ class LangGraphSystem:
         self.thread: list[tuple[str, str]] = []  # the conversation's expected messages
         self.cpu_ns: list[int] = []
         self.wall_ns: list[int] = []
+        self.kernel_ns: list[int] = []
         self.verified = 0
         self.closers: list[Callable[[], Awaitable[Any]]] = []
 
@@ -754,9 +779,13 @@ class LangGraphSystem:
         before = self._checkpoints(where.conversation)
         state = self._input(where)
         if self.asynchronous:
-            out = await _timed(lambda: self.graph.ainvoke(state, config), self.cpu_ns, self.wall_ns)
+            out = await _timed(
+                lambda: self.graph.ainvoke(state, config), self.cpu_ns, self.wall_ns, self.kernel_ns
+            )
         else:
-            out = _timed_sync(lambda: self.graph.invoke(state, config), self.cpu_ns, self.wall_ns)
+            out = _timed_sync(
+                lambda: self.graph.invoke(state, config), self.cpu_ns, self.wall_ns, self.kernel_ns
+            )
         _check_records(
             self.records_reader, self.name, where.account, where.turn_in_account, where.step
         )
@@ -809,6 +838,7 @@ class PydanticAISystem:
         self.where = _Conversation()
         self.cpu_ns: list[int] = []
         self.wall_ns: list[int] = []
+        self.kernel_ns: list[int] = []
         self.verified = 0
         self.adapter = ModelMessagesTypeAdapter
         where = self.where
@@ -870,7 +900,9 @@ class PydanticAISystem:
     async def turn(self) -> None:
         where = self.where
         where.next_turn(self.records)
-        result = await _timed(lambda: self._run(THREE_ACT_TEXT), self.cpu_ns, self.wall_ns)
+        result = await _timed(
+            lambda: self._run(THREE_ACT_TEXT), self.cpu_ns, self.wall_ns, self.kernel_ns
+        )
         _check_records(self.reader, self.name, where.account, where.turn_in_account, where.step)
         (stored,) = self.reader.execute(
             "SELECT COUNT(*) FROM messages WHERE conversation = ?", (where.conversation,)
@@ -898,6 +930,7 @@ async def _measure(turns: int, warmup: int, workdir: Path) -> dict[str, System]:
                 await system.turn()
             system.cpu_ns.clear()
             system.wall_ns.clear()
+            system.kernel_ns.clear()
         gc.collect()
         done = 0
         while done < turns:
@@ -936,6 +969,7 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
         name: {
             "cpu": overhead._summary(system.cpu_ns),
             "wall": overhead._summary(system.wall_ns),
+            "kernel_share": _kernel_share(system),
             "turns_verified": system.verified,
         }
         for name, system in systems.items()
@@ -960,13 +994,26 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
             "warmup": warmup,
             "round": ROUND,
             "turns_per_account": TURNS_PER_ACCOUNT,
-            "timer": "time.process_time_ns (CPU of all threads), wall: time.perf_counter_ns",
+            "timer": "time.process_time_ns (CPU of all threads), wall: time.perf_counter_ns,"
+            " kernel share: resource.getrusage ru_stime over the same spans",
             "reference_loop_ms": overhead._reference_ms(),
             "versions": _versions(),
             "python": platform.python_version(),
             "platform": platform.platform(),
         },
     }
+
+
+def _kernel_share(system: System) -> float | None:
+    """Return the share of ``system``'s timed CPU spent in the kernel (0 to 1; ``None``: no CPU).
+
+    ``getrusage`` splits the process's CPU into user and system time from scheduler
+    samples, so one turn's split is coarse while the sum over every timed turn is sound.
+    """
+    cpu = sum(system.cpu_ns)
+    if cpu <= 0:
+        return None
+    return round(min(1.0, max(0.0, sum(system.kernel_ns) / cpu)), 3)
 
 
 def _table(report: dict[str, Any]) -> str:
@@ -977,16 +1024,19 @@ def _table(report: dict[str, Any]) -> str:
         f"(+{config['warmup']} warm-up), interleaved in rounds of {config['round']}, "
         f"Python {config['python']}, reference loop {config['reference_loop_ms']} ms",
         versions,
-        "CPU ms per turn (process_time, all threads); wall ms beside it",
+        "CPU ms per turn (process_time, all threads); wall ms beside it; kernel: the share",
+        "of the timed CPU spent in system calls and the scheduler (getrusage, over all turns)",
         "",
         f"{'system':<16} {'cpu med':>8} {'cpu p90':>8} {'cpu mean':>8} {'wall med':>9} "
-        f"{'verified':>8}",
+        f"{'kernel':>7} {'verified':>8}",
     ]
     for name, f in report["systems"].items():
         cpu = f["cpu"]
+        share = f["kernel_share"]
+        kernel = "-" if share is None else f"{100 * share:.0f}%"
         lines.append(
             f"{name:<16} {cpu['median_ms']:>8.3f} {cpu['p90_ms']:>8.3f} {cpu['mean_ms']:>8.3f} "
-            f"{f['wall']['median_ms']:>9.3f} {f['turns_verified']:>8}"
+            f"{f['wall']['median_ms']:>9.3f} {kernel:>7} {f['turns_verified']:>8}"
         )
     lines.append("")
     targets = report["targets"]

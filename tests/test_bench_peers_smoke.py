@@ -57,6 +57,8 @@ def test_peers_json_report(bench: ModuleType, capsys: pytest.CaptureFixture[str]
             assert stats["n"] == 3
         # every turn, warm-up included, was checked to have committed its writes
         assert figures["turns_verified"] == 4
+        share = figures["kernel_share"]  # None only when the timed CPU read 0
+        assert share is None or 0.0 <= share <= 1.0
     assert set(report["ratios"]) == {f"turnframe_over_{peer}" for peer in SYSTEMS - {"turnframe"}}
     assert all(isinstance(r, int | float) and r > 0 for r in report["ratios"].values())
     targets = report["targets"]
