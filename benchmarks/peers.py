@@ -293,25 +293,31 @@ def _kernel_ns() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_stime * 1e9)
 
 
-def _timed_sync(fn: Callable[[], Any], cpu: list[int], wall: list[int], kernel: list[int]) -> Any:
+class _Clocks(Protocol):
+    """Where a timed span's figures go: a :class:`System`'s three lists."""
+
+    cpu_ns: list[int]
+    wall_ns: list[int]
+    kernel_ns: list[int]
+
+
+def _timed_sync(fn: Callable[[], Any], into: _Clocks) -> Any:
     start_kernel = _kernel_ns()
     start_cpu, start_wall = time.process_time_ns(), time.perf_counter_ns()
     result = fn()
-    cpu.append(time.process_time_ns() - start_cpu)
-    wall.append(time.perf_counter_ns() - start_wall)
-    kernel.append(_kernel_ns() - start_kernel)
+    into.cpu_ns.append(time.process_time_ns() - start_cpu)
+    into.wall_ns.append(time.perf_counter_ns() - start_wall)
+    into.kernel_ns.append(_kernel_ns() - start_kernel)
     return result
 
 
-async def _timed(
-    fn: Callable[[], Awaitable[Any]], cpu: list[int], wall: list[int], kernel: list[int]
-) -> Any:
+async def _timed(fn: Callable[[], Awaitable[Any]], into: _Clocks) -> Any:
     start_kernel = _kernel_ns()
     start_cpu, start_wall = time.process_time_ns(), time.perf_counter_ns()
     result = await fn()
-    cpu.append(time.process_time_ns() - start_cpu)
-    wall.append(time.perf_counter_ns() - start_wall)
-    kernel.append(_kernel_ns() - start_kernel)
+    into.cpu_ns.append(time.process_time_ns() - start_cpu)
+    into.wall_ns.append(time.perf_counter_ns() - start_wall)
+    into.kernel_ns.append(_kernel_ns() - start_kernel)
     return result
 
 
@@ -319,16 +325,12 @@ async def _timed(
 class _CpuTimedRuntime:
     """Stands in for a ``Runtime``: times ``run_turn`` on every clock, delegates the rest."""
 
-    def __init__(self, inner: Any, cpu: list[int], wall: list[int], kernel: list[int]) -> None:
+    def __init__(self, inner: Any, into: _Clocks) -> None:
         self._inner = inner
-        self._cpu = cpu
-        self._wall = wall
-        self._kernel = kernel
+        self._into = into
 
     async def run_turn(self, *args: Any, **kwargs: Any) -> Any:
-        return await _timed(
-            lambda: self._inner.run_turn(*args, **kwargs), self._cpu, self._wall, self._kernel
-        )
+        return await _timed(lambda: self._inner.run_turn(*args, **kwargs), self._into)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -345,7 +347,7 @@ class TurnframeSystem:
         self.wall_ns: list[int] = []
         self.kernel_ns: list[int] = []
         self.verified = 0
-        bench.runtime = _CpuTimedRuntime(bench.runtime, self.cpu_ns, self.wall_ns, self.kernel_ns)
+        bench.runtime = _CpuTimedRuntime(bench.runtime, self)
 
     @classmethod
     async def open(cls, workdir: Path) -> TurnframeSystem:
@@ -779,13 +781,9 @@ class LangGraphSystem:
         before = self._checkpoints(where.conversation)
         state = self._input(where)
         if self.asynchronous:
-            out = await _timed(
-                lambda: self.graph.ainvoke(state, config), self.cpu_ns, self.wall_ns, self.kernel_ns
-            )
+            out = await _timed(lambda: self.graph.ainvoke(state, config), self)
         else:
-            out = _timed_sync(
-                lambda: self.graph.invoke(state, config), self.cpu_ns, self.wall_ns, self.kernel_ns
-            )
+            out = _timed_sync(lambda: self.graph.invoke(state, config), self)
         _check_records(
             self.records_reader, self.name, where.account, where.turn_in_account, where.step
         )
@@ -900,9 +898,7 @@ class PydanticAISystem:
     async def turn(self) -> None:
         where = self.where
         where.next_turn(self.records)
-        result = await _timed(
-            lambda: self._run(THREE_ACT_TEXT), self.cpu_ns, self.wall_ns, self.kernel_ns
-        )
+        result = await _timed(lambda: self._run(THREE_ACT_TEXT), self)
         _check_records(self.reader, self.name, where.account, where.turn_in_account, where.step)
         (stored,) = self.reader.execute(
             "SELECT COUNT(*) FROM messages WHERE conversation = ?", (where.conversation,)
@@ -1004,11 +1000,13 @@ async def run_benchmark(turns: int, warmup: int) -> dict[str, Any]:
     }
 
 
-def _kernel_share(system: System) -> float | None:
+def _kernel_share(system: _Clocks) -> float | None:
     """Return the share of ``system``'s timed CPU spent in the kernel (0 to 1; ``None``: no CPU).
 
     ``getrusage`` splits the process's CPU into user and system time from scheduler
-    samples, so one turn's split is coarse while the sum over every timed turn is sound.
+    samples, so one turn's split is coarse while the sum over every timed turn is sound;
+    its window is a little wider than the CPU clock's (it brackets it), so a share read
+    over a few turns is clamped to 1.
     """
     cpu = sum(system.cpu_ns)
     if cpu <= 0:

@@ -57,8 +57,6 @@ def test_peers_json_report(bench: ModuleType, capsys: pytest.CaptureFixture[str]
             assert stats["n"] == 3
         # every turn, warm-up included, was checked to have committed its writes
         assert figures["turns_verified"] == 4
-        share = figures["kernel_share"]  # None only when the timed CPU read 0
-        assert share is None or 0.0 <= share <= 1.0
     assert set(report["ratios"]) == {f"turnframe_over_{peer}" for peer in SYSTEMS - {"turnframe"}}
     assert all(isinstance(r, int | float) and r > 0 for r in report["ratios"].values())
     targets = report["targets"]
@@ -111,6 +109,10 @@ def test_langgraph_threads_hold_the_conversation(bench: ModuleType, tmp_path: Pa
     turns = bench.TURNS_PER_ACCOUNT + 2
     systems = anyio.run(bench._measure, turns - 1, 1, tmp_path)
     assert all(system.verified == turns for system in systems.values())
+    # every timed turn put one figure on each clock, the kernel's included
+    for system in systems.values():
+        assert len(system.cpu_ns) == len(system.wall_ns) == len(system.kernel_ns) == turns - 1
+        assert all(k >= 0 for k in system.kernel_ns)
     for name in CONVERSATIONAL:
         with sqlite3.connect(tmp_path / f"{name}-checkpoints.db") as conn:
             saver = SqliteSaver(conn)
@@ -193,3 +195,14 @@ def test_a_missing_extra_is_named_with_the_install_command(
     assert module.main(["--turns", "1"]) == 2
     err = capsys.readouterr().err
     assert "no-such-dist" in err and 'pip install -e ".[bench]"' in err
+
+
+def test_kernel_share_is_the_kernel_sum_over_the_cpu_sum(bench: ModuleType) -> None:
+    class Figures:
+        def __init__(self, cpu: list[int], kernel: list[int]) -> None:
+            self.cpu_ns, self.kernel_ns = cpu, kernel
+
+    assert bench._kernel_share(Figures([300, 100], [50, 50])) == 0.25
+    assert bench._kernel_share(Figures([3, 0], [1, 0])) == 0.333
+    assert bench._kernel_share(Figures([0, 0], [0, 0])) is None  # no CPU read: no share
+    assert bench._kernel_share(Figures([100], [130])) == 1.0  # getrusage's wider window
